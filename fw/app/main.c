@@ -1,0 +1,91 @@
+/* Triggerfish firmware entry: banner, boot self-test, then the UART console. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app/selftest.h"
+#include "drivers/sysctrl.h"
+#include "drivers/timer.h"
+#include "drivers/uart.h"
+#include "lib/console.h"
+#include "lib/parse.h"
+#include "start/start.h"
+
+#ifndef TF_FW_VERSION
+#define TF_FW_VERSION "unknown"
+#endif
+
+static int boot_selftest_failed;
+
+static void banner(void) {
+    printf("\nTriggerfish firmware %s (target %s)\n", TF_FW_VERSION, TF_TARGET_NAME);
+    printf("  hardware id %08lx version %08lx\n", (unsigned long)sysctrl_read(SYSCTRL_ID),
+           (unsigned long)sysctrl_read(SYSCTRL_VERSION));
+    printf("  sys clock %lu Hz, timebase %lu ticks/s, RAM %lu KiB at 0x%08lx, UART %lu baud\n",
+           (unsigned long)sysctrl_read(SYSCTRL_SYS_CLOCK_HZ), (unsigned long)sysctrl_read(SYSCTRL_TIMEBASE_HZ),
+           (unsigned long)(TF_RAM_BYTES / 1024), (unsigned long)TF_RAM_BASE, (unsigned long)TF_UART_BAUD);
+}
+
+static int cmd_info(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    banner();
+    printf("  uptime %lu ms, cycles %lu\n", (unsigned long)timer_ms(), (unsigned long)sysctrl_cycles());
+    return 0;
+}
+TF_COMMAND(info, "show the build, clock and uptime", cmd_info);
+
+static int cmd_selftest(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    boot_selftest_failed = selftest_run();
+    return boot_selftest_failed ? 1 : 0;
+}
+TF_COMMAND(selftest, "run the self-test again", cmd_selftest);
+
+static int cmd_exit(int argc, char **argv) {
+    uint32_t code = boot_selftest_failed ? TF_EXIT_SELFTEST_FAILED : TF_EXIT_OK;
+    if (argc > 1 && !tf_parse_u32(argv[1], &code)) {
+        printf("error: exit code must be a number\n");
+        return 1;
+    }
+    printf("exit %lu\n", (unsigned long)code);
+    tf_exit((int)code);
+}
+TF_COMMAND(exit, "end the simulation: exit [code] (default: 0 if the self-test passed)", cmd_exit);
+
+static int cmd_leds(int argc, char **argv) {
+    uint32_t v;
+    if (argc != 2 || !tf_parse_u32(argv[1], &v)) {
+        printf("usage: leds <value>\n");
+        return 1;
+    }
+    tf_write32(GPIO_BASE + GPIO_OUT, v);
+    return 0;
+}
+TF_COMMAND(leds, "set the LEDs: leds <value>", cmd_leds);
+
+extern const struct tf_command __tf_commands_start[], __tf_commands_end[];
+
+static void console_out(const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\n' && (i == 0 || s[i - 1] != '\r')) uart_putc('\r');
+        uart_putc(s[i]);
+    }
+}
+
+int main(void) {
+    uart_init();
+    banner();
+    boot_selftest_failed = selftest_run();
+    printf(boot_selftest_failed ? "SELFTEST FAIL\n" : "SELFTEST PASS\n");
+#ifdef TF_EXIT_AFTER_SELFTEST
+    return boot_selftest_failed ? TF_EXIT_SELFTEST_FAILED : TF_EXIT_OK;
+#endif
+    static struct console con;
+    console_init(&con, __tf_commands_start, (size_t)(__tf_commands_end - __tf_commands_start), console_out, true);
+    console_prompt(&con);
+    for (;;) {
+        int c = uart_getc();
+        if (c >= 0) console_feed(&con, (char)c);
+    }
+}

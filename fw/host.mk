@@ -1,0 +1,31 @@
+# Host unit tests of the transport-agnostic firmware code (lib/, net/, fix/), built natively with cmocka.
+# Each tests/test_<name>.c becomes one binary linked with every .c file of the host-testable folders.
+# Included by fw/Makefile; run with `make -C fw host-test` (or `make test-fw-host` at the top).
+HOST_CC      ?= gcc
+HOST_BUILD   ?= ../build/fw/host
+HOST_DIRS    := lib net fix
+HOST_SRCS    := $(foreach d,$(HOST_DIRS),$(wildcard $(d)/*.c))
+HOST_HDRS    := $(foreach d,$(HOST_DIRS),$(wildcard $(d)/*.h)) $(wildcard tests/*.h)
+HOST_TESTS   := $(patsubst tests/%.c,$(HOST_BUILD)/%,$(wildcard tests/test_*.c))
+HOST_CFLAGS  ?= -std=c11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -fsanitize=address,undefined \
+                -fno-omit-frame-pointer -I. -DTF_HOST=1
+HOST_LDLIBS  ?= -lcmocka
+
+$(HOST_BUILD)/test_%: tests/test_%.c $(HOST_SRCS) $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -o $@ $< $(HOST_SRCS) $(HOST_LDLIBS)
+
+.PHONY: host-test host-build
+host-build: $(HOST_TESTS)
+
+# Runs every test binary, prints each one's cmocka summary, then one total line; fails if any failed.
+host-test: host-build
+	@pass=0; fail=0; for t in $(HOST_TESTS); do \
+	  echo "== $$(basename $$t)"; \
+	  out=$$($$t 2>&1); rc=$$?; echo "$$out"; \
+	  p=$$(echo "$$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1); \
+	  f=$$(echo "$$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1); \
+	  pass=$$((pass + $${p:-0})); fail=$$((fail + $${f:-0})); \
+	  if [ $$rc -ne 0 ] && [ -z "$$f" ]; then fail=$$((fail + 1)); echo "!! $$(basename $$t) exited $$rc"; fi; \
+	done; \
+	echo "firmware host tests: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks to build and test Triggerfish; safe to rerun (it only
+# installs what is missing). Needs root for apt (CI and the development machines run as root; elsewhere
+# it uses sudo). Called by `make deps`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV="${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}"
+
+APT_PACKAGES=(
+  make gcc g++ git curl ca-certificates python3 python3-venv
+  openjdk-17-jdk-headless maven
+  verilator zlib1g-dev
+  gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+  libcmocka-dev
+  iproute2 libslirp-dev tcpdump tshark
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "deps: Debian packages present"
+fi
+
+# Python venv with the pinned pip packages (VexRiscv sources, LiteEth, Yosys/nextpnr, matplotlib).
+req_hash=$(sha256sum tools/requirements.txt | cut -c1-16)
+if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$VENV/.tf-requirements" 2>/dev/null)" != "$req_hash" ]; then
+  echo "deps: preparing the Python venv at $VENV"
+  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q -r tools/requirements.txt
+  echo "$req_hash" > "$VENV/.tf-requirements"
+else
+  echo "deps: Python venv ready at $VENV"
+fi
+
+# Mill (fetched once by ./mill into ~/.cache/mill) and the JVM dependencies of every module.
+./mill -i --version >/dev/null
+echo "deps: Mill $(cat .mill-version) ready"
