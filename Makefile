@@ -21,7 +21,7 @@ SIM_BIN      := build/sim/obj/VSoc
 VERILATOR_FLAGS := --cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast --noassert --trace-fst \
                    -Wno-fatal -Wno-lint -Wno-style -Wno-UNOPTFLAT --top-module Soc
 
-.PHONY: help deps test test-hw test-fw-host test-sim demo sim bench synth-ecp5 firmware hw clean
+.PHONY: help deps test test-hw test-fw-host test-sim test-sim-run demo sim bench synth-ecp5 firmware hw clean
 help:
 	@sed -n '2,9p' Makefile | sed 's/^# //'
 
@@ -72,7 +72,8 @@ test-hw: deps
 test-fw-host: deps
 	$(MAKE) -s -C fw host-test
 
-test-sim: deps $(SIM_BIN) $(FW_SIM)
+test-sim: deps test-sim-run
+test-sim-run: $(SIM_BIN) $(FW_SIM)
 	@sim/tests/run.sh
 
 # --- implementation figures ----------------------------------------------------------------------------

@@ -55,6 +55,20 @@ object hw extends SpinalModule {
   object test extends ScalaTests with TestModule.ScalaTest {
     def sources = T.sources(millSourcePath / os.up / "test")
     def ivyDeps = Agg(ivy"org.scalatest::scalatest:3.2.19")
-    def forkWorkingDir = T.workspace
+    def testSandboxWorkingDir = false // SpinalSim workspaces go to build/spinalsim of the checkout
+  }
+}
+
+object exchange extends JavaModule {
+  def millSourcePath = super.millSourcePath / os.up / "tools" / "exchange"
+  def mainClass = Some("triggerfish.exchange.Main")
+  def ivyDeps = Agg(
+    ivy"org.quickfixj:quickfixj-core:3.0.0",
+    ivy"org.quickfixj:quickfixj-messages-all:3.0.0", // FIX44 message classes and FIX44.xml (the -fix44 jar is not on the mirror)
+    ivy"org.slf4j:slf4j-simple:2.0.17"               // QuickFIX/J logs through SLF4J; the exchange sets it to WARN
+  )
+  object test extends JavaTests with TestModule.Junit4 {
+    def ivyDeps = super.ivyDeps() ++ Agg(ivy"junit:junit:4.13.2")
+    def forkArgs = Seq(s"-Dexchange.cfg=${exchange.millSourcePath / "exchange.cfg"}")
   }
 }

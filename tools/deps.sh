@@ -12,7 +12,7 @@ APT_PACKAGES=(
   verilator zlib1g-dev
   gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
   libcmocka-dev
-  iproute2 libslirp-dev tcpdump tshark
+  iproute2 iputils-ping libslirp-dev tcpdump tshark
 )
 
 missing=()

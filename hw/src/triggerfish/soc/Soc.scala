@@ -21,7 +21,8 @@ case class SocConfig(
   gpioWidth: Int = 8,
   versionHash: BigInt = 0,
   cpuVerilog: String = "build/cpu/VexRiscv.v",
-  ramInitFile: String = ""     // $readmemh file for synthesis; simulation loads +firmware= at run time
+  ramInitFile: String = "",    // $readmemh file for synthesis; simulation loads +firmware= at run time
+  simPorts: Boolean = false    // the simulation-only ports (exit code, debug pc)
 ) {
   require(ramBytes % 4 == 0 && isPow2(ramBytes), "ramBytes must be a power of two")
   def uartDivisor: Int = scala.math.max(4, scala.math.round(sysClockHz.toDouble / uartBaud).toInt)
@@ -29,7 +30,7 @@ case class SocConfig(
 
 object SocConfig {
   /** Simulation: a nominal 100 MHz sys clock; firmware time scaled to the simulator's speed; a fast UART. */
-  def sim = SocConfig(sysClockHz = 100000000L, timebaseHz = 1000000L, uartBaud = 12500000L)
+  def sim = SocConfig(sysClockHz = 100000000L, timebaseHz = 1000000L, uartBaud = 12500000L, simPorts = true)
   /** ECP5 boards: 50 MHz sys clock, true time, 115200 baud. */
   def ecp5 = SocConfig(sysClockHz = 50000000L, timebaseHz = 50000000L, uartBaud = 115200L)
 }
@@ -96,7 +97,9 @@ class TfRam(words: Int, initFile: String) extends BlackBox {
       |  reg [8*512-1:0] firmware;
       |  initial if ($value$plusargs("firmware=%s", firmware)) $readmemh(firmware, mem);
       |`else
-      |  initial if (INIT_FILE != "") $readmemh(INIT_FILE, mem);
+      |  generate if (INIT_FILE != "") begin : init
+      |    initial $readmemh(INIT_FILE, mem);
+      |  end endgenerate
       |`endif
       |  always @(posedge clk) if (a_en) a_rdata <= mem[a_addr];
       |  always @(posedge clk) if (b_en) begin
@@ -116,8 +119,8 @@ class Soc(val config: SocConfig) extends Component {
     val uart_rxd = in Bool()
     val gpio_out = out Bits (config.gpioWidth bits)
     val gpio_in = in Bits (config.gpioWidth bits)
-    val simExit = master Flow (UInt(8 bits)) // firmware's exit code (simulation harness only)
-    val debugPc = out UInt (32 bits)         // last instruction address fetched (harness: where it stopped)
+    val simExit = config.simPorts generate master(Flow(UInt(8 bits))) // firmware's exit code (harness only)
+    val debugPc = config.simPorts generate out(UInt(32 bits))         // last instruction fetched (harness: where it stopped)
   }
 
   val cpu = new VexRiscvCore(config.cpuVerilog)
@@ -131,7 +134,7 @@ class Soc(val config: SocConfig) extends Component {
   cpu.io.iBus_rsp_valid := RegNext(cpu.io.iBus_cmd_valid) init False
   cpu.io.iBus_rsp_payload_error := False
   cpu.io.iBus_rsp_payload_inst := ram.io.a_rdata
-  io.debugPc := RegNextWhen(cpu.io.iBus_cmd_payload_pc, cpu.io.iBus_cmd_valid) init 0
+  if (config.simPorts) io.debugPc := RegNextWhen(cpu.io.iBus_cmd_payload_pc, cpu.io.iBus_cmd_valid) init 0
 
   // Data bus -> PipelinedMemoryBus (byte mask from size and address), then decoded to RAM or IO.
   val busConfig = PipelinedMemoryBusConfig(addressWidth = 32, dataWidth = 32)
@@ -200,7 +203,7 @@ class Soc(val config: SocConfig) extends Component {
   uart.io.rxd := io.uart_rxd
   io.gpio_out := gpio.io.outputs
   gpio.io.inputs := io.gpio_in
-  io.simExit := sysctrl.io.simExit
+  if (config.simPorts) io.simExit := sysctrl.io.simExit
 
   /** Interrupt numbers for the C header. */
   def irqNumbers: Seq[(String, Int, String)] = Seq(("UART", 0, "UART receive/transmit"))

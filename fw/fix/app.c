@@ -1,0 +1,431 @@
+/* FIX 4.4 application layer: market data request/snapshot, orders, execution reports (see app.h). */
+#include "fix/app.h"
+
+#include <string.h>
+
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+    size_t n = src ? strlen(src) : 0;
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src ? src : "", n);
+    dst[n] = '\0';
+}
+
+static void copy_field(char *dst, size_t cap, const fix_field_t *f)
+{
+    size_t n = f ? f->len : 0;
+    if (n >= cap) n = cap - 1;
+    if (n) memcpy(dst, f->val, n);
+    dst[n] = '\0';
+}
+
+static void on_order_dropped(void *ctx, uint32_t seq);
+
+void fix_app_init(fix_app_t *a, fix_session_t *s, const fix_app_config_t *cfg, const fix_app_ops_t *ops, void *ctx)
+{
+    memset(a, 0, sizeof *a);
+    a->s = s;
+    copy_str(a->account, sizeof a->account, cfg->account);
+    copy_str(a->prefix, sizeof a->prefix, cfg->clordid_prefix);
+    a->price_dec = cfg->price_decimals > FIX_MAX_DECIMALS ? FIX_MAX_DECIMALS : cfg->price_decimals;
+    a->qty_dec = cfg->qty_decimals > FIX_MAX_DECIMALS ? FIX_MAX_DECIMALS : cfg->qty_decimals;
+    a->ops = *ops;
+    a->ctx = ctx;
+    a->next_id = 1;
+    a->next_md_req = 1;
+    a->handler.on_message = fix_app_on_message;
+    a->handler.on_order_dropped = on_order_dropped;
+    fix_session_set_app(s, &a->handler, a);
+}
+
+/* ================= Sending ================= */
+
+int64_t fix_app_subscribe(fix_app_t *a, const char *const *symbols, size_t n_symbols, unsigned depth, uint64_t now_ms)
+{
+    if (n_symbols == 0 || n_symbols > FIX_APP_MAX_SYMBOLS) return FIX_E_RANGE;
+    fix_builder_t *b = fix_session_begin(a->s, "V", now_ms);
+    if (!b) return FIX_E_MISSING;
+    uint32_t id = a->next_md_req;
+    char req[FIX_ID_MAX];
+    size_t n = 2;
+    memcpy(req, "MD", 2);
+    n += fix_fmt_uint(req + n, id);
+    fix_build_strn(b, 262, req, n);
+    fix_build_char(b, 263, '1');
+    fix_build_uint(b, 264, depth);
+    fix_build_char(b, 265, '0');
+    fix_build_uint(b, 267, 3);
+    fix_build_char(b, 269, '0');
+    fix_build_char(b, 269, '1');
+    fix_build_char(b, 269, '2');
+    fix_build_uint(b, 146, n_symbols);
+    for (size_t i = 0; i < n_symbols; i++) fix_build_str(b, 55, symbols[i]);
+    int64_t r = fix_session_end(a->s, FIX_KIND_APP, now_ms);
+    if (r < 0) return r;
+    a->next_md_req++;
+    return id;
+}
+
+void fix_app_put_nos_body(fix_builder_t *b, const char *account, const char *clordid, int64_t qty,
+                          unsigned qty_dec, int64_t price, unsigned price_dec, char side, const char *symbol,
+                          uint64_t transact_utc_ms)
+{
+    fix_build_str(b, 1, account);
+    fix_build_str(b, 11, clordid);
+    fix_build_char(b, 21, '1');
+    fix_build_decimal(b, 38, qty, qty_dec);
+    fix_build_char(b, 40, '2');
+    fix_build_decimal(b, 44, price, price_dec);
+    fix_build_char(b, 54, side);
+    fix_build_str(b, 55, symbol);
+    fix_build_char(b, 59, '0');
+    fix_build_utc(b, 60, transact_utc_ms);
+}
+
+static void make_clordid(fix_app_t *a, char out[FIX_ID_MAX])
+{
+    size_t n = strlen(a->prefix);
+    memcpy(out, a->prefix, n);
+    n += fix_fmt_uint(out + n, a->next_id++);
+    out[n] = '\0';
+}
+
+static bool terminal(fix_ord_state_t st)
+{
+    return st == FIX_ORD_FILLED || st == FIX_ORD_CANCELED || st == FIX_ORD_REJECTED;
+}
+
+static int alloc_order(fix_app_t *a)
+{
+    int best = -1;
+    for (int i = 0; i < FIX_APP_MAX_ORDERS; i++) {
+        const fix_order_t *o = &a->orders[i];
+        if (o->state == FIX_ORD_FREE) return i;
+        if (terminal(o->state) && (best < 0 || o->sent_ms < a->orders[best].sent_ms)) best = i;
+    }
+    return best;
+}
+
+int fix_app_new_order(fix_app_t *a, const char *symbol, char side, int64_t qty, int64_t price, uint64_t now_ms)
+{
+    if ((side != '1' && side != '2') || qty <= 0 || price <= 0 || !symbol || !symbol[0] ||
+        strlen(symbol) >= FIX_SYMBOL_MAX)
+        return FIX_E_RANGE;
+    int idx = alloc_order(a);
+    if (idx < 0) return FIX_E_FULL;
+    fix_builder_t *b = fix_session_begin(a->s, "D", now_ms);
+    if (!b) return FIX_E_MISSING;
+    char id[FIX_ID_MAX];
+    uint32_t saved_id = a->next_id;
+    make_clordid(a, id);
+    fix_app_put_nos_body(b, a->account, id, qty, a->qty_dec, price, a->price_dec, side, symbol,
+                         fix_session_utc(a->s, now_ms));
+    int64_t seq = fix_session_end(a->s, FIX_KIND_ORDER, now_ms);
+    if (seq < 0) {
+        a->next_id = saved_id;
+        return (int)seq;
+    }
+    fix_order_t *o = &a->orders[idx];
+    memset(o, 0, sizeof *o);
+    o->state = FIX_ORD_PENDING_NEW;
+    o->prev_state = FIX_ORD_PENDING_NEW;
+    memcpy(o->clordid, id, sizeof id);
+    copy_str(o->symbol, sizeof o->symbol, symbol);
+    o->side = side;
+    o->qty = qty;
+    o->price = price;
+    o->leaves_qty = qty;
+    o->seq = (uint32_t)seq;
+    o->sent_ms = now_ms;
+    return idx;
+}
+
+int fix_app_cancel(fix_app_t *a, int idx, uint64_t now_ms)
+{
+    if (idx < 0 || idx >= FIX_APP_MAX_ORDERS) return FIX_E_RANGE;
+    fix_order_t *o = &a->orders[idx];
+    if (o->state != FIX_ORD_PENDING_NEW && o->state != FIX_ORD_NEW && o->state != FIX_ORD_PARTIAL) return FIX_E_RANGE;
+    fix_builder_t *b = fix_session_begin(a->s, "F", now_ms);
+    if (!b) return FIX_E_MISSING;
+    char id[FIX_ID_MAX];
+    uint32_t saved_id = a->next_id;
+    make_clordid(a, id);
+    fix_build_str(b, 41, o->clordid);
+    if (o->order_id[0]) fix_build_str(b, 37, o->order_id);
+    fix_build_str(b, 11, id);
+    fix_build_char(b, 54, o->side);
+    fix_build_str(b, 55, o->symbol);
+    fix_build_decimal(b, 38, o->qty, a->qty_dec);
+    fix_build_utc(b, 60, fix_session_utc(a->s, now_ms));
+    /* A cancel is resent on a ResendRequest: late, it can only remove risk. */
+    int64_t seq = fix_session_end(a->s, FIX_KIND_APP, now_ms);
+    if (seq < 0) {
+        a->next_id = saved_id;
+        return (int)seq;
+    }
+    memcpy(o->cancel_clordid, id, sizeof id);
+    o->prev_state = o->state;
+    o->state = FIX_ORD_PENDING_CANCEL;
+    return FIX_OK;
+}
+
+const fix_order_t *fix_app_order(const fix_app_t *a, int idx)
+{
+    if (idx < 0 || idx >= FIX_APP_MAX_ORDERS || a->orders[idx].state == FIX_ORD_FREE) return NULL;
+    return &a->orders[idx];
+}
+
+static int find_by_field(const fix_app_t *a, const fix_field_t *f)
+{
+    if (!f || f->len == 0) return -1;
+    for (int i = 0; i < FIX_APP_MAX_ORDERS; i++) {
+        const fix_order_t *o = &a->orders[i];
+        if (o->state == FIX_ORD_FREE) continue;
+        if (fix_field_eq(f, o->clordid) || (o->cancel_clordid[0] && fix_field_eq(f, o->cancel_clordid))) return i;
+    }
+    return -1;
+}
+
+int fix_app_find(const fix_app_t *a, const char *clordid)
+{
+    fix_field_t f = {0, (uint16_t)strlen(clordid), clordid};
+    return find_by_field(a, &f);
+}
+
+/* ================= Receiving ================= */
+
+static fix_app_result_t reject(fix_reject_t *rej, int reason, uint32_t tag, const char *text)
+{
+    rej->reason = reason;
+    rej->tag = tag;
+    rej->text = text;
+    return FIX_APP_REJECT;
+}
+
+static fix_app_result_t reject_code(fix_reject_t *rej, int code, uint32_t tag)
+{
+    if (code == FIX_E_MISSING) return reject(rej, FIX_RR_REQUIRED_TAG_MISSING, tag, "Required tag missing");
+    if (code == FIX_E_RANGE) return reject(rej, FIX_RR_VALUE_INCORRECT, tag, "Value is incorrect (out of range)");
+    return reject(rej, FIX_RR_FORMAT, tag, "Incorrect data format for value");
+}
+
+static const uint32_t md_members[] = {269, 270, 15,  271, 272, 273, 274, 275, 276, 277, 278, 279, 280, 282,
+                                      283, 284, 286, 287, 288, 289, 290, 291, 292, 299, 326, 336, 346, 625, 58};
+
+static fix_app_result_t on_snapshot(fix_app_t *a, const fix_msg_t *m, fix_reject_t *rej)
+{
+    fix_md_snapshot_t *md = &a->md;
+    memset(md, 0, sizeof *md);
+    const fix_field_t *sym = fix_msg_get(m, 55);
+    if (!sym) return reject_code(rej, FIX_E_MISSING, 55);
+    copy_field(md->symbol, sizeof md->symbol, sym);
+    copy_field(md->md_req_id, sizeof md->md_req_id, fix_msg_get(m, 262));
+    (void)fix_msg_get_u32(m, 34, &md->seq);
+    if (!fix_msg_get(m, 268)) return reject_code(rej, FIX_E_MISSING, 268);
+    fix_group_t g;
+    int r = fix_group_open(&g, m, 268, 269, md_members, sizeof md_members / sizeof md_members[0]);
+    if (r == FIX_E_GROUP) return reject(rej, FIX_RR_GROUP_COUNT, 268, "Incorrect NumInGroup count for repeating group");
+    if (r) return reject_code(rej, r, 268);
+    md->count = g.count;
+    while (fix_group_next(&g)) {
+        fix_md_entry_t e = {0};
+        const fix_field_t *t = fix_group_get(&g, 269);
+        if (!t || t->len != 1) return reject_code(rej, FIX_E_FORMAT, 269);
+        e.type = t->val[0];
+        r = fix_group_get_decimal(&g, 270, a->price_dec, &e.price);
+        if (r && r != FIX_E_MISSING) return reject_code(rej, r, 270);
+        e.has_price = r == FIX_OK;
+        r = fix_group_get_decimal(&g, 271, a->qty_dec, &e.size);
+        if (r && r != FIX_E_MISSING) return reject_code(rej, r, 271);
+        e.has_size = r == FIX_OK;
+        const fix_field_t *pos = fix_group_get(&g, 290);
+        if (pos) {
+            int64_t p;
+            if (fix_parse_int(pos->val, pos->len, &p) || p < 0 || p > INT32_MAX) return reject_code(rej, FIX_E_FORMAT, 290);
+            e.position = (int32_t)p;
+        }
+        if (md->n < FIX_APP_MAX_MD_ENTRIES) md->e[md->n++] = e;
+    }
+    if (a->ops.on_market_data) a->ops.on_market_data(a->ctx, md);
+    return FIX_APP_OK;
+}
+
+static uint32_t fnv1a(const fix_field_t *f)
+{
+    uint32_t h = 2166136261u;
+    for (uint16_t i = 0; i < f->len; i++) h = (h ^ (uint8_t)f->val[i]) * 16777619u;
+    return h | 1u; /* 0 marks an empty history slot */
+}
+
+static bool execid_seen(const fix_app_t *a, uint32_t h)
+{
+    for (int i = 0; i < FIX_EXECID_HISTORY; i++)
+        if (a->execid_hash[i] == h) return true;
+    return false;
+}
+
+/* AvgPx is an average: keep the configured decimals, drop the rest. */
+static int parse_avg_px(const fix_field_t *f, unsigned dec, int64_t *out)
+{
+    size_t n = f->len, dot = f->len;
+    for (size_t i = 0; i < f->len; i++)
+        if (f->val[i] == '.') dot = i;
+    if (dot < f->len && f->len - dot - 1 > dec) n = dot + 1 + dec;
+    if (n == dot + 1) n = dot; /* "12." after cutting with 0 decimals */
+    return fix_parse_decimal(f->val, n, dec, out);
+}
+
+static fix_ord_state_t state_from_status(char st, fix_ord_state_t cur, bool *ok)
+{
+    *ok = true;
+    switch (st) {
+    case '0': return FIX_ORD_NEW;
+    case '1': return FIX_ORD_PARTIAL;
+    case '2': return FIX_ORD_FILLED;
+    case '3': /* done for day */
+    case '4':
+    case 'C': return FIX_ORD_CANCELED; /* expired */
+    case '8': return FIX_ORD_REJECTED;
+    case 'A': return FIX_ORD_PENDING_NEW;
+    case '6': return FIX_ORD_PENDING_CANCEL;
+    case '5': /* replaced */
+    case '7': /* stopped */
+    case '9': /* suspended */
+    case 'B': /* calculated */
+    case 'D': /* accepted for bidding */
+    case 'E': return cur; /* pending replace */
+    default: *ok = false; return cur;
+    }
+}
+
+static fix_app_result_t on_exec_report(fix_app_t *a, const fix_msg_t *m, fix_reject_t *rej)
+{
+    static const uint32_t required[] = {37, 17, 150, 39, 54, 55, 151, 14, 6};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!fix_msg_get(m, required[i])) return reject_code(rej, FIX_E_MISSING, required[i]);
+    const fix_field_t *exec_id = fix_msg_get(m, 17);
+    uint32_t h = fnv1a(exec_id);
+    if (fix_msg_get_char(m, 97) == 'Y' && execid_seen(a, h)) return FIX_APP_OK; /* 19a: duplicate */
+    fix_exec_event_t ev;
+    memset(&ev, 0, sizeof ev);
+    ev.msg_type = '8';
+    ev.exec_type = fix_msg_get_char(m, 150);
+    ev.ord_status = fix_msg_get_char(m, 39);
+    if (!ev.exec_type) return reject_code(rej, FIX_E_RANGE, 150);
+    copy_field(ev.exec_id, sizeof ev.exec_id, exec_id);
+    copy_field(ev.text, sizeof ev.text, fix_msg_get(m, 58));
+    int64_t cum, leaves, avg = 0;
+    int r;
+    if ((r = fix_msg_get_decimal(m, 14, a->qty_dec, &cum))) return reject_code(rej, r, 14);
+    if ((r = fix_msg_get_decimal(m, 151, a->qty_dec, &leaves))) return reject_code(rej, r, 151);
+    if ((r = parse_avg_px(fix_msg_get(m, 6), a->price_dec, &avg))) return reject_code(rej, r, 6);
+    r = fix_msg_get_decimal(m, 32, a->qty_dec, &ev.last_qty);
+    if (r && r != FIX_E_MISSING) return reject_code(rej, r, 32);
+    r = fix_msg_get_decimal(m, 31, a->price_dec, &ev.last_px);
+    if (r && r != FIX_E_MISSING) return reject_code(rej, r, 31);
+
+    int idx = find_by_field(a, fix_msg_get(m, 11));
+    if (idx < 0) idx = find_by_field(a, fix_msg_get(m, 41));
+    fix_order_t *o = idx >= 0 ? &a->orders[idx] : NULL;
+    bool ok;
+    fix_ord_state_t st = state_from_status(ev.ord_status, o ? o->state : FIX_ORD_FREE, &ok);
+    if (!ok) return reject_code(rej, FIX_E_RANGE, 39);
+
+    a->execid_hash[a->execid_pos] = h;
+    a->execid_pos = (uint8_t)((a->execid_pos + 1u) % FIX_EXECID_HISTORY);
+    if (o) {
+        o->cum_qty = cum;
+        o->leaves_qty = leaves;
+        o->avg_px = avg;
+        copy_field(o->order_id, sizeof o->order_id, fix_msg_get(m, 37));
+        if (st != o->state && st != FIX_ORD_PENDING_CANCEL) o->prev_state = st;
+        o->state = st;
+    }
+    if (a->ops.on_execution) a->ops.on_execution(a->ctx, o, &ev);
+    return FIX_APP_OK;
+}
+
+static fix_app_result_t on_cancel_reject(fix_app_t *a, const fix_msg_t *m, fix_reject_t *rej)
+{
+    static const uint32_t required[] = {37, 11, 41, 39, 434};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!fix_msg_get(m, required[i])) return reject_code(rej, FIX_E_MISSING, required[i]);
+    fix_exec_event_t ev;
+    memset(&ev, 0, sizeof ev);
+    ev.msg_type = '9';
+    ev.ord_status = fix_msg_get_char(m, 39);
+    copy_field(ev.text, sizeof ev.text, fix_msg_get(m, 58));
+    int idx = find_by_field(a, fix_msg_get(m, 41));
+    if (idx < 0) idx = find_by_field(a, fix_msg_get(m, 11));
+    fix_order_t *o = idx >= 0 ? &a->orders[idx] : NULL;
+    if (o) {
+        bool ok;
+        fix_ord_state_t st = state_from_status(ev.ord_status, o->prev_state, &ok);
+        o->state = (ok && st != FIX_ORD_PENDING_CANCEL) ? st : o->prev_state;
+        o->cancel_clordid[0] = '\0';
+    }
+    if (a->ops.on_execution) a->ops.on_execution(a->ctx, o, &ev);
+    return FIX_APP_OK;
+}
+
+static void reject_order(fix_app_t *a, fix_order_t *o, char msg_type, const char *text)
+{
+    fix_exec_event_t ev;
+    memset(&ev, 0, sizeof ev);
+    ev.msg_type = msg_type;
+    ev.ord_status = '8';
+    copy_str(ev.text, sizeof ev.text, text);
+    o->state = FIX_ORD_REJECTED;
+    o->leaves_qty = 0;
+    if (a->ops.on_execution) a->ops.on_execution(a->ctx, o, &ev);
+}
+
+static fix_order_t *find_by_seq(fix_app_t *a, uint32_t seq)
+{
+    for (int i = 0; i < FIX_APP_MAX_ORDERS; i++)
+        if (a->orders[i].state != FIX_ORD_FREE && a->orders[i].seq == seq) return &a->orders[i];
+    return NULL;
+}
+
+/* The session gap-filled one of our orders: the counterparty will never see it. */
+static void on_order_dropped(void *ctx, uint32_t seq)
+{
+    fix_app_t *a = ctx;
+    fix_order_t *o = find_by_seq(a, seq);
+    if (o && o->state == FIX_ORD_PENDING_NEW) reject_order(a, o, 0, "not delivered: gap-filled on resend");
+}
+
+fix_app_result_t fix_app_on_message(void *ctx, const fix_msg_t *m, uint64_t now_ms, fix_reject_t *rej)
+{
+    (void)now_ms;
+    fix_app_t *a = ctx;
+    const fix_field_t *t = &m->f[2];
+    if (t->len != 1) return FIX_APP_UNSUPPORTED;
+    switch (t->val[0]) {
+    case 'W':
+        return on_snapshot(a, m, rej);
+    case '8':
+        return on_exec_report(a, m, rej);
+    case '9':
+        return on_cancel_reject(a, m, rej);
+    case 'Y': {
+        char id[FIX_ID_MAX], text[FIX_APP_TEXT_MAX];
+        copy_field(id, sizeof id, fix_msg_get(m, 262));
+        copy_field(text, sizeof text, fix_msg_get(m, 58));
+        if (a->ops.on_md_reject) a->ops.on_md_reject(a->ctx, id, fix_msg_get_char(m, 281), text);
+        return FIX_APP_OK;
+    }
+    case 'j': {
+        uint32_t ref;
+        if (fix_msg_get_u32(m, 45, &ref) == FIX_OK) {
+            fix_order_t *o = find_by_seq(a, ref);
+            char text[FIX_APP_TEXT_MAX];
+            copy_field(text, sizeof text, fix_msg_get(m, 58));
+            if (o && o->state == FIX_ORD_PENDING_NEW) reject_order(a, o, 'j', text);
+        }
+        return FIX_APP_OK;
+    }
+    default:
+        return FIX_APP_UNSUPPORTED;
+    }
+}

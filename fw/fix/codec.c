@@ -1,0 +1,550 @@
+/* FIX 4.4 codec: framer, parser, accessors, groups, builder (see codec.h for what goes in and out). */
+#include "fix/codec.h"
+
+#include <string.h>
+
+#include "fix/utc.h"
+
+/* All limits below are compile-time constants: no 64-bit division at run time in the parsers
+ * (RV32IM would call libgcc's __udivdi3 for every digit). */
+static const uint32_t pow10_tab[FIX_MAX_DECIMALS + 1] = {
+    1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
+};
+#define I64_MAX_U ((uint64_t)INT64_MAX)
+static const uint64_t max_before_scale[FIX_MAX_DECIMALS + 1] = {
+    I64_MAX_U,         I64_MAX_U / 10u,       I64_MAX_U / 100u,       I64_MAX_U / 1000u,       I64_MAX_U / 10000u,
+    I64_MAX_U / 100000u, I64_MAX_U / 1000000u, I64_MAX_U / 10000000u, I64_MAX_U / 100000000u, I64_MAX_U / 1000000000u,
+};
+
+/* v * 10 + d without passing INT64_MAX. */
+static bool mul10_add(uint64_t *v, uint32_t d)
+{
+    if (*v > I64_MAX_U / 10u || (*v == I64_MAX_U / 10u && d > (uint32_t)(I64_MAX_U % 10u))) return false;
+    *v = *v * 10u + d;
+    return true;
+}
+
+uint8_t fix_checksum(const uint8_t *p, size_t n)
+{
+    uint32_t sum = 0;
+    for (size_t i = 0; i < n; i++) sum += p[i];
+    return (uint8_t)sum;
+}
+
+/* ================= Framer ================= */
+
+static const char sync_pat[] = "8=FIX";
+#define SYNC_LEN 5
+
+void fix_framer_init(fix_framer_t *f)
+{
+    f->len = 0;
+    f->consumed = 0;
+    f->garbled = 0;
+    f->skipped = 0;
+}
+
+static void framer_drop(fix_framer_t *f, size_t n)
+{
+    if (n >= f->len) {
+        f->len = 0;
+        return;
+    }
+    memmove(f->buf, f->buf + n, f->len - n);
+    f->len -= n;
+}
+
+size_t fix_framer_feed(fix_framer_t *f, const uint8_t *data, size_t len)
+{
+    if (f->consumed) {
+        framer_drop(f, f->consumed);
+        f->consumed = 0;
+    }
+    size_t room = sizeof f->buf - f->len;
+    size_t n = len < room ? len : room;
+    memcpy(f->buf + f->len, data, n);
+    f->len += n;
+    return n;
+}
+
+/* Drops bytes from `from` on until the buffer starts with (a prefix of) "8=FIX". */
+static void framer_resync(fix_framer_t *f, size_t from)
+{
+    size_t i = from;
+    for (; i < f->len; i++) {
+        if (f->buf[i] != '8') continue;
+        size_t avail = f->len - i;
+        size_t k = avail < SYNC_LEN ? avail : SYNC_LEN;
+        if (memcmp(f->buf + i, sync_pat, k) == 0) break;
+    }
+    f->skipped += (uint32_t)(i - from); /* with from == 1, byte 0 belongs to a dropped frame */
+    framer_drop(f, i);
+}
+
+fix_frame_res_t fix_framer_next(fix_framer_t *f, const uint8_t **msg, size_t *len)
+{
+    if (f->consumed) {
+        framer_drop(f, f->consumed);
+        f->consumed = 0;
+    }
+    framer_resync(f, 0);
+    if (f->len < SYNC_LEN) return FIX_FRAME_NEED_MORE;
+
+    const uint8_t *b = f->buf;
+    size_t i = 2;
+    /* BeginString value up to SOH */
+    while (i < f->len && b[i] != FIX_SOH && i - 2 <= FIX_MAX_BEGINSTR_LEN) i++;
+    if (i - 2 > FIX_MAX_BEGINSTR_LEN) goto garbled;
+    if (i >= f->len) return FIX_FRAME_NEED_MORE;
+    i++; /* SOH */
+    if (f->len < i + 2) return FIX_FRAME_NEED_MORE;
+    if (b[i] != '9' || b[i + 1] != '=') goto garbled;
+    i += 2;
+    size_t body_len = 0, nd = 0;
+    while (i < f->len && b[i] != FIX_SOH) {
+        if (b[i] < '0' || b[i] > '9' || ++nd > FIX_MAX_BODYLEN_DIGITS) goto garbled;
+        body_len = body_len * 10u + (size_t)(b[i] - '0');
+        i++;
+    }
+    if (i >= f->len) return FIX_FRAME_NEED_MORE;
+    if (nd == 0 || body_len == 0 || body_len > FIX_MAX_MSG_LEN) goto garbled;
+    i++; /* SOH after BodyLength: the body starts here */
+    {
+        size_t trailer = i + body_len;
+        size_t total = trailer + 7; /* 10=ccc| */
+        if (total > sizeof f->buf) goto garbled;
+        if (f->len < total) return FIX_FRAME_NEED_MORE;
+        if (b[trailer - 1] != FIX_SOH || b[trailer] != '1' || b[trailer + 1] != '0' ||
+            b[trailer + 2] != '=' || b[trailer + 6] != FIX_SOH)
+            goto garbled;
+        unsigned cs = 0;
+        for (size_t k = 3; k < 6; k++) {
+            uint8_t c = b[trailer + k];
+            if (c < '0' || c > '9') goto garbled;
+            cs = cs * 10u + (unsigned)(c - '0');
+        }
+        if (cs != fix_checksum(b, trailer)) goto garbled;
+        *msg = b;
+        *len = total;
+        f->consumed = total;
+        return FIX_FRAME_OK;
+    }
+garbled:
+    /* Drop this "8=FIX" and look for the next one; the bytes in between are part of the dropped frame. */
+    f->garbled++;
+    framer_resync(f, 1);
+    return FIX_FRAME_GARBLED;
+}
+
+/* ================= Parser ================= */
+
+int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
+{
+    m->n = 0;
+    m->err = FIX_PERR_NONE;
+    m->err_tag = 0;
+    m->raw = buf;
+    m->raw_len = len;
+    size_t i = 0;
+    while (i < len) {
+        uint32_t tag = 0;
+        size_t start = i;
+        bool bad = false;
+        while (i < len && buf[i] != '=' && buf[i] != FIX_SOH) {
+            if (buf[i] < '0' || buf[i] > '9' || tag > 99999999u) bad = true;
+            else tag = tag * 10u + (uint32_t)(buf[i] - '0');
+            i++;
+        }
+        if (i == start || tag == 0 || i >= len || buf[i] != '=') bad = true;
+        if (bad) {
+            if (!m->err) {
+                m->err = FIX_PERR_BAD_TAG;
+                m->err_tag = 0;
+            }
+            while (i < len && buf[i] != FIX_SOH) i++;
+            i++;
+            continue;
+        }
+        i++; /* '=' */
+        size_t v = i;
+        while (i < len && buf[i] != FIX_SOH) i++;
+        if (i >= len) {
+            if (!m->err) {
+                m->err = FIX_PERR_TRUNCATED;
+                m->err_tag = tag;
+            }
+            break;
+        }
+        if (i == v && !m->err) {
+            m->err = FIX_PERR_EMPTY_VALUE;
+            m->err_tag = tag;
+        }
+        if (m->n >= FIX_MAX_FIELDS) {
+            if (!m->err) {
+                m->err = FIX_PERR_TOO_MANY_FIELDS;
+                m->err_tag = tag;
+            }
+            break;
+        }
+        fix_field_t *fl = &m->f[m->n++];
+        fl->tag = tag;
+        fl->val = (const char *)buf + v;
+        fl->len = (uint16_t)(i - v);
+        i++; /* SOH */
+    }
+    return m->err ? FIX_E_FORMAT : FIX_OK;
+}
+
+/* ================= Accessors ================= */
+
+const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag)
+{
+    for (uint16_t i = 0; i < m->n; i++)
+        if (m->f[i].tag == tag) return &m->f[i];
+    return NULL;
+}
+
+unsigned fix_msg_count(const fix_msg_t *m, uint32_t tag)
+{
+    unsigned c = 0;
+    for (uint16_t i = 0; i < m->n; i++) c += m->f[i].tag == tag;
+    return c;
+}
+
+int fix_parse_int(const char *s, size_t n, int64_t *out)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (n && s[0] == '-') {
+        neg = true;
+        i = 1;
+    }
+    if (i >= n) return FIX_E_FORMAT;
+    uint64_t v = 0;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return FIX_E_FORMAT;
+        if (!mul10_add(&v, (uint32_t)(s[i] - '0'))) return FIX_E_RANGE;
+    }
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return FIX_OK;
+}
+
+int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *out)
+{
+    if (decimals > FIX_MAX_DECIMALS) return FIX_E_RANGE;
+    size_t i = 0;
+    bool neg = false;
+    if (n && s[0] == '-') {
+        neg = true;
+        i = 1;
+    }
+    uint64_t v = 0;
+    unsigned frac = 0, ndig = 0;
+    bool dot = false, range = false;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c == '.') {
+            if (dot) return FIX_E_FORMAT;
+            dot = true;
+            continue;
+        }
+        if (c < '0' || c > '9') return FIX_E_FORMAT;
+        uint32_t d = (uint32_t)(c - '0');
+        ndig++;
+        if (dot) {
+            if (frac >= decimals) {
+                if (d != 0) range = true; /* keep scanning: a format error wins */
+                continue;
+            }
+            frac++;
+        }
+        if (!range && !mul10_add(&v, d)) range = true;
+    }
+    if (ndig == 0) return FIX_E_FORMAT;
+    if (range) return FIX_E_RANGE;
+    if (v > max_before_scale[decimals - frac]) return FIX_E_RANGE;
+    v *= pow10_tab[decimals - frac];
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return FIX_OK;
+}
+
+int fix_msg_get_int(const fix_msg_t *m, uint32_t tag, int64_t *out)
+{
+    const fix_field_t *f = fix_msg_get(m, tag);
+    if (!f) return FIX_E_MISSING;
+    return fix_parse_int(f->val, f->len, out);
+}
+
+int fix_msg_get_u32(const fix_msg_t *m, uint32_t tag, uint32_t *out)
+{
+    int64_t v;
+    int r = fix_msg_get_int(m, tag, &v);
+    if (r) return r;
+    if (v < 0 || v > (int64_t)UINT32_MAX) return FIX_E_RANGE;
+    *out = (uint32_t)v;
+    return FIX_OK;
+}
+
+int fix_msg_get_decimal(const fix_msg_t *m, uint32_t tag, unsigned decimals, int64_t *out)
+{
+    const fix_field_t *f = fix_msg_get(m, tag);
+    if (!f) return FIX_E_MISSING;
+    return fix_parse_decimal(f->val, f->len, decimals, out);
+}
+
+int fix_msg_get_str(const fix_msg_t *m, uint32_t tag, char *out, size_t cap)
+{
+    const fix_field_t *f = fix_msg_get(m, tag);
+    if (!f) return FIX_E_MISSING;
+    if (cap == 0 || f->len >= cap) return FIX_E_RANGE;
+    memcpy(out, f->val, f->len);
+    out[f->len] = '\0';
+    return FIX_OK;
+}
+
+char fix_msg_get_char(const fix_msg_t *m, uint32_t tag)
+{
+    const fix_field_t *f = fix_msg_get(m, tag);
+    return (f && f->len == 1) ? f->val[0] : 0;
+}
+
+bool fix_field_eq(const fix_field_t *f, const char *s)
+{
+    if (!f) return false;
+    size_t n = strlen(s);
+    return f->len == n && memcmp(f->val, s, n) == 0;
+}
+
+bool fix_msg_is_type(const fix_msg_t *m, const char *msg_type)
+{
+    return fix_field_eq(fix_msg_get(m, 35), msg_type);
+}
+
+/* ================= Groups ================= */
+
+static bool is_member(const fix_group_t *g, uint32_t tag)
+{
+    for (size_t i = 0; i < g->n_members; i++)
+        if (g->members[i] == tag) return true;
+    return false;
+}
+
+/* End (exclusive) of the entry that starts at field index `at`. */
+static uint16_t entry_end(const fix_group_t *g, uint16_t at)
+{
+    uint16_t j = (uint16_t)(at + 1);
+    while (j < g->m->n && g->m->f[j].tag != g->delim && is_member(g, g->m->f[j].tag)) j++;
+    return j;
+}
+
+int fix_group_open(fix_group_t *g, const fix_msg_t *m, uint32_t count_tag, uint32_t delim,
+                   const uint32_t *members, size_t n_members)
+{
+    g->m = m;
+    g->members = members;
+    g->n_members = n_members;
+    g->delim = delim;
+    g->count = 0;
+    g->begin = g->end = g->next = g->stop = 0;
+    uint16_t ci = 0;
+    while (ci < m->n && m->f[ci].tag != count_tag) ci++;
+    if (ci == m->n) return FIX_OK;
+    int64_t cnt;
+    if (fix_parse_int(m->f[ci].val, m->f[ci].len, &cnt) != FIX_OK || cnt < 0) return FIX_E_FORMAT;
+    uint16_t at = (uint16_t)(ci + 1);
+    uint32_t seen = 0;
+    while (at < m->n && m->f[at].tag == delim) {
+        seen++;
+        at = entry_end(g, at);
+    }
+    if ((int64_t)seen != cnt) return FIX_E_GROUP;
+    g->count = seen;
+    g->next = (uint16_t)(ci + 1);
+    g->stop = at;
+    return FIX_OK;
+}
+
+bool fix_group_next(fix_group_t *g)
+{
+    if (g->next >= g->stop) return false;
+    g->begin = g->next;
+    g->end = entry_end(g, g->begin);
+    g->next = g->end;
+    return true;
+}
+
+const fix_field_t *fix_group_get(const fix_group_t *g, uint32_t tag)
+{
+    for (uint16_t i = g->begin; i < g->end; i++)
+        if (g->m->f[i].tag == tag) return &g->m->f[i];
+    return NULL;
+}
+
+int fix_group_get_decimal(const fix_group_t *g, uint32_t tag, unsigned decimals, int64_t *out)
+{
+    const fix_field_t *f = fix_group_get(g, tag);
+    if (!f) return FIX_E_MISSING;
+    return fix_parse_decimal(f->val, f->len, decimals, out);
+}
+
+/* ================= Formatting ================= */
+
+size_t fix_fmt_uint(char *out, uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0;
+    while (v > UINT32_MAX) {
+        uint64_t q = v / 10u;
+        tmp[n++] = (char)('0' + (unsigned)(v - q * 10u));
+        v = q;
+    }
+    uint32_t w = (uint32_t)v;
+    do {
+        tmp[n++] = (char)('0' + w % 10u);
+        w /= 10u;
+    } while (w);
+    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+    return n;
+}
+
+size_t fix_fmt_decimal(char *out, int64_t v, unsigned decimals)
+{
+    if (decimals > FIX_MAX_DECIMALS) decimals = FIX_MAX_DECIMALS;
+    size_t n = 0;
+    uint64_t u = (uint64_t)v;
+    if (v < 0) {
+        out[n++] = '-';
+        u = 0u - u;
+    }
+    const uint32_t scale = pow10_tab[decimals];
+    uint64_t ip;
+    uint32_t fp;
+    if (u <= UINT32_MAX) { /* the common case stays in 32-bit arithmetic */
+        uint32_t w = (uint32_t)u;
+        ip = w / scale;
+        fp = w - (uint32_t)ip * scale;
+    } else {
+        ip = u / scale;
+        fp = (uint32_t)(u - ip * scale);
+    }
+    n += fix_fmt_uint(out + n, ip);
+    if (fp) {
+        out[n++] = '.';
+        unsigned d = decimals;
+        while (fp % 10u == 0) {
+            fp /= 10u;
+            d--;
+        }
+        for (unsigned k = d; k > 0; k--) {
+            out[n + k - 1] = (char)('0' + fp % 10u);
+            fp /= 10u;
+        }
+        n += d;
+    }
+    return n;
+}
+
+/* ================= Builder ================= */
+
+#define BODYLEN_PLACEHOLDER_DIGITS 5 /* room reserved for BodyLength, trimmed in fix_build_end */
+
+static void put(fix_builder_t *b, const void *p, size_t n)
+{
+    if (b->overflow || n > b->cap - b->len) {
+        b->overflow = true;
+        return;
+    }
+    memcpy(b->buf + b->len, p, n);
+    b->len += n;
+}
+
+static void put_tag(fix_builder_t *b, uint32_t tag)
+{
+    char t[12];
+    size_t n = fix_fmt_uint(t, tag);
+    t[n++] = '=';
+    put(b, t, n);
+}
+
+static void put_soh(fix_builder_t *b)
+{
+    static const char soh = FIX_SOH;
+    put(b, &soh, 1);
+}
+
+void fix_build_begin(fix_builder_t *b, uint8_t *buf, size_t cap, const char *msg_type)
+{
+    b->buf = buf;
+    b->cap = cap;
+    b->len = 0;
+    b->overflow = false;
+    put(b, "8=" FIX_BEGIN_STRING "\x01" "9=00000\x01", 10 + sizeof FIX_BEGIN_STRING);
+    b->body_start = b->len;
+    fix_build_str(b, 35, msg_type);
+}
+
+void fix_build_strn(fix_builder_t *b, uint32_t tag, const char *s, size_t n)
+{
+    put_tag(b, tag);
+    put(b, s, n);
+    put_soh(b);
+}
+
+void fix_build_str(fix_builder_t *b, uint32_t tag, const char *s) { fix_build_strn(b, tag, s, strlen(s)); }
+
+void fix_build_char(fix_builder_t *b, uint32_t tag, char c) { fix_build_strn(b, tag, &c, 1); }
+
+void fix_build_uint(fix_builder_t *b, uint32_t tag, uint64_t v)
+{
+    char t[20];
+    fix_build_strn(b, tag, t, fix_fmt_uint(t, v));
+}
+
+void fix_build_int(fix_builder_t *b, uint32_t tag, int64_t v) { fix_build_decimal(b, tag, v, 0); }
+
+void fix_build_uint_padded(fix_builder_t *b, uint32_t tag, uint32_t v, unsigned width)
+{
+    char t[10];
+    char z[20];
+    size_t n = fix_fmt_uint(t, v);
+    if (width > sizeof z) width = sizeof z;
+    size_t pad = width > n ? width - n : 0;
+    memset(z, '0', pad);
+    memcpy(z + pad, t, n);
+    fix_build_strn(b, tag, z, pad + n);
+}
+
+void fix_build_decimal(fix_builder_t *b, uint32_t tag, int64_t v, unsigned decimals)
+{
+    char t[24];
+    fix_build_strn(b, tag, t, fix_fmt_decimal(t, v, decimals));
+}
+
+void fix_build_utc(fix_builder_t *b, uint32_t tag, uint64_t epoch_ms)
+{
+    char t[FIX_UTC_TS_LEN];
+    fix_utc_format(t, epoch_ms);
+    fix_build_strn(b, tag, t, sizeof t);
+}
+
+void fix_build_raw(fix_builder_t *b, const void *p, size_t n) { put(b, p, n); }
+
+size_t fix_build_end(fix_builder_t *b)
+{
+    if (b->overflow) return 0;
+    size_t body = b->len - b->body_start;
+    char d[20];
+    size_t nd = fix_fmt_uint(d, body);
+    if (nd > BODYLEN_PLACEHOLDER_DIGITS) return 0;
+    /* Close the placeholder gap so BodyLength has no leading zeros. */
+    size_t shift = BODYLEN_PLACEHOLDER_DIGITS - nd;
+    size_t digits_at = b->body_start - 1 - BODYLEN_PLACEHOLDER_DIGITS;
+    memmove(b->buf + digits_at + nd, b->buf + digits_at + BODYLEN_PLACEHOLDER_DIGITS, b->len - digits_at - BODYLEN_PLACEHOLDER_DIGITS);
+    memcpy(b->buf + digits_at, d, nd);
+    b->len -= shift;
+    b->body_start -= shift;
+    uint8_t cs = fix_checksum(b->buf, b->len);
+    char t[7] = {'1', '0', '=', (char)('0' + cs / 100u), (char)('0' + cs / 10u % 10u), (char)('0' + cs % 10u), FIX_SOH};
+    put(b, t, sizeof t);
+    return b->overflow ? 0 : b->len;
+}

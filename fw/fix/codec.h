@@ -1,0 +1,171 @@
+/* FIX 4.4 tag=value codec: framer, parser, field accessors, repeating groups, builder.
+ *
+ * Framer   in:  arbitrary chunks of the TCP byte stream (fix_framer_feed).
+ *          out: one complete, validated message at a time (fix_framer_next): starts with "8=FIX",
+ *               BodyLength (9) matches, CheckSum (10) matches. Garbage before "8=FIX" is skipped;
+ *               a frame with a bad BodyLength/CheckSum/header is dropped and counted (never delivered);
+ *               a BodyLength announcing more than FIX_MAX_MSG_LEN is dropped at once, not buffered.
+ * Parser   in:  one framed message.  out: fix_msg_t, an array of (tag, pointer to value, length)
+ *               pointing into the framed bytes (valid until the next fix_framer_next/feed).
+ * Builder  in:  a caller buffer and fields.  out: a complete message with BodyLength and CheckSum.
+ * Numbers: integers are int64; prices/quantities are fixed-point int64 with `decimals` implied
+ * decimals (1170.25 with 4 decimals is 11702500). No floating point anywhere.
+ */
+#ifndef TF_FIX_CODEC_H
+#define TF_FIX_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Documented limits (override with -D) ---- */
+#ifndef FIX_MAX_MSG_LEN
+#define FIX_MAX_MSG_LEN 1024 /* largest whole message accepted or built, bytes 8=...10=ccc| */
+#endif
+#ifndef FIX_MAX_FIELDS
+#define FIX_MAX_FIELDS 64 /* fields kept per parsed message (including 8, 9 and 10) */
+#endif
+#define FIX_MAX_DECIMALS 9       /* implied decimals supported by the fixed-point helpers */
+#define FIX_MAX_BEGINSTR_LEN 16  /* longest BeginString value the framer accepts */
+#define FIX_MAX_BODYLEN_DIGITS 9 /* zero-padded BodyLength up to this many digits */
+
+#define FIX_SOH '\x01'
+#define FIX_BEGIN_STRING "FIX.4.4"
+
+/* ---- Result codes of accessors ---- */
+enum {
+    FIX_OK = 0,
+    FIX_E_MISSING = -1, /* tag not present */
+    FIX_E_FORMAT = -2,  /* value does not parse (373=6) */
+    FIX_E_RANGE = -3,   /* overflow, or more decimals than configured */
+    FIX_E_GROUP = -4,   /* NumInGroup does not match the entries (373=16) */
+    FIX_E_FULL = -5,    /* no space (builder, tables) */
+};
+
+/* ---- Framer ---- */
+typedef enum {
+    FIX_FRAME_NEED_MORE = 0, /* no complete message buffered: feed more bytes */
+    FIX_FRAME_OK = 1,        /* msg and len hold one validated message */
+    FIX_FRAME_GARBLED = 2,   /* a frame was dropped (bad 9/10/header); call again */
+} fix_frame_res_t;
+
+typedef struct {
+    uint8_t buf[FIX_MAX_MSG_LEN];
+    size_t len;       /* bytes held */
+    size_t consumed;  /* length of the message last returned; dropped on the next call */
+    uint32_t garbled; /* frames dropped so far */
+    uint32_t skipped; /* garbage bytes skipped while looking for "8=FIX" */
+} fix_framer_t;
+
+void fix_framer_init(fix_framer_t *f);
+/* Copies as much of data as fits; returns bytes taken (0 only when the buffer holds a pending
+ * message or is full: call fix_framer_next until NEED_MORE, then feed the rest). */
+size_t fix_framer_feed(fix_framer_t *f, const uint8_t *data, size_t len);
+fix_frame_res_t fix_framer_next(fix_framer_t *f, const uint8_t **msg, size_t *len);
+
+/* ---- Parser ---- */
+typedef struct {
+    uint32_t tag;
+    uint16_t len;
+    const char *val; /* not NUL-terminated */
+} fix_field_t;
+
+/* Parse errors, first one kept in fix_msg_t.err (the parser carries on where it can). */
+enum {
+    FIX_PERR_NONE = 0,
+    FIX_PERR_BAD_TAG,         /* tag not a positive number, or no '=' (373=0) */
+    FIX_PERR_EMPTY_VALUE,     /* tag= with no value (373=4) */
+    FIX_PERR_TOO_MANY_FIELDS, /* more than FIX_MAX_FIELDS fields */
+    FIX_PERR_TRUNCATED,       /* last field not ended by SOH */
+};
+
+typedef struct {
+    fix_field_t f[FIX_MAX_FIELDS];
+    uint16_t n;
+    uint8_t err;      /* FIX_PERR_* */
+    uint32_t err_tag; /* tag concerned by err, when known */
+    const uint8_t *raw;
+    size_t raw_len;
+} fix_msg_t;
+
+/* Splits buf into fields. Returns FIX_OK or FIX_E_FORMAT (see m->err). */
+int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len);
+
+/* ---- Accessors (first occurrence of a tag) ---- */
+const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag);
+int fix_msg_get_int(const fix_msg_t *m, uint32_t tag, int64_t *out);
+/* Unsigned 32-bit value (sequence numbers, counts). */
+int fix_msg_get_u32(const fix_msg_t *m, uint32_t tag, uint32_t *out);
+int fix_msg_get_decimal(const fix_msg_t *m, uint32_t tag, unsigned decimals, int64_t *out);
+/* Copies the value NUL-terminated into out; FIX_E_RANGE if it does not fit in cap-1 chars. */
+int fix_msg_get_str(const fix_msg_t *m, uint32_t tag, char *out, size_t cap);
+/* The single-character value of tag, or 0 if missing or longer than one char. */
+char fix_msg_get_char(const fix_msg_t *m, uint32_t tag);
+/* True if the field exists and its value equals the NUL-terminated s. */
+bool fix_field_eq(const fix_field_t *f, const char *s);
+bool fix_msg_is_type(const fix_msg_t *m, const char *msg_type);
+/* Number of occurrences of tag. */
+unsigned fix_msg_count(const fix_msg_t *m, uint32_t tag);
+
+/* Value parsers: optional '-', digits (leading zeros allowed). Decimal: digits[.digits]; more
+ * fractional digits than `decimals` is FIX_E_RANGE unless the extra digits are all zeros. */
+int fix_parse_int(const char *s, size_t n, int64_t *out);
+int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *out);
+
+/* ---- Repeating groups ----
+ * A group is the NumInGroup tag followed by entries; every entry starts with the delimiter tag
+ * and holds only member tags (the delimiter must be in members too). */
+typedef struct {
+    const fix_msg_t *m;
+    const uint32_t *members;
+    size_t n_members;
+    uint32_t delim;
+    uint32_t count;  /* NumInGroup value */
+    uint16_t begin;  /* field index range [begin, end) of the current entry */
+    uint16_t end;
+    uint16_t next;   /* field index where the next entry starts */
+    uint16_t stop;   /* field index just after the group */
+} fix_group_t;
+
+/* FIX_OK (also when the count tag is absent: count 0), FIX_E_FORMAT, FIX_E_GROUP. */
+int fix_group_open(fix_group_t *g, const fix_msg_t *m, uint32_t count_tag, uint32_t delim,
+                   const uint32_t *members, size_t n_members);
+/* Moves to the next entry; false when there is none. */
+bool fix_group_next(fix_group_t *g);
+const fix_field_t *fix_group_get(const fix_group_t *g, uint32_t tag);
+int fix_group_get_decimal(const fix_group_t *g, uint32_t tag, unsigned decimals, int64_t *out);
+
+/* ---- Builder ---- */
+typedef struct {
+    uint8_t *buf;
+    size_t cap;
+    size_t len;
+    size_t body_start; /* first byte counted by BodyLength */
+    bool overflow;
+} fix_builder_t;
+
+/* Writes "8=FIX.4.4|9=<placeholder>|35=<msg_type>|". */
+void fix_build_begin(fix_builder_t *b, uint8_t *buf, size_t cap, const char *msg_type);
+void fix_build_strn(fix_builder_t *b, uint32_t tag, const char *s, size_t n);
+void fix_build_str(fix_builder_t *b, uint32_t tag, const char *s);
+void fix_build_char(fix_builder_t *b, uint32_t tag, char c);
+void fix_build_uint(fix_builder_t *b, uint32_t tag, uint64_t v);
+void fix_build_int(fix_builder_t *b, uint32_t tag, int64_t v);
+/* Zero-padded to width digits (e.g. 34=000042), for fields patched later in place. */
+void fix_build_uint_padded(fix_builder_t *b, uint32_t tag, uint32_t v, unsigned width);
+void fix_build_decimal(fix_builder_t *b, uint32_t tag, int64_t v, unsigned decimals);
+void fix_build_utc(fix_builder_t *b, uint32_t tag, uint64_t epoch_ms);
+/* Appends pre-formatted "tag=value|" bytes. */
+void fix_build_raw(fix_builder_t *b, const void *p, size_t n);
+/* Fills BodyLength (minimal digits) and appends 10=ccc|. Returns the message length, 0 on overflow. */
+size_t fix_build_end(fix_builder_t *b);
+
+/* ---- Small helpers ---- */
+uint8_t fix_checksum(const uint8_t *p, size_t n);
+/* Decimal digits of v into out (no NUL), returns the count (at most 20). 32-bit fast path. */
+size_t fix_fmt_uint(char *out, uint64_t v);
+/* Fixed-point v with `decimals` implied decimals, trailing fractional zeros trimmed
+ * ("1170.25", "-3", "0.5"). Returns chars written (at most 22). */
+size_t fix_fmt_decimal(char *out, int64_t v, unsigned decimals);
+
+#endif

@@ -1,0 +1,230 @@
+/* FIX 4.4 session layer, initiator side. Transport-agnostic.
+ *
+ * In:  fix_session_connected()   when the TCP connection is up (sends Logon),
+ *      fix_session_on_bytes()    with any chunk of the received TCP byte stream,
+ *      fix_session_poll()        periodically with monotonic milliseconds (timers),
+ *      fix_session_disconnected() when TCP went down,
+ *      fix_session_begin()/fix_session_end() to send an application message.
+ * Out: ops.send(ctx, bytes, len)       one complete FIX message per call,
+ *      ops.disconnect(ctx, reason)     the owner must close the TCP connection (the session is
+ *                                      already DISCONNECTED when this is called),
+ *      ops.on_event(ctx, ev, arg, txt) optional notifications (logon, logout, reject received...),
+ *      app handler                     every in-sequence application message.
+ * Time: now_ms is monotonic milliseconds (any epoch). UTC for SendingTime is now_ms + an offset learned
+ * from the counterparty's SendingTime (52): set from its first message (normally the Logon reply),
+ * moved forward when a later message shows we are behind, moved back when we are ahead by more
+ * than FIX_UTC_SLEW_MS. Until then (or fix_session_set_utc) SendingTime starts at 1970, so a
+ * counterparty that checks latency rejects the first Logon; its Logout teaches us the clock and the
+ * next connection logs on.
+ *
+ * Behaviour (FIX 4.4 session rules, initiator):
+ *  - Sequence numbers persist across reconnects within a boot unless cfg.reset_on_logon (141=Y).
+ *  - Too-high MsgSeqNum: one ResendRequest 7=<expected> 16=0 and the message is ignored (not queued:
+ *    the counterparty resends everything from the gap on). ResendRequest, SequenceReset-Reset, Logout
+ *    and a Logon reply are processed first even when too high.
+ *  - Too-low MsgSeqNum without PossDupFlag: Logout with text, then disconnect. With 43=Y: ignored.
+ *  - Garbled frames (bad BodyLength/CheckSum, 8/9/35 not first) are dropped; expected seq unchanged.
+ *  - Answering a ResendRequest: stored application messages are resent with 43=Y and 122; admin
+ *    messages, messages no longer in the store and orders (35=D/G) are replaced by SequenceReset
+ *    GapFill. Orders are resent only if cfg.resend_order_max_age_ms > 0 and they are younger than
+ *    that; the default 0 gap-fills every order (a stale order must never reach the market late),
+ *    and the application is told (app->on_order_dropped). Cancels (35=F) are always resent.
+ *  - Hardware offload: fix_session_reserve_seqnum() hands out MsgSeqNums, fix_session_record_sent()
+ *    stores what the hardware sent. A reserved number that is never recorded is gap-filled if the
+ *    counterparty asks for it, so the hardware must not send a reserved number after the counterparty
+ *    could have asked for it (see fix_session_fill_gap to release reserved numbers).
+ */
+#ifndef TF_FIX_SESSION_H
+#define TF_FIX_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fix/codec.h"
+
+/* ---- Documented limits (override with -D) ---- */
+#ifndef FIX_TX_MAX
+#define FIX_TX_MAX FIX_MAX_MSG_LEN /* largest message the session builds or resends */
+#endif
+#ifndef FIX_STORE_SLOTS
+#define FIX_STORE_SLOTS 32 /* sent application messages kept for resend */
+#endif
+#ifndef FIX_STORE_BYTES
+#define FIX_STORE_BYTES 4096 /* bytes of sent application messages kept for resend */
+#endif
+#define FIX_COMPID_MAX 24    /* SenderCompID/TargetCompID, chars */
+#define FIX_TESTREQID_MAX 16 /* our TestReqID, chars */
+#define FIX_UTC_SLEW_MS 1000 /* clock offset moved back only beyond this */
+
+#define FIX_DEFAULT_HEARTBEAT_S 30
+#define FIX_DEFAULT_LOGON_TIMEOUT_MS 10000
+#define FIX_DEFAULT_LOGOUT_TIMEOUT_MS 10000
+#define FIX_DEFAULT_MAX_SKEW_MS 120000 /* as QuickFIX's MaxLatency */
+
+/* SessionRejectReason (373) values used */
+enum {
+    FIX_RR_INVALID_TAG = 0,
+    FIX_RR_REQUIRED_TAG_MISSING = 1,
+    FIX_RR_TAG_NOT_DEFINED = 2,
+    FIX_RR_UNDEFINED_TAG = 3,
+    FIX_RR_NO_VALUE = 4,
+    FIX_RR_VALUE_INCORRECT = 5,
+    FIX_RR_FORMAT = 6,
+    FIX_RR_COMPID = 9,
+    FIX_RR_SENDING_TIME = 10,
+    FIX_RR_INVALID_MSGTYPE = 11,
+    FIX_RR_DUPLICATE_TAG = 13,
+    FIX_RR_GROUP_COUNT = 16,
+    FIX_RR_OTHER = 99,
+};
+
+typedef enum {
+    FIX_SESS_DISCONNECTED = 0,
+    FIX_SESS_LOGON_SENT,       /* Logon sent, waiting for the reply */
+    FIX_SESS_ACTIVE,           /* logged on */
+    FIX_SESS_LOGOUT_SENT,      /* we sent Logout, waiting for the reply */
+    FIX_SESS_LOGOUT_RECEIVED,  /* peer sent Logout, we answered, waiting for it to close */
+} fix_sess_state_t;
+
+typedef enum {
+    FIX_EV_LOGON = 1,        /* logon accepted */
+    FIX_EV_LOGOUT,           /* Logout exchange completed, text = peer's 58 if any */
+    FIX_EV_REJECT_RECEIVED,  /* peer sent 35=3; arg = RefSeqNum, text = 58 */
+    FIX_EV_REJECT_SENT,      /* we sent 35=3 or 35=j; arg = 373 (or 380 + 1000 for 35=j) */
+    FIX_EV_GARBLED,          /* a garbled frame was dropped; arg = total dropped */
+    FIX_EV_RESEND_REQUESTED, /* we sent a ResendRequest; arg = BeginSeqNo */
+    FIX_EV_SEQ_RESET,        /* expected MsgSeqNum changed by a SequenceReset; arg = new value */
+    FIX_EV_ORDER_GAPFILLED,  /* a stored order was gap-filled instead of resent; arg = its MsgSeqNum */
+} fix_event_t;
+
+/* Kinds of sent messages, for the resend store. */
+typedef enum {
+    FIX_KIND_ADMIN = 0, /* never stored, always gap-filled */
+    FIX_KIND_APP,       /* stored, resent with PossDupFlag */
+    FIX_KIND_ORDER,     /* stored, resent only if younger than cfg.resend_order_max_age_ms */
+} fix_msg_kind_t;
+
+typedef struct {
+    const char *sender_comp_id;       /* 49 we send (and 56 we expect) */
+    const char *target_comp_id;       /* 56 we send (and 49 we expect) */
+    uint32_t heartbeat_s;             /* 108; 0 -> FIX_DEFAULT_HEARTBEAT_S */
+    uint32_t test_request_grace_ms;   /* silence beyond HeartBtInt before TestRequest; 0 -> 20% of it */
+    uint32_t logon_timeout_ms;        /* 0 -> default */
+    uint32_t logout_timeout_ms;       /* 0 -> default */
+    uint32_t max_skew_ms;             /* SendingTime accuracy; 0 -> default, UINT32_MAX disables */
+    uint32_t resend_order_max_age_ms; /* 0 (default, safe): never resend an order, gap-fill it */
+    bool reset_on_logon;              /* send 141=Y and restart both sequence numbers at 1 */
+} fix_session_config_t;
+
+typedef struct {
+    void (*send)(void *ctx, const uint8_t *data, size_t len);
+    void (*disconnect)(void *ctx, const char *reason);
+    void (*on_event)(void *ctx, fix_event_t ev, uint32_t arg, const char *text); /* optional */
+} fix_session_ops_t;
+
+/* What an application handler asks the session to answer. */
+typedef enum {
+    FIX_APP_OK = 0,
+    FIX_APP_REJECT,      /* session Reject 35=3 with rej->reason (373), rej->tag (371), rej->text */
+    FIX_APP_UNSUPPORTED, /* Business Message Reject 35=j 380=3 */
+} fix_app_result_t;
+
+typedef struct {
+    int reason;
+    uint32_t tag;
+    const char *text;
+} fix_reject_t;
+
+typedef struct {
+    fix_app_result_t (*on_message)(void *ctx, const fix_msg_t *m, uint64_t now_ms, fix_reject_t *rej);
+    void (*on_order_dropped)(void *ctx, uint32_t seq); /* optional, see header comment */
+} fix_app_handler_t;
+
+/* ---- Resend store (internal layout, public for static allocation) ---- */
+typedef struct {
+    uint32_t seq;
+    uint16_t off;
+    uint16_t len;
+    uint8_t kind;
+    uint64_t sent_ms;
+} fix_store_slot_t;
+
+typedef struct {
+    fix_store_slot_t slot[FIX_STORE_SLOTS];
+    uint16_t head;  /* oldest slot */
+    uint16_t count;
+    uint16_t wr;    /* next byte write offset */
+    uint8_t bytes[FIX_STORE_BYTES];
+} fix_store_t;
+
+typedef struct {
+    fix_session_config_t cfg;
+    char sender[FIX_COMPID_MAX + 1];
+    char target[FIX_COMPID_MAX + 1];
+    fix_session_ops_t ops;
+    void *ctx;
+    const fix_app_handler_t *app;
+    void *app_ctx;
+
+    fix_sess_state_t state;
+    uint32_t next_out;   /* MsgSeqNum of our next message */
+    uint32_t next_in;    /* MsgSeqNum expected from the peer */
+    uint64_t state_ms;   /* when LOGON_SENT / LOGOUT_* started */
+    uint64_t last_rx_ms; /* last valid message received */
+    uint64_t last_tx_ms; /* last message sent (by us or by the hardware) */
+    bool test_req_pending;
+    uint64_t test_req_ms;
+    uint32_t test_req_count;
+    char test_req_id[FIX_TESTREQID_MAX];
+    bool resend_pending; /* our ResendRequest not yet satisfied */
+    uint32_t resend_end; /* highest too-high MsgSeqNum seen while pending */
+    bool utc_valid;
+    int64_t utc_offset_ms; /* UTC epoch ms = now_ms + offset */
+
+    fix_framer_t framer;
+    fix_msg_t msg; /* message being processed */
+    fix_msg_t tmp; /* stored message being resent */
+    fix_builder_t b;
+    uint8_t tx[FIX_TX_MAX];
+    fix_store_t store;
+} fix_session_t;
+
+void fix_session_init(fix_session_t *s, const fix_session_config_t *cfg, const fix_session_ops_t *ops, void *ctx);
+void fix_session_set_app(fix_session_t *s, const fix_app_handler_t *app, void *app_ctx);
+
+/* Transport events */
+void fix_session_connected(fix_session_t *s, uint64_t now_ms);
+void fix_session_disconnected(fix_session_t *s);
+void fix_session_on_bytes(fix_session_t *s, const uint8_t *data, size_t len, uint64_t now_ms);
+void fix_session_poll(fix_session_t *s, uint64_t now_ms);
+
+/* Starts a Logout (ACTIVE), or disconnects (LOGON_SENT). */
+void fix_session_logout(fix_session_t *s, const char *text, uint64_t now_ms);
+
+/* Application messages: begin writes the standard header (8,9,35,34,49,52,56) and returns the builder
+ * for the body, NULL unless logged on. end sends it, stores it by kind and returns its MsgSeqNum,
+ * or FIX_E_FULL (too big: nothing sent, no number used). No other session call in between. */
+fix_builder_t *fix_session_begin(fix_session_t *s, const char *msg_type, uint64_t now_ms);
+int64_t fix_session_end(fix_session_t *s, fix_msg_kind_t kind, uint64_t now_ms);
+
+/* UTC clock */
+void fix_session_set_utc(fix_session_t *s, uint64_t now_ms, uint64_t utc_ms);
+uint64_t fix_session_utc(const fix_session_t *s, uint64_t now_ms);
+bool fix_session_utc_valid(const fix_session_t *s);
+
+/* Hardware offload hooks */
+uint32_t fix_session_reserve_seqnum(fix_session_t *s, uint32_t n); /* returns the first of n */
+/* Records a complete message sent by someone else with a reserved MsgSeqNum (for resend). */
+int fix_session_record_sent(fix_session_t *s, const uint8_t *msg, size_t len, uint64_t now_ms);
+/* Sends SequenceReset-GapFill 34=seq 36=seq+n for reserved numbers that will never be used. */
+int fix_session_fill_gap(fix_session_t *s, uint32_t seq, uint32_t n, uint64_t now_ms);
+
+/* State */
+fix_sess_state_t fix_session_state(const fix_session_t *s);
+uint32_t fix_session_next_out(const fix_session_t *s);
+uint32_t fix_session_next_in(const fix_session_t *s);
+/* Manual resynchronisation (operator action), both values >= 1. */
+void fix_session_set_seqnums(fix_session_t *s, uint32_t next_out, uint32_t next_in);
+
+#endif

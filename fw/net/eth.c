@@ -1,0 +1,36 @@
+/* net/eth.c - Ethernet II header parse/build and destination filter.
+ * Input: frame bytes. Output: struct eth_hdr, built headers, accept decision. */
+#include <string.h>
+#include "net/eth.h"
+#include "net/net_util.h"
+
+const uint8_t eth_broadcast_addr[ETH_ADDR_LEN] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+bool eth_parse(const uint8_t *frame, size_t len, struct eth_hdr *out)
+{
+    if (frame == NULL || len < ETH_HDR_LEN)
+        return false;
+    out->dst = frame;
+    out->src = frame + 6;
+    out->type = net_rd16(frame + 12);
+    out->payload = frame + ETH_HDR_LEN;
+    out->payload_len = len - ETH_HDR_LEN;
+    return true;
+}
+
+void eth_build(uint8_t *frame, const uint8_t dst[ETH_ADDR_LEN], const uint8_t src[ETH_ADDR_LEN], uint16_t type)
+{
+    memcpy(frame, dst, ETH_ADDR_LEN);
+    memcpy(frame + 6, src, ETH_ADDR_LEN);
+    net_wr16(frame + 12, type);
+}
+
+bool eth_is_broadcast(const uint8_t mac[ETH_ADDR_LEN])
+{
+    return memcmp(mac, eth_broadcast_addr, ETH_ADDR_LEN) == 0;
+}
+
+bool eth_accept(const uint8_t our_mac[ETH_ADDR_LEN], const uint8_t dst[ETH_ADDR_LEN])
+{
+    return memcmp(dst, our_mac, ETH_ADDR_LEN) == 0 || eth_is_broadcast(dst);
+}

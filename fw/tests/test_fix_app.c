@@ -1,0 +1,413 @@
+/* Host tests of fix/app.c over a logged-on session and a scripted counterparty: exact bytes of
+ * 35=V / 35=D / 35=F, 35=W snapshots into structs, execution reports driving the order table,
+ * application-level rejects, PossResend duplicates (test case 19). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fix_fixtures.h"
+
+static fx_t T;
+
+#define HDR_US "49=" FX_US "|52=*|56=" FX_THEM "|"
+
+/* What the application callbacks saw. */
+static struct {
+    int n_md;
+    fix_md_snapshot_t md;
+    int n_exec;
+    fix_order_t order;
+    bool order_null;
+    fix_exec_event_t ev;
+    int n_md_rej;
+    char md_rej_id[FIX_ID_MAX];
+} seen;
+
+static void on_md(void *ctx, const fix_md_snapshot_t *md)
+{
+    (void)ctx;
+    seen.n_md++;
+    seen.md = *md;
+}
+
+static void on_exec(void *ctx, const fix_order_t *o, const fix_exec_event_t *ev)
+{
+    (void)ctx;
+    seen.n_exec++;
+    seen.order_null = o == NULL;
+    if (o) seen.order = *o;
+    seen.ev = *ev;
+}
+
+static void on_md_rej(void *ctx, const char *id, char reason, const char *text)
+{
+    (void)ctx;
+    (void)reason;
+    (void)text;
+    seen.n_md_rej++;
+    snprintf(seen.md_rej_id, sizeof seen.md_rej_id, "%s", id);
+}
+
+static const fix_app_ops_t app_ops = {on_md, on_exec, on_md_rej};
+
+static void start(const fix_session_config_t *c)
+{
+    memset(&seen, 0, sizeof seen);
+    fx_init(&T, c);
+    fix_app_config_t ac = {"ACC1", "TF", 4, 0};
+    fix_app_init(&T.app, &T.s, &ac, &app_ops, NULL);
+    fx_logon(&T);
+}
+
+static void start_default(void)
+{
+    fix_session_config_t c = fx_default_cfg();
+    start(&c);
+}
+
+/* The exact bytes of message i equal the framed body (with the true BodyLength and CheckSum). */
+static void expect_exact(int i, const char *body)
+{
+    uint8_t want[FIX_MAX_MSG_LEN];
+    size_t n = fx_frame(want, sizeof want, body);
+    if (n != T.sent_len[i] || memcmp(want, T.sent[i], n) != 0) {
+        fprintf(stderr, "want: 8=FIX.4.4|9=..|%s10=..|\ngot:  %s\n", body, fx_text(&T, i));
+        fail();
+    }
+}
+
+static int new_order(uint64_t now)
+{
+    return fix_app_new_order(&T.app, "AAPL", '1', 100, 11702500, now);
+}
+
+/* ---- Market data ---- */
+
+static void test_app_market_data_request_exact_bytes(void **st)
+{
+    (void)st;
+    start_default();
+    const char *syms[] = {"AAPL", "MSFT"};
+    assert_int_equal(fix_app_subscribe(&T.app, syms, 2, 1, 2000), 1);
+    expect_exact(1, "35=V|34=2|49=TFISH|52=20260105-14:30:01.000|56=EXCH|262=MD1|263=1|264=1|265=0|267=3|"
+                    "269=0|269=1|269=2|146=2|55=AAPL|55=MSFT|");
+    assert_int_equal(fix_app_subscribe(&T.app, syms, 1, 0, 2001), 2);
+    assert_string_equal(fx_field(&T, 2, 262), "MD2");
+    assert_int_equal(fix_app_subscribe(&T.app, syms, 0, 0, 2001), FIX_E_RANGE);
+}
+
+static void test_app_snapshot_paper_layout_parsed(void **st)
+{
+    (void)st;
+    start_default();
+    fx_in(&T, 2000, "35=W|34=2|55=AAPL|262=MD1|268=3|269=0|270=1170.25|271=100|290=1|"
+                    "269=1|270=1170.50|271=200|290=1|269=2|270=1170.3|271=5|");
+    assert_int_equal(seen.n_md, 1);
+    assert_string_equal(seen.md.symbol, "AAPL");
+    assert_string_equal(seen.md.md_req_id, "MD1");
+    assert_int_equal(seen.md.seq, 2);
+    assert_int_equal(seen.md.n, 3);
+    assert_int_equal(seen.md.e[0].type, '0');
+    assert_int_equal(seen.md.e[0].price, 11702500);
+    assert_int_equal(seen.md.e[0].size, 100);
+    assert_int_equal(seen.md.e[0].position, 1);
+    assert_int_equal(seen.md.e[1].type, '1');
+    assert_int_equal(seen.md.e[1].price, 11705000);
+    assert_int_equal(seen.md.e[2].type, '2');
+    assert_int_equal(seen.md.e[2].price, 11703000);
+    assert_int_equal(seen.md.e[2].size, 5);
+    assert_int_equal(seen.md.e[2].position, 0);
+    assert_int_equal(T.nsent, 1); /* nothing to answer */
+    assert_int_equal(fix_session_next_in(&T.s), 3);
+}
+
+static void test_app_snapshot_reordered_fields_and_one_entry(void **st)
+{
+    (void)st;
+    start_default();
+    fx_in(&T, 2000, "35=W|34=2|262=MD1|268=1|269=2|271=7|270=99|55=MSFT|");
+    assert_int_equal(seen.n_md, 1);
+    assert_string_equal(seen.md.symbol, "MSFT");
+    assert_int_equal(seen.md.n, 1);
+    assert_int_equal(seen.md.e[0].price, 990000);
+    assert_int_equal(seen.md.e[0].size, 7);
+    assert_true(seen.md.e[0].has_price && seen.md.e[0].has_size);
+}
+
+static void test_app_snapshot_price_with_too_many_decimals_rejected(void **st)
+{
+    (void)st;
+    start_default();
+    fx_in(&T, 2000, "35=W|34=2|55=AAPL|268=1|269=2|270=1170.12345|271=5|");
+    assert_int_equal(seen.n_md, 0);
+    FX_EXPECT(&T, 1, "35=3|34=2|" HDR_US "45=2|371=270|372=W|373=5|58=Value is incorrect (out of range)|");
+    assert_int_equal(fix_session_next_in(&T.s), 3);
+}
+
+static void test_app_snapshot_price_overflow_and_format_rejected(void **st)
+{
+    (void)st;
+    start_default();
+    fx_in(&T, 2000, "35=W|34=2|55=AAPL|268=1|269=2|270=99999999999999999|");
+    FX_EXPECT(&T, 1, "35=3|34=2|" HDR_US "45=2|371=270|372=W|373=5|58=*|");
+    fx_in(&T, 2001, "35=W|34=3|55=AAPL|268=1|269=2|270=12,5|");
+    FX_EXPECT(&T, 2, "35=3|34=3|" HDR_US "45=3|371=270|372=W|373=6|58=Incorrect data format for value|");
+    assert_int_equal(seen.n_md, 0);
+}
+
+static void test_14i_group_count_mismatch_rejected(void **st)
+{
+    (void)st;
+    start_default();
+    fx_in(&T, 2000, "35=W|34=2|55=AAPL|268=3|269=0|270=1|269=1|270=2|");
+    FX_EXPECT(&T, 1, "35=3|34=2|" HDR_US "45=2|371=268|372=W|373=16|58=Incorrect NumInGroup count for repeating group|");
+    assert_int_equal(seen.n_md, 0);
+    assert_int_equal(fix_session_next_in(&T.s), 3);
+}
+
+static void test_14b_snapshot_without_symbol_rejected(void **st)
+{
+    (void)st;
+    start_default();
+    fx_in(&T, 2000, "35=W|34=2|268=1|269=2|270=1|");
+    FX_EXPECT(&T, 1, "35=3|34=2|" HDR_US "45=2|371=55|372=W|373=1|58=Required tag missing|");
+}
+
+static void test_app_snapshot_more_entries_than_kept(void **st)
+{
+    (void)st;
+    start_default();
+    char body[FIX_MAX_MSG_LEN];
+    int n = snprintf(body, sizeof body, "35=W|34=2|55=X|268=%d|", FIX_APP_MAX_MD_ENTRIES + 3);
+    for (int i = 0; i < FIX_APP_MAX_MD_ENTRIES + 3; i++) n += snprintf(body + n, sizeof body - (size_t)n, "269=1|270=%d|", i + 1);
+    fx_in(&T, 2000, body);
+    assert_int_equal(seen.n_md, 1);
+    assert_int_equal(seen.md.count, FIX_APP_MAX_MD_ENTRIES + 3);
+    assert_int_equal(seen.md.n, FIX_APP_MAX_MD_ENTRIES);
+    assert_int_equal(seen.md.e[FIX_APP_MAX_MD_ENTRIES - 1].price, (int64_t)FIX_APP_MAX_MD_ENTRIES * 10000);
+}
+
+static void test_app_market_data_request_reject_reported(void **st)
+{
+    (void)st;
+    start_default();
+    fx_in(&T, 2000, "35=Y|34=2|262=MD1|281=0|58=unknown symbol|");
+    assert_int_equal(seen.n_md_rej, 1);
+    assert_string_equal(seen.md_rej_id, "MD1");
+    assert_int_equal(T.nsent, 1);
+}
+
+/* ---- Orders ---- */
+
+static void test_app_new_order_single_exact_bytes_in_design_order(void **st)
+{
+    (void)st;
+    start_default();
+    int idx = new_order(2000);
+    assert_true(idx >= 0);
+    expect_exact(1, "35=D|34=2|49=TFISH|52=20260105-14:30:01.000|56=EXCH|1=ACC1|11=TF1|21=1|38=100|40=2|"
+                    "44=1170.25|54=1|55=AAPL|59=0|60=20260105-14:30:01.000|");
+    const fix_order_t *o = fix_app_order(&T.app, idx);
+    assert_non_null(o);
+    assert_int_equal(o->state, FIX_ORD_PENDING_NEW);
+    assert_string_equal(o->clordid, "TF1");
+    assert_int_equal(o->seq, 2);
+    assert_int_equal(o->leaves_qty, 100);
+    assert_int_equal(fix_app_find(&T.app, "TF1"), idx);
+    /* bad arguments send nothing */
+    assert_int_equal(fix_app_new_order(&T.app, "AAPL", '3', 1, 1, 2001), FIX_E_RANGE);
+    assert_int_equal(fix_app_new_order(&T.app, "AAPL", '1', 0, 1, 2001), FIX_E_RANGE);
+    assert_int_equal(T.nsent, 2);
+}
+
+static void test_app_execution_reports_new_partial_fill(void **st)
+{
+    (void)st;
+    start_default();
+    int idx = new_order(2000);
+    fx_in(&T, 2100, "35=8|34=2|37=OID1|11=TF1|17=E1|150=0|39=0|55=AAPL|54=1|38=100|44=1170.25|151=100|14=0|6=0|");
+    assert_int_equal(seen.n_exec, 1);
+    assert_int_equal(seen.ev.exec_type, '0');
+    assert_int_equal(seen.order.state, FIX_ORD_NEW);
+    assert_string_equal(seen.order.order_id, "OID1");
+    fx_in(&T, 2200, "35=8|34=3|37=OID1|11=TF1|17=E2|150=F|39=1|55=AAPL|54=1|38=100|44=1170.25|"
+                    "32=40|31=1170.25|151=60|14=40|6=1170.25|");
+    assert_int_equal(seen.n_exec, 2);
+    assert_int_equal(seen.ev.exec_type, 'F');
+    assert_int_equal(seen.ev.last_qty, 40);
+    assert_int_equal(seen.ev.last_px, 11702500);
+    assert_int_equal(seen.order.state, FIX_ORD_PARTIAL);
+    assert_int_equal(seen.order.cum_qty, 40);
+    assert_int_equal(seen.order.leaves_qty, 60);
+    /* AvgPx with more decimals than configured is truncated, not rejected. */
+    fx_in(&T, 2300, "35=8|34=4|37=OID1|11=TF1|17=E3|150=F|39=2|55=AAPL|54=1|38=100|44=1170.25|"
+                    "32=60|31=1170.20|151=0|14=100|6=1170.22000001|");
+    const fix_order_t *o = fix_app_order(&T.app, idx);
+    assert_int_equal(o->state, FIX_ORD_FILLED);
+    assert_int_equal(o->cum_qty, 100);
+    assert_int_equal(o->leaves_qty, 0);
+    assert_int_equal(o->avg_px, 11702200);
+    assert_int_equal(T.nsent, 2); /* no rejects */
+    assert_int_equal(fix_app_cancel(&T.app, idx, 2400), FIX_E_RANGE); /* filled: nothing to cancel */
+}
+
+static void test_app_cancel_request_exact_bytes_and_canceled(void **st)
+{
+    (void)st;
+    start_default();
+    int idx = new_order(2000);
+    fx_in(&T, 2100, "35=8|34=2|37=OID1|11=TF1|17=E1|150=0|39=0|55=AAPL|54=1|151=100|14=0|6=0|");
+    assert_int_equal(fix_app_cancel(&T.app, idx, 3000), FIX_OK);
+    expect_exact(2, "35=F|34=3|49=TFISH|52=20260105-14:30:02.000|56=EXCH|41=TF1|37=OID1|11=TF2|54=1|55=AAPL|"
+                    "38=100|60=20260105-14:30:02.000|");
+    assert_int_equal(fix_app_order(&T.app, idx)->state, FIX_ORD_PENDING_CANCEL);
+    fx_in(&T, 3100, "35=8|34=3|37=OID1|11=TF2|41=TF1|17=E2|150=4|39=4|55=AAPL|54=1|151=0|14=0|6=0|");
+    assert_int_equal(fix_app_order(&T.app, idx)->state, FIX_ORD_CANCELED);
+    assert_int_equal(seen.ev.exec_type, '4');
+    assert_false(seen.order_null);
+}
+
+static void test_app_cancel_reject_restores_state(void **st)
+{
+    (void)st;
+    start_default();
+    int idx = new_order(2000);
+    fx_in(&T, 2100, "35=8|34=2|37=OID1|11=TF1|17=E1|150=0|39=0|55=AAPL|54=1|151=100|14=0|6=0|");
+    fix_app_cancel(&T.app, idx, 3000);
+    fx_in(&T, 3100, "35=9|34=3|37=OID1|11=TF2|41=TF1|39=0|434=1|58=too late|");
+    assert_int_equal(fix_app_order(&T.app, idx)->state, FIX_ORD_NEW);
+    assert_int_equal(seen.ev.msg_type, '9');
+    assert_string_equal(seen.ev.text, "too late");
+}
+
+static void test_app_order_rejected_by_exchange(void **st)
+{
+    (void)st;
+    start_default();
+    int idx = new_order(2000);
+    fx_in(&T, 2100, "35=8|34=2|37=NONE|11=TF1|17=E1|150=8|39=8|55=AAPL|54=1|151=0|14=0|6=0|58=halted|");
+    assert_int_equal(fix_app_order(&T.app, idx)->state, FIX_ORD_REJECTED);
+    assert_string_equal(seen.ev.text, "halted");
+}
+
+static void test_app_business_reject_of_order_marks_rejected(void **st)
+{
+    (void)st;
+    start_default();
+    int idx = new_order(2000);
+    fx_in(&T, 2100, "35=j|34=2|45=2|372=D|380=2|58=unknown security|");
+    assert_int_equal(fix_app_order(&T.app, idx)->state, FIX_ORD_REJECTED);
+    assert_int_equal(seen.ev.msg_type, 'j');
+    assert_int_equal(T.nsent, 2);
+}
+
+static void test_app_execution_report_missing_required_tag_rejected(void **st)
+{
+    (void)st;
+    start_default();
+    new_order(2000);
+    fx_in(&T, 2100, "35=8|34=2|37=OID1|11=TF1|17=E1|39=0|55=AAPL|54=1|151=100|14=0|6=0|");
+    FX_EXPECT(&T, 2, "35=3|34=3|" HDR_US "45=2|371=150|372=8|373=1|58=Required tag missing|");
+    assert_int_equal(seen.n_exec, 0);
+    fx_in(&T, 2200, "35=8|34=3|37=OID1|11=TF1|17=E1|150=0|39=Q|55=AAPL|54=1|151=100|14=0|6=0|");
+    FX_EXPECT(&T, 3, "35=3|34=4|" HDR_US "45=3|371=39|372=8|373=5|58=*|");
+    assert_int_equal(seen.n_exec, 0);
+}
+
+static void test_app_execution_report_for_unknown_order_reported(void **st)
+{
+    (void)st;
+    start_default();
+    fx_in(&T, 2100, "35=8|34=2|37=X|11=NOPE|17=E9|150=0|39=0|55=AAPL|54=1|151=1|14=0|6=0|");
+    assert_int_equal(seen.n_exec, 1);
+    assert_true(seen.order_null);
+    assert_int_equal(T.nsent, 1);
+}
+
+static void test_19_possresend_duplicate_execution_report_ignored(void **st)
+{
+    (void)st;
+    start_default();
+    new_order(2000);
+    fx_in(&T, 2100, "35=8|34=2|37=OID1|11=TF1|17=E1|150=F|39=1|55=AAPL|54=1|32=10|31=1170|151=90|14=10|6=1170|");
+    assert_int_equal(seen.n_exec, 1);
+    /* 19a: same ExecID again with PossResend=Y and a new MsgSeqNum: accepted at session level, ignored */
+    fx_in(&T, 2200, "35=8|34=3|97=Y|37=OID1|11=TF1|17=E1|150=F|39=1|55=AAPL|54=1|32=10|31=1170|151=90|14=10|6=1170|");
+    assert_int_equal(seen.n_exec, 1);
+    assert_int_equal(fix_session_next_in(&T.s), 4);
+    /* 19b: PossResend=Y but not seen before: processed */
+    fx_in(&T, 2300, "35=8|34=4|97=Y|37=OID1|11=TF1|17=E2|150=F|39=1|55=AAPL|54=1|32=5|31=1170|151=85|14=15|6=1170|");
+    assert_int_equal(seen.n_exec, 2);
+    assert_int_equal(seen.order.cum_qty, 15);
+    assert_int_equal(T.nsent, 2);
+}
+
+static void test_app_gapfilled_order_marked_not_delivered(void **st)
+{
+    (void)st;
+    start_default();
+    int idx = new_order(2000); /* 34=2 */
+    fx_in(&T, 5000, "35=2|34=2|7=2|16=0|");
+    FX_EXPECT(&T, 2, "35=4|34=2|43=Y|" HDR_US "122=*|123=Y|36=3|");
+    assert_int_equal(fix_app_order(&T.app, idx)->state, FIX_ORD_REJECTED);
+    assert_string_equal(seen.ev.text, "not delivered: gap-filled on resend");
+}
+
+static void test_app_orders_refused_when_not_logged_on(void **st)
+{
+    (void)st;
+    memset(&seen, 0, sizeof seen);
+    fix_session_config_t c = fx_default_cfg();
+    fx_init(&T, &c);
+    fix_app_config_t ac = {"ACC1", "TF", 4, 0};
+    fix_app_init(&T.app, &T.s, &ac, &app_ops, NULL);
+    assert_int_equal(new_order(100), FIX_E_MISSING);
+    fix_session_connected(&T.s, 200);
+    assert_int_equal(new_order(300), FIX_E_MISSING);
+    assert_int_equal(T.nsent, 1); /* only the Logon */
+    assert_int_equal(T.app.next_id, 1); /* no ClOrdID consumed */
+}
+
+static void test_app_order_table_full_reuses_finished_slots(void **st)
+{
+    (void)st;
+    start_default();
+    for (int i = 0; i < FIX_APP_MAX_ORDERS; i++) assert_int_equal(new_order(2000 + (uint64_t)i), i);
+    assert_int_equal(new_order(3000), FIX_E_FULL);
+    /* finish order 5 (TF6) */
+    fx_in(&T, 3100, "35=8|34=2|37=O6|11=TF6|17=E1|150=8|39=8|55=AAPL|54=1|151=0|14=0|6=0|");
+    int before = T.nsent;
+    assert_int_equal(new_order(3200), 5);
+    assert_int_equal(T.nsent, before + 1);
+    assert_string_equal(fix_app_order(&T.app, 5)->clordid, "TF33");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_app_market_data_request_exact_bytes),
+        cmocka_unit_test(test_app_snapshot_paper_layout_parsed),
+        cmocka_unit_test(test_app_snapshot_reordered_fields_and_one_entry),
+        cmocka_unit_test(test_app_snapshot_price_with_too_many_decimals_rejected),
+        cmocka_unit_test(test_app_snapshot_price_overflow_and_format_rejected),
+        cmocka_unit_test(test_14i_group_count_mismatch_rejected),
+        cmocka_unit_test(test_14b_snapshot_without_symbol_rejected),
+        cmocka_unit_test(test_app_snapshot_more_entries_than_kept),
+        cmocka_unit_test(test_app_market_data_request_reject_reported),
+        cmocka_unit_test(test_app_new_order_single_exact_bytes_in_design_order),
+        cmocka_unit_test(test_app_execution_reports_new_partial_fill),
+        cmocka_unit_test(test_app_cancel_request_exact_bytes_and_canceled),
+        cmocka_unit_test(test_app_cancel_reject_restores_state),
+        cmocka_unit_test(test_app_order_rejected_by_exchange),
+        cmocka_unit_test(test_app_business_reject_of_order_marks_rejected),
+        cmocka_unit_test(test_app_execution_report_missing_required_tag_rejected),
+        cmocka_unit_test(test_app_execution_report_for_unknown_order_reported),
+        cmocka_unit_test(test_19_possresend_duplicate_execution_report_ignored),
+        cmocka_unit_test(test_app_gapfilled_order_marked_not_delivered),
+        cmocka_unit_test(test_app_orders_refused_when_not_logged_on),
+        cmocka_unit_test(test_app_order_table_full_reuses_finished_slots),
+    };
+    return cmocka_run_group_tests_name("fix_app", tests, NULL, NULL);
+}

@@ -1,0 +1,47 @@
+// Test helpers: a PipelinedMemoryBus master for SpinalSim, and the project's simulation settings.
+package triggerfish.soc
+
+import spinal.core._
+import spinal.core.sim._
+import spinal.lib.bus.simple.PipelinedMemoryBus
+
+object TfSim {
+  /** SpinalSim on Verilator, workspace under build/ (never the source tree). */
+  def config = SimConfig.withVerilator.workspacePath("build/spinalsim").withConfig(
+    SpinalConfig(defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC)))
+  /** The seed used by a test: TF_SEED from the environment (to replay a failure), else a fixed default. */
+  /** Starts the clock (period 10) and returns once the reset forkStimulus applies has been released. */
+  def start(cd: ClockDomain): Unit = {
+    cd.forkStimulus(10)
+    cd.waitSampling()
+    cd.waitSamplingWhere(!cd.isResetAsserted)
+    cd.waitSampling()
+  }
+  def seed(default: Int): Int = sys.env.get("TF_SEED").map(_.toInt).getOrElse(default)
+}
+
+/** Drives a PipelinedMemoryBus as the CPU would: one access at a time, waiting for cmd.ready and, for a
+  * read, for the response. */
+class SimBusMaster(bus: PipelinedMemoryBus, cd: ClockDomain) {
+  bus.cmd.valid #= false
+  bus.cmd.write #= false
+  bus.cmd.address #= 0
+  bus.cmd.data #= 0
+  bus.cmd.mask #= 0xF
+
+  private def issue(address: Long, write: Boolean, data: Long): Unit = {
+    bus.cmd.valid #= true
+    bus.cmd.address #= address
+    bus.cmd.write #= write
+    bus.cmd.data #= data & 0xFFFFFFFFL
+    bus.cmd.mask #= 0xF
+    cd.waitSamplingWhere(bus.cmd.ready.toBoolean)
+    bus.cmd.valid #= false
+  }
+  def write(address: Long, data: Long): Unit = issue(address, write = true, data)
+  def read(address: Long): Long = {
+    issue(address, write = false, 0)
+    cd.waitSamplingWhere(bus.rsp.valid.toBoolean)
+    bus.rsp.data.toLong
+  }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Whole-SoC test: the firmware boots, prints its banner, passes every self-test check, answers the
+# console and exits 0 through the simulation-control register. FW (env) picks the image to run.
+set -u
+source "$(dirname "$0")/lib.sh"
+FW=${FW:-build/fw/sim/firmware}
+log=build/sim/tests/selftest.log
+mkdir -p build/sim/tests
+run_sim "$log" "$FW.hex" +timeout=20000000 +uart-in='info\rexit\r' +uart-in-delay=2500000
+rc=$?
+fail() {
+  echo "FAIL selftest: $*"
+  echo "---- last console output ($log):"; tail -15 "$log" | sed 's/^/  | /'
+  exit 1
+}
+if [ $rc -eq 124 ]; then
+  failed_check=$(grep -o 'selftest: [a-z/ ]* \.\.\. *$' "$log" | tail -1 | sed 's/ \.\.\. *$//')
+  fail "the simulation timed out${failed_check:+ during \"$failed_check\"}; stopped in $(where_stopped "$log" "$FW.elf")"
+fi
+grep -q '^Triggerfish firmware' "$log" || fail "no banner"
+bad=$(grep -E '^selftest: .* FAIL' "$log" | head -1)
+[ -z "$bad" ] || fail "check failed: ${bad#selftest: }"
+[ $rc -eq 0 ] || fail "firmware exited with code $rc"
+grep -q 'selftest: 4 passed, 0 failed' "$log" || fail "self-test summary missing"
+grep -q 'uptime [0-9]* ms' "$log" || fail "console did not answer 'info'"
+echo "ok selftest ($(grep -o 'sim: exit code .*' "$log"))"
