@@ -34,8 +34,8 @@ for s in $SUITES; do case $s in
 hw)
   run "SpinalSim hardware unit tests" $LOGS/hw.log ./mill -i hw.test; rc=$?
   sed -i 's/\x1b\[[0-9;]*m//g' $LOGS/hw.log
-  grep -E '^\[[0-9]+\] (- |[A-Za-z]+Spec:|.*FAILED|.*did not)' | sed 's/^\[[0-9]*\] /   /'
-  line=$(grep -o 'Tests: succeeded [0-9]*, failed [0-9]*' | tail -1)
+  grep -E '^\[[0-9]+\] (- |[A-Za-z]+Spec:|.*FAILED|.*did not)' $LOGS/hw.log | sed 's/^\[[0-9]*\] /   /'
+  line=$(grep -o 'Tests: succeeded [0-9]*, failed [0-9]*' $LOGS/hw.log | tail -1)
   record "SpinalSim hardware unit tests" "$(echo "$line" | sed -n 's/.*succeeded \([0-9]*\).*/\1/p')" \
          "$(echo "$line" | sed -n 's/.*failed \([0-9]*\).*/\1/p')" $rc ;;
 fw)
