@@ -74,7 +74,7 @@ test-fw-host: deps
 
 test-sim: deps test-sim-run
 test-sim-run: $(SIM_BIN) $(FW_SIM)
-	@sim/tests/run.sh
+	@FW=$(FW_SIM:.hex=) sim/tests/run.sh
 
 # --- implementation figures ----------------------------------------------------------------------------
 synth-ecp5: deps
