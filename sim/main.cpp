@@ -7,10 +7,16 @@
 //   +trace-start=<cycle>  first cycle to record (default 0);  +trace-stop=<cycle>  last one (default: end)
 //   +uart-in=<text>       type this into the console (\n and \r escapes), after +uart-in-delay=<cycles>
 //   +stdin                also forward this terminal's input to the console (make sim sets it)
+//   +uart-ctl=<fifo>      type what is written into this FIFO (created if missing) into the console (tests)
 //   +quiet                no harness messages except the final one
-// The UART transmit pin is decoded to stdout. The run ends when the firmware writes SYSCTRL.SIM_EXIT:
+//   +sys-period-ps=<ps>   sys clock period (default: the build's TF_SYS_CLOCK_HZ); Ethernet clocks are 8 ns
+//   Ethernet (GMII port, sim/eth): +tap= +slirp +pcap= +eth-ctl= +eth-frame-log= ... (sim/eth/README.md)
+// Clocks: every clock has its own period; the harness steps from one clock edge to the next (in ps), so
+// when sys and Ethernet share a period they share the evaluation. The UART transmit pin is decoded to stdout. The run ends when the firmware writes SYSCTRL.SIM_EXIT:
 // the harness exits with the firmware's code. At the end it prints cycles and cycles/second.
+#include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <termios.h>
 #include <unistd.h>
@@ -26,6 +32,9 @@
 
 #include "VSoc.h"
 #include "soc.h"
+#ifdef TF_HAS_ETH
+#include "eth_port.h"
+#endif
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
@@ -161,6 +170,19 @@ int main(int argc, char **argv) {
     const std::string uart_in = unescape(plus_str("uart-in", ""));
     const uint64_t uart_in_delay = plus_u64("uart-in-delay", 0);
     const bool use_stdin = plus_flag("stdin");
+    const std::string uart_ctl = plus_str("uart-ctl", "");
+    int uart_ctl_fd = -1;
+    if (!uart_ctl.empty()) {
+        if (access(uart_ctl.c_str(), F_OK) != 0 && mkfifo(uart_ctl.c_str(), 0600) != 0) {
+            fprintf(stderr, "sim: cannot create the console FIFO %s: %s\n", uart_ctl.c_str(), strerror(errno));
+            return 2;
+        }
+        uart_ctl_fd = open(uart_ctl.c_str(), O_RDWR | O_NONBLOCK);  // RDWR: no EOF when writers come and go
+        if (uart_ctl_fd < 0) {
+            fprintf(stderr, "sim: cannot open %s: %s\n", uart_ctl.c_str(), strerror(errno));
+            return 2;
+        }
+    }
 
     if (firmware.empty()) {
         fprintf(stderr, "sim: no firmware: pass +firmware=<path to firmware.hex>\n");
@@ -199,37 +221,91 @@ int main(int argc, char **argv) {
     top->reset = 1;
     top->io_uart_rxd = 1;
     top->io_gpio_in = 0;
+#ifdef TF_HAS_ETH
+    tfeth::EthConfig eth_cfg = tfeth::EthConfig::from_args(argc, argv);
+    tfeth::EthPort eth(eth_cfg);
+    if (!eth.ok()) {
+        fprintf(stderr, "sim: ethernet: %s\n", eth.error().c_str());
+        return 2;
+    }
+    top->io_eth_gmii_rx_clk = 0;
+    top->io_eth_gmii_gtx_clk = 0;
+    top->io_eth_gmii_rx_dv = 0;
+    top->io_eth_gmii_rx_data = 0;
+#endif
     top->eval();  // initial blocks: the RAM loads +firmware here
 
+    // Clock scheduler, in picoseconds. Half periods: sys, and (with Ethernet) the 125 MHz GMII clocks.
+    const uint64_t sys_half = plus_u64("sys-period-ps", 1000000000000ull / TF_SYS_CLOCK_HZ) / 2;
+    uint64_t next_sys = sys_half;  // the first rising edge is at one half period
+    bool sys_level = false;
+#ifdef TF_HAS_ETH
+    const uint64_t eth_half = 4000;
+    uint64_t next_eth = eth_half;
+    bool eth_level = false;
+    uint64_t eth_cycle = 0;
+#endif
     auto t0 = std::chrono::steady_clock::now();
-    uint64_t cycle = 0;
+    uint64_t cycle = 0, now_ps = 0;
     int exit_code = -1;
     const char *why = nullptr;
-    // One sys clock period = 10 time units (ns at the nominal 100 MHz).
     while (exit_code < 0) {
-        if (cycle == 16) top->reset = 0;
-        top->clk = 1;
+        now_ps = next_sys;
+#ifdef TF_HAS_ETH
+        if (next_eth < now_ps) now_ps = next_eth;
+        if (next_eth == now_ps) {
+            eth_level = !eth_level;
+            if (eth_level) {  // rising edge: the PHY samples what the SoC drove, and drives the next byte
+                eth.tx_edge(now_ps / 1000, top->io_eth_gmii_tx_en, top->io_eth_gmii_tx_data);
+                uint8_t dv, d;
+                eth.rx_edge(now_ps / 1000, dv, d);
+                top->io_eth_gmii_rx_dv = dv;
+                top->io_eth_gmii_rx_data = d;
+                eth_cycle++;
+            }
+            top->io_eth_gmii_rx_clk = eth_level;
+            top->io_eth_gmii_gtx_clk = eth_level;
+            next_eth += eth_half;
+        }
+#endif
+        bool sys_rise = false;
+        if (next_sys == now_ps) {
+            sys_level = !sys_level;
+            sys_rise = sys_level;
+            top->clk = sys_level;
+            next_sys += sys_half;
+        }
         top->eval();
-        bool tracing = tfp && cycle >= trace_start && cycle <= trace_stop;
-        if (tracing) tfp->dump(cycle * 10);
-        top->clk = 0;
-        top->eval();
-        if (tracing) tfp->dump(cycle * 10 + 5);
-        cycle++;
+        if (tfp && cycle >= trace_start && cycle <= trace_stop) tfp->dump(now_ps / 1000);
+        if (!sys_rise) continue;
 
+        // After each sys rising edge.
+        cycle++;
+        if (cycle == 16) top->reset = 0;
         uart_rx.tick(top->io_uart_txd);
         top->io_uart_rxd = uart_tx.tick();
         if (!uart_in_queued && cycle >= uart_in_delay) {
             for (char c : uart_in) uart_tx.queue.push_back((uint8_t)c);
             uart_in_queued = true;
         }
-        if ((cycle & 0xFFFF) == 0) {
-            if (use_stdin && uart_tx.queue.empty()) {
-                char buf[64];
-                ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+        if ((cycle & 0xFFF) == 0) {
+#ifdef TF_HAS_ETH
+            eth.poll(now_ps / 1000);
+            if (eth.exit_requested() >= 0) { why = "exit requested on the Ethernet control channel"; exit_code = eth.exit_requested(); }
+#endif
+            if (uart_ctl_fd >= 0 && uart_tx.queue.empty()) {
+                char buf[256];
+                ssize_t n = read(uart_ctl_fd, buf, sizeof buf);
                 for (ssize_t i = 0; i < n; i++) uart_tx.queue.push_back((uint8_t)(buf[i] == '\n' ? '\r' : buf[i]));
             }
-            if (interrupted) { why = "interrupted"; exit_code = 130; }
+            if ((cycle & 0xFFFF) == 0) {
+                if (use_stdin && uart_tx.queue.empty()) {
+                    char buf[64];
+                    ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+                    for (ssize_t i = 0; i < n; i++) uart_tx.queue.push_back((uint8_t)(buf[i] == '\n' ? '\r' : buf[i]));
+                }
+                if (interrupted) { why = "interrupted"; exit_code = 130; }
+            }
         }
         if (top->io_simExit_valid) exit_code = top->io_simExit_payload;
         if (timeout && cycle >= timeout && exit_code < 0) { why = "timeout"; exit_code = 124; }
@@ -241,8 +317,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "\nsim: %s after %llu cycles; last pc 0x%08x; last console line: \"%s\"\n", why,
                 (unsigned long long)cycle, (unsigned)top->io_debugPc, uart_rx.where().c_str());
     }
-    fprintf(stderr, "sim: exit code %d after %llu cycles in %.2f s (%.0f cycles/s)\n", exit_code,
-            (unsigned long long)cycle, secs, cycle / (secs > 0 ? secs : 1));
+#ifdef TF_HAS_ETH
+    if (!quiet) eth.print_stats(stderr);
+    eth.finish();
+#endif
+    fprintf(stderr, "sim: exit code %d after %llu cycles (%.3f ms simulated) in %.2f s (%.0f cycles/s)\n", exit_code,
+            (unsigned long long)cycle, now_ps / 1e9, secs, cycle / (secs > 0 ? secs : 1));
     top->final();
     return exit_code;
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/netif.h"
 #include "app/selftest.h"
 #include "drivers/sysctrl.h"
 #include "drivers/timer.h"
@@ -81,11 +82,17 @@ int main(void) {
 #ifdef TF_EXIT_AFTER_SELFTEST
     return boot_selftest_failed ? TF_EXIT_SELFTEST_FAILED : TF_EXIT_OK;
 #endif
+#ifdef TF_HAS_ETH
+    netif_init();
+#endif
     static struct console con;
     console_init(&con, __tf_commands_start, (size_t)(__tf_commands_end - __tf_commands_start), console_out, true);
     console_prompt(&con);
     for (;;) {
         int c = uart_getc();
         if (c >= 0) console_feed(&con, (char)c);
+#ifdef TF_HAS_ETH
+        netif_poll();
+#endif
     }
 }

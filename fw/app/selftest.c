@@ -105,7 +105,7 @@ static int test_cycle_counter(void) {
     return 0;
 }
 
-#define RAM_TEST_WORDS 2048 /* 8 KiB */
+#define RAM_TEST_WORDS 1024 /* 4 KiB */
 static uint32_t ram_area[RAM_TEST_WORDS];
 
 static int test_ram(void) {

@@ -1,0 +1,197 @@
+/* Network interface glue (see netif.h). In: frames from the MAC, time from the machine timer.
+ * Out: frames to the MAC; console commands net, ifconfig, arp. */
+#include "app/netif.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "drivers/ethmac.h"
+#include "drivers/sysctrl.h"
+#include "drivers/timer.h"
+#include "lib/console.h"
+#include "lib/parse.h"
+
+/* Build-time configuration (fw/Makefile: NET_MAC, NET_IP, NET_NETMASK, NET_GATEWAY). */
+#ifndef TF_NET_MAC
+#define TF_NET_MAC "02:54:46:00:00:02"
+#endif
+#ifndef TF_NET_IP
+#define TF_NET_IP "10.77.0.2"
+#endif
+#ifndef TF_NET_NETMASK
+#define TF_NET_NETMASK "255.255.255.0"
+#endif
+#ifndef TF_NET_GATEWAY
+#define TF_NET_GATEWAY "0.0.0.0"
+#endif
+
+static struct net_stack stack;
+static uint8_t rx_frame[ETH_MAX_FRAME];
+static uint32_t entropy = 0x9E3779B9u;
+
+static void stir(uint32_t v) { entropy = (entropy ^ v) * 0x01000193u + 0x7F4A7C15u; }
+
+static void tx(void *ctx, const uint8_t *frame, size_t len) {
+    (void)ctx;
+    ethmac_send(frame, len);
+}
+
+/* Random numbers for ISNs and ports: xorshift stirred with the cycle counter at every received frame,
+ * whose arrival time depends on the peer, so each boot differs even in a deterministic simulation. */
+static uint32_t rand32(void *ctx) {
+    (void)ctx;
+    stir(sysctrl_cycles32());
+    uint32_t x = entropy;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    entropy = x;
+    return x;
+}
+
+static void print_ip(uint32_t ip) {
+    printf("%lu.%lu.%lu.%lu", (unsigned long)(ip >> 24), (unsigned long)((ip >> 16) & 255),
+           (unsigned long)((ip >> 8) & 255), (unsigned long)(ip & 255));
+}
+
+static void print_mac(const uint8_t *m) {
+    printf("%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+static void arp_result(void *ctx, uint32_t ip, bool ok) {
+    (void)ctx;
+    uint8_t mac[ETH_ADDR_LEN];
+    printf("arp: ");
+    print_ip(ip);
+    if (ok && arp_lookup(&stack, ip, mac)) {
+        printf(" is at ");
+        print_mac(mac);
+        printf("\n");
+    } else {
+        printf(" did not answer\n");
+    }
+}
+
+static const struct net_ops ops = {tx, rand32, arp_result};
+
+static uint64_t now_ms(void) { return timer_ms(); }
+
+void netif_init(void) {
+    uint8_t mac[6];
+    struct net_config cfg = {0, 0, 0};
+    if (!tf_parse_mac(TF_NET_MAC, mac) || !tf_parse_ipv4(TF_NET_IP, &cfg.ip) ||
+        !tf_parse_ipv4(TF_NET_NETMASK, &cfg.netmask) || !tf_parse_ipv4(TF_NET_GATEWAY, &cfg.gateway)) {
+        printf("net: bad build configuration (MAC %s IP %s netmask %s gateway %s); network off\n", TF_NET_MAC,
+               TF_NET_IP, TF_NET_NETMASK, TF_NET_GATEWAY);
+        cfg.ip = 0;
+    }
+    stir(sysctrl_cycles32());
+    ethmac_init();
+    net_init(&stack, mac, &cfg, &ops, NULL, now_ms());
+    printf("net: MAC ");
+    print_mac(mac);
+    printf(", IPv4 ");
+    print_ip(cfg.ip);
+    printf(" netmask ");
+    print_ip(cfg.netmask);
+    printf(" gateway ");
+    print_ip(cfg.gateway);
+    printf("\n");
+    if (cfg.ip) arp_announce(&stack);
+}
+
+void netif_poll(void) {
+    size_t len;
+    while ((len = ethmac_receive(rx_frame, sizeof rx_frame)) != 0) {
+        stir(sysctrl_cycles32());
+        net_input(&stack, rx_frame, len, now_ms());
+    }
+    net_poll(&stack, now_ms());
+}
+
+struct net_stack *netif_stack(void) { return &stack; }
+
+static int cmd_net(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    struct ethmac_counters h;
+    ethmac_read_counters(&h);
+    printf("mac: rx_frames %lu rx_bytes %lu crc_errors %lu runts %lu oversize %lu rx_drops_full %lu\n",
+           (unsigned long)h.rx_frames, (unsigned long)h.rx_bytes, (unsigned long)h.crc_errors,
+           (unsigned long)h.runts, (unsigned long)h.oversize, (unsigned long)h.rx_drops_full);
+    printf("mac: tx_frames %lu tx_bytes %lu tx_errors %lu rx_too_long %lu\n", (unsigned long)h.tx_frames,
+           (unsigned long)h.tx_bytes, (unsigned long)h.tx_errors, (unsigned long)ethmac_rx_too_long());
+    const struct net_counters *c = net_get_counters(&stack);
+    for (unsigned i = 0; i < NET_COUNTER_COUNT; i++) {
+        uint32_t v = net_counter_get(c, i);
+        if (v != 0 || (argc > 1 && strcmp(argv[1], "-a") == 0)) printf("net: %-20s %lu\n", net_counter_name(i), (unsigned long)v);
+    }
+    return 0;
+}
+TF_COMMAND(net, "network counters (MAC and stack; -a shows zeros too)", cmd_net);
+
+static int cmd_ifconfig(int argc, char **argv) {
+    struct net_config cfg = *net_get_config(&stack);
+    if (argc == 1) {
+        printf("MAC ");
+        print_mac(stack.mac);
+        printf(" IPv4 ");
+        print_ip(cfg.ip);
+        printf(" netmask ");
+        print_ip(cfg.netmask);
+        printf(" gateway ");
+        print_ip(cfg.gateway);
+        printf("\n");
+        return 0;
+    }
+    for (int i = 1; i + 1 < argc; i += 2) {
+        uint32_t v;
+        if (strcmp(argv[i], "mac") == 0) {
+            if (!tf_parse_mac(argv[i + 1], stack.mac)) goto bad;
+            continue;
+        }
+        if (!tf_parse_ipv4(argv[i + 1], &v)) goto bad;
+        if (strcmp(argv[i], "ip") == 0) cfg.ip = v;
+        else if (strcmp(argv[i], "netmask") == 0) cfg.netmask = v;
+        else if (strcmp(argv[i], "gateway") == 0) cfg.gateway = v;
+        else goto bad;
+    }
+    if ((argc - 1) % 2 != 0) goto bad;
+    net_set_config(&stack, &cfg);
+    return 0;
+bad:
+    printf("usage: ifconfig [ip A.B.C.D] [netmask A.B.C.D] [gateway A.B.C.D] [mac aa:bb:cc:dd:ee:ff]\n");
+    return 1;
+}
+TF_COMMAND(ifconfig, "show or set the address: ifconfig [ip X] [netmask X] [gateway X] [mac X]", cmd_ifconfig);
+
+static int cmd_arp(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "resolve") == 0) {
+        uint32_t ip;
+        uint8_t mac[ETH_ADDR_LEN];
+        if (!tf_parse_ipv4(argv[2], &ip)) {
+            printf("usage: arp resolve A.B.C.D\n");
+            return 1;
+        }
+        arp_flush(&stack);
+        enum arp_result r = arp_resolve(&stack, ip, mac);
+        if (r == ARP_FOUND) arp_result(NULL, ip, true);
+        else if (r == ARP_NO_SLOT) printf("arp: too many resolutions pending\n");
+        else printf("arp: resolving...\n");
+        return 0;
+    }
+    if (argc != 1) {
+        printf("usage: arp [resolve A.B.C.D]\n");
+        return 1;
+    }
+    for (unsigned i = 0; i < NET_ARP_ENTRIES; i++) {
+        const struct arp_entry *e = &stack.arp[i];
+        if (!e->used) continue;
+        print_ip(e->ip);
+        printf(" ");
+        print_mac(e->mac);
+        printf("\n");
+    }
+    return 0;
+}
+TF_COMMAND(arp, "the ARP cache, or resolve an address: arp [resolve A.B.C.D]", cmd_arp);

@@ -1,0 +1,13 @@
+/* The SoC's network interface: the fw/net stack on the Ethernet MAC, its configuration (build defaults,
+ * changeable on the console) and its console commands. */
+#ifndef TF_APP_NETIF_H
+#define TF_APP_NETIF_H
+
+#include "net/net.h"
+
+void netif_init(void);
+/* Moves received frames into the stack and runs its timers; call from the main loop. */
+void netif_poll(void);
+struct net_stack *netif_stack(void);
+
+#endif

@@ -1,0 +1,48 @@
+// The LiteEth PHY + MAC (generated at build time by hw/liteeth/gen_mac.py) as a BlackBox. Its port list
+// is read from the generator's <name>.ports.txt, so the generator stays the only description of it:
+// the stream and clock ports every variant shares get typed fields here; the PHY pins of the variant
+// (GMII, RGMII, MII, RMII) are collected in `phyPins`, for the SoC to bring out as its own ports.
+package triggerfish.eth
+
+import spinal.core._
+import scala.collection.mutable.LinkedHashMap
+
+case class MacPort(dir: String, width: Int, name: String)
+
+object LiteEthMac {
+  /** The ports every variant has (hw/liteeth/README.md, "Port list"). */
+  val common = Set("rst", "eth_rx_clk", "eth_rx_rst", "eth_tx_clk", "eth_tx_rst", "rx_valid", "rx_data",
+    "rx_last", "rx_error", "rx_sof", "tx_valid", "tx_data", "tx_last", "tx_ready")
+  def readPorts(portsFile: String): Seq[MacPort] = {
+    val src = scala.io.Source.fromFile(portsFile)
+    try src.getLines().map(_.trim).filter(_.nonEmpty).map { l =>
+      val Array(dir, width, name) = l.split("\\s+")
+      MacPort(dir, width.toInt, name)
+    }.toList finally src.close()
+  }
+}
+
+class LiteEthMac(moduleName: String, verilogFile: String, portsFile: String) extends BlackBox {
+  setDefinitionName(moduleName)
+  val ports = LiteEthMac.readPorts(portsFile)
+  val missing = LiteEthMac.common -- ports.map(_.name)
+  require(missing.isEmpty, s"$portsFile lacks the ports ${missing.mkString(", ")}")
+  val io = new Bundle {
+    val rst = in Bool()
+    val eth_rx_clk, eth_rx_rst, eth_tx_clk, eth_tx_rst = out Bool()
+    val rx_valid, rx_last, rx_error, rx_sof = out Bool()
+    val rx_data = out Bits (8 bits)
+    val tx_valid, tx_last = in Bool()
+    val tx_data = in Bits (8 bits)
+    val tx_ready = out Bool()
+  }
+  /** The PHY-side pins of this variant, in the generator's order. */
+  val phyPins = LinkedHashMap[String, Bits]()
+  for (p <- ports if !LiteEthMac.common.contains(p.name)) {
+    val b = if (p.dir == "input") in Bits (p.width bits) else out Bits (p.width bits)
+    b.setName(p.name)
+    phyPins(p.name) = b
+  }
+  noIoPrefix()
+  addRTLPath(verilogFile)
+}

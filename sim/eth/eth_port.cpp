@@ -1,0 +1,586 @@
+// sim/eth/eth_port.cpp - see eth_port.h and README.md.
+#include "eth_port.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "eth_crc.h"
+
+namespace tfeth {
+
+// ---------------------------------------------------------------------------------------------
+// plusargs
+
+static const char *arg_value(int argc, char **argv, const char *name) {
+    const char *found = nullptr;
+    size_t n = strlen(name);
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '+' && strncmp(argv[i] + 1, name, n) == 0 && argv[i][1 + n] == '=') found = argv[i] + 2 + n;
+    return found;
+}
+static bool arg_flag(int argc, char **argv, const char *name) {
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '+' && strcmp(argv[i] + 1, name) == 0) return true;
+    return false;
+}
+
+EthConfig EthConfig::from_args(int argc, char **argv) {
+    EthConfig c;
+    const char *v;
+    if ((v = arg_value(argc, argv, "tap"))) c.tap = v;
+    c.slirp = arg_flag(argc, argv, "slirp");
+    if ((v = arg_value(argc, argv, "slirp-fwd"))) { c.slirp_fwd = v; c.slirp = true; }
+    c.slirp_restrict = arg_flag(argc, argv, "slirp-restrict");
+    if ((v = arg_value(argc, argv, "pcap"))) c.pcap = v;
+    if ((v = arg_value(argc, argv, "eth-ctl"))) c.ctl = v;
+    if ((v = arg_value(argc, argv, "eth-frame-log"))) c.frame_log = v;
+    if ((v = arg_value(argc, argv, "eth-ifg")) && *v) c.ifg = (unsigned)strtoul(v, nullptr, 0);
+    if ((v = arg_value(argc, argv, "eth-rx-queue")) && *v) c.rx_queue_max = strtoull(v, nullptr, 0);
+    c.verbose = arg_flag(argc, argv, "eth-verbose");
+    c.quiet = arg_flag(argc, argv, "quiet");
+    return c;
+}
+
+const char *EthConfig::help() {
+    return "  +tap=<ifname>         Ethernet to this existing TAP interface (root, or a TAP owned by the user)\n"
+           "  +slirp                Ethernet to libslirp user networking: SoC 10.0.2.15, host 10.0.2.2 (= 127.0.0.1)\n"
+           "  +slirp-fwd=tcp:<hostport>:<guestport>[,...]  forward 127.0.0.1:<hostport> to 10.0.2.15:<guestport>\n"
+           "  +slirp-restrict       slirp: no outbound connections except to forwarded services\n"
+           "  +pcap=<file>          every frame both ways, simulated ns time stamps (no preamble, no FCS)\n"
+           "  +eth-ctl=<path>       control channel (a FIFO, created if missing): inject, drop-tx, ... ('help')\n"
+           "  +eth-frame-log=<file> CSV: dir,seq,sof_ns,eof_ns,sof_cycle,eof_cycle,len,status,source\n"
+           "  +eth-ifg=<n>          idle byte times between frames to the SoC (default 12)\n"
+           "  +eth-rx-queue=<n>     frames from the host waiting for the pins before drops (default 1024)\n"
+           "  +eth-verbose          log every frame\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+
+EthPort::EthPort(const EthConfig &cfg) : cfg_(cfg), ser_(cfg.ifg), des_(16384) {
+    std::string err;
+    if (!cfg_.tap.empty() && cfg_.slirp) {
+        error_ = "+tap and +slirp are exclusive";
+        return;
+    }
+    if (!cfg_.tap.empty()) {
+        auto b = make_tap_backend(cfg_.tap, &err);
+        if (!b) { error_ = err; return; }
+        attach_backend(std::move(b));
+    } else if (cfg_.slirp) {
+        SlirpOptions o;
+        o.forwards = cfg_.slirp_fwd;
+        o.restricted = cfg_.slirp_restrict;
+        auto b = make_slirp_backend(o, &err);
+        if (!b) { error_ = err; return; }
+        attach_backend(std::move(b));
+    }
+    if (!cfg_.pcap.empty() && !pcap_.open(cfg_.pcap, &err)) { error_ = "pcap " + err; return; }
+    if (!cfg_.frame_log.empty()) {
+        flog_ = fopen(cfg_.frame_log.c_str(), "w");
+        if (!flog_) { error_ = "frame log " + cfg_.frame_log + ": " + strerror(errno); return; }
+        fprintf(flog_, "dir,seq,sof_ns,eof_ns,sof_cycle,eof_cycle,len,status,source\n");
+    }
+    if (!cfg_.ctl.empty()) ctl_open(cfg_.ctl);
+    if (ok() && !cfg_.quiet)
+        fprintf(stderr, "eth: backend %s%s%s%s%s%s%s\n", backend_ ? backend_->name() : "none",
+                cfg_.tap.empty() ? "" : " ", cfg_.tap.c_str(), cfg_.pcap.empty() ? "" : ", pcap ", cfg_.pcap.c_str(),
+                cfg_.ctl.empty() ? "" : ", control ", cfg_.ctl.c_str());
+}
+
+EthPort::~EthPort() { finish(); }
+
+void EthPort::attach_backend(std::unique_ptr<EthBackend> b) {
+    backend_ = std::move(b);
+    if (backend_) backend_->set_sink([this](const uint8_t *p, size_t n) { from_backend(p, n); });
+}
+
+void EthPort::logf(uint64_t t, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "eth: [%llu ns] %s\n", (unsigned long long)t, buf);
+}
+
+// ---------------------------------------------------------------------------------------------
+// RX: host/injection -> SoC
+
+uint64_t EthPort::send_to_soc(const uint8_t *p, size_t n, Kind kind, const char *source) {
+    RxMeta m;
+    m.seq = ++rx_seq_;
+    m.source = source;
+    m.kind = kind;
+    m.log = cfg_.verbose || strncmp(source, "inject", 6) == 0;
+    GmiiSerializer::Item it;
+    it.tag = m.seq;
+    switch (kind) {
+        case Kind::kNormal: it.bytes = make_wire(p, n, kMinFrame, false); break;
+        case Kind::kBadFcs: it.bytes = make_wire(p, n, kMinFrame, true); break;
+        case Kind::kRunt: it.bytes = make_wire(p, n, 0, false); break;
+        case Kind::kRaw: it.bytes.assign(p, p + n); break;
+    }
+    m.frame.assign(it.bytes.begin(), kind == Kind::kRaw ? it.bytes.end() : it.bytes.end() - 4);
+    ser_.push(std::move(it));
+    rxq_.push_back(std::move(m));
+    return rx_seq_;
+}
+
+void EthPort::from_backend(const uint8_t *p, size_t n) {
+    if (drop_rx_ > 0) {
+        drop_rx_--;
+        st_.rx_dropped_ctl++;
+        logf(last_ns_, "drop-rx: dropped a %zu-byte frame from %s (%llu more to drop)", n,
+             backend_ ? backend_->name() : "?", (unsigned long long)drop_rx_);
+        return;
+    }
+    if (ser_.queued() >= cfg_.rx_queue_max) {
+        if (st_.rx_dropped_overflow++ < 10 || cfg_.verbose)
+            logf(last_ns_, "RX queue full (%zu frames): dropped a %zu-byte frame from the host", ser_.queued(), n);
+        return;
+    }
+    st_.rx_from_backend++;
+    send_to_soc(p, n, Kind::kNormal, backend_ ? backend_->name() : "backend");
+}
+
+void EthPort::rx_edge(uint64_t now_ns, uint8_t &dv, uint8_t &data) {
+    last_ns_ = now_ns;
+    uint64_t cyc = rx_cycle_++;
+    if (!deferred_.empty() && deferred_.front().at_ns <= now_ns) run_deferred(now_ns);
+    unsigned r = ser_.edge(dv, data);
+    if (!dv) return;
+    if (r & GmiiSerializer::kStart) {
+        rx_cur_ = std::move(rxq_.front());
+        rxq_.pop_front();
+        rx_active_ = true;
+        rx_sof_ns_ = now_ns;
+        rx_sof_cycle_ = cyc;
+        rx_wire_.clear();
+        rx_byte_ns_.clear();
+        if (rx_cur_.log) logf(now_ns, "rx#%llu (%s, %zu bytes) starts on the RX pins", (unsigned long long)rx_cur_.seq,
+                              rx_cur_.source, rx_cur_.frame.size());
+    }
+    rx_wire_.push_back(data);
+    rx_byte_ns_.push_back(now_ns);
+    if (r & GmiiSerializer::kLast) rx_complete();
+}
+
+void EthPort::rx_complete() {
+    rx_active_ = false;
+    uint64_t eof_ns = rx_byte_ns_.back();
+    uint64_t eof_cycle = rx_sof_cycle_ + rx_wire_.size() - 1;
+    const RxMeta &m = rx_cur_;
+    st_.rx_frames++;
+    st_.rx_bytes += m.frame.size();
+    const uint8_t *after_sfd = rx_wire_.data() + kPreambleLen + 1;
+    size_t after_len = rx_wire_.size() - kPreambleLen - 1;
+    // pcap: without FCS; raw frames lose their last 4 bytes only when they are a correct FCS
+    size_t plen = m.kind == Kind::kRaw ? (fcs_ok(after_sfd, after_len) ? after_len - 4 : after_len) : m.frame.size();
+    pcap_.add(rx_sof_ns_, after_sfd, plen);
+    pcap_release();
+    const char *status = m.kind == Kind::kBadFcs ? "bad-fcs" : m.kind == Kind::kRaw ? "raw" : "ok";
+    bool runt = m.kind != Kind::kRaw && m.frame.size() < kMinFrame;
+    if (flog_)
+        fprintf(flog_, "rx,%llu,%llu,%llu,%llu,%llu,%zu,%s,%s\n", (unsigned long long)m.seq,
+                (unsigned long long)rx_sof_ns_, (unsigned long long)eof_ns, (unsigned long long)rx_sof_cycle_,
+                (unsigned long long)eof_cycle, m.frame.size(), status, m.source);
+    if (hook_) {
+        EthFrameEvent e;
+        e.dir = EthDir::kToSoc;
+        e.seq = m.seq;
+        e.sof_ns = rx_sof_ns_;
+        e.eof_ns = eof_ns;
+        e.sof_cycle = rx_sof_cycle_;
+        e.eof_cycle = eof_cycle;
+        e.wire = rx_wire_.data();
+        e.wire_len = rx_wire_.size();
+        e.byte_ns = rx_byte_ns_.data();
+        e.frame_offset = kPreambleLen + 1;
+        e.frame = m.frame.data();
+        e.len = m.frame.size();
+        e.source = m.source;
+        e.status = status;
+        e.runt = runt;
+        e.dropped = false;
+        e.forwarded = true;
+        hook_(e);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// TX: SoC -> host
+
+void EthPort::tx_edge(uint64_t now_ns, bool en, uint8_t data) {
+    uint64_t cyc = tx_cycle_++;
+    unsigned r = des_.edge(en, data);
+    if (r & GmiiDeserializer::kStart) {
+        tx_sof_ns_ = now_ns;
+        tx_sof_cycle_ = cyc;
+        tx_byte_ns_.clear();
+        if (tx_seq_ > 0 && des_.idle_before() < kMinIfg) {
+            st_.tx_short_ifg++;
+            if (st_.tx_short_ifg <= 10 || cfg_.verbose)
+                logf(now_ns, "tx#%llu starts after only %llu idle cycles (< %u)", (unsigned long long)tx_seq_ + 1,
+                     (unsigned long long)des_.idle_before(), kMinIfg);
+        }
+    }
+    if (en) {
+        if (tx_byte_ns_.size() < 16384) tx_byte_ns_.push_back(now_ns);
+        tx_eof_ns_ = now_ns;
+        tx_eof_cycle_ = cyc;
+    }
+    if (r & GmiiDeserializer::kEnd) tx_complete();
+}
+
+void EthPort::tx_complete() {
+    const std::vector<uint8_t> &b = des_.burst();
+    uint64_t seq = ++tx_seq_;
+    st_.tx_frames++;
+    BurstInfo bi = parse_burst(b);
+    const uint8_t *frame = b.data() + bi.frame_offset;
+    size_t len = bi.status == BurstInfo::kBadPreamble ? 0 : bi.frame_len;
+    bool runt = bi.runt();
+    bool forwarded = false, dropped = false;
+    if (des_.overflow()) {
+        st_.tx_overlong++;
+        logf(tx_sof_ns_, "tx#%llu: tx_en high for more than %zu bytes (truncated)", (unsigned long long)seq, b.size());
+    }
+    switch (bi.status) {
+        case BurstInfo::kOk:
+            st_.tx_good++;
+            st_.tx_bytes += len;
+            if (bi.preamble_len != kPreambleLen) {
+                st_.tx_odd_preamble++;
+                if (st_.tx_odd_preamble <= 10)
+                    logf(tx_sof_ns_, "tx#%llu: preamble of %zu bytes (expected %u), accepted", (unsigned long long)seq,
+                         bi.preamble_len, kPreambleLen);
+            }
+            if (runt) {
+                st_.tx_runts++;
+                logf(tx_sof_ns_, "tx#%llu: runt, %zu bytes + FCS (minimum 60 + 4), forwarded", (unsigned long long)seq, len);
+            }
+            if (drop_tx_ > 0) {
+                drop_tx_--;
+                st_.tx_dropped_ctl++;
+                dropped = true;
+                logf(tx_sof_ns_, "tx#%llu (%zu bytes) dropped by drop-tx (%llu more to drop); still in the pcap at %llu ns",
+                     (unsigned long long)seq, len, (unsigned long long)drop_tx_, (unsigned long long)tx_sof_ns_);
+            } else if (backend_) {
+                if (backend_->send(frame, len)) { forwarded = true; st_.tx_forwarded++; }
+                else st_.tx_backend_errors++;
+            }
+            if (cfg_.verbose && !dropped)
+                logf(tx_sof_ns_, "tx#%llu: %zu bytes%s", (unsigned long long)seq, len, forwarded ? " forwarded" : "");
+            break;
+        case BurstInfo::kBadFcs:
+            st_.tx_bad_fcs++;
+            dropped = true;
+            logf(tx_sof_ns_, "tx#%llu: BAD FCS (%zu bytes + FCS), not forwarded", (unsigned long long)seq, len);
+            break;
+        case BurstInfo::kBadPreamble:
+            st_.tx_bad_preamble++;
+            dropped = true;
+            logf(tx_sof_ns_, "tx#%llu: no preamble/SFD (%zu bytes, first 0x%02x), not forwarded", (unsigned long long)seq,
+                 b.size(), b.empty() ? 0 : b[0]);
+            break;
+        case BurstInfo::kTooShort:
+            st_.tx_too_short++;
+            dropped = true;
+            logf(tx_sof_ns_, "tx#%llu: only %zu bytes after the SFD, not forwarded", (unsigned long long)seq,
+                 b.size() - bi.frame_offset);
+            break;
+    }
+    // pcap: the frame without preamble and FCS (a burst without SFD: all of it)
+    if (bi.status == BurstInfo::kBadPreamble) pcap_.add(tx_sof_ns_, b.data(), b.size());
+    else pcap_.add(tx_sof_ns_, frame, len);
+    pcap_release();
+    const char *status = burst_status_name(bi.status);
+    if (flog_)
+        fprintf(flog_, "tx,%llu,%llu,%llu,%llu,%llu,%zu,%s%s,soc\n", (unsigned long long)seq,
+                (unsigned long long)tx_sof_ns_, (unsigned long long)tx_eof_ns_, (unsigned long long)tx_sof_cycle_,
+                (unsigned long long)tx_eof_cycle_, len, status, dropped && bi.status == BurstInfo::kOk ? "-dropped" : "");
+    if (hook_) {
+        EthFrameEvent e;
+        e.dir = EthDir::kFromSoc;
+        e.seq = seq;
+        e.sof_ns = tx_sof_ns_;
+        e.eof_ns = tx_eof_ns_;
+        e.sof_cycle = tx_sof_cycle_;
+        e.eof_cycle = tx_eof_cycle_;
+        e.wire = b.data();
+        e.wire_len = std::min(b.size(), tx_byte_ns_.size());
+        e.byte_ns = tx_byte_ns_.data();
+        e.frame_offset = bi.frame_offset;
+        e.frame = frame;
+        e.len = len;
+        e.source = "soc";
+        e.status = status;
+        e.runt = runt;
+        e.dropped = dropped;
+        e.forwarded = forwarded;
+        hook_(e);
+    }
+}
+
+void EthPort::pcap_release() {
+    uint64_t h = UINT64_MAX;
+    if (rx_active_) h = std::min(h, rx_sof_ns_);
+    if (des_.in_burst()) h = std::min(h, tx_sof_ns_);
+    pcap_.release(h);
+}
+
+// ---------------------------------------------------------------------------------------------
+// host I/O and control channel
+
+void EthPort::poll(uint64_t now_ns) {
+    last_ns_ = std::max(last_ns_, now_ns);
+    if (ctl_fd_ >= 0) ctl_read(now_ns);
+    if (!deferred_.empty() && deferred_.front().at_ns <= now_ns) run_deferred(now_ns);
+    if (backend_) backend_->poll();
+    pcap_.flush();
+    if (flog_) fflush(flog_);
+}
+
+void EthPort::ctl_open(const std::string &path) {
+    struct stat sb;
+    if (stat(path.c_str(), &sb) != 0) {
+        if (mkfifo(path.c_str(), 0600) != 0) { error_ = "control channel " + path + ": mkfifo: " + strerror(errno); return; }
+        ctl_created_ = true;
+        stat(path.c_str(), &sb);
+    }
+    ctl_path_ = path;
+    ctl_fd_ = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (ctl_fd_ < 0) { error_ = "control channel " + path + ": " + strerror(errno); return; }
+    // Holding a write end open ourselves means a writer closing never gives us EOF: every
+    // `echo cmd > fifo` is read, and reads return EAGAIN when there is nothing.
+    if (S_ISFIFO(sb.st_mode)) ctl_wfd_ = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
+void EthPort::ctl_read(uint64_t now_ns) {
+    char buf[65536];
+    for (int i = 0; i < 64; i++) {
+        ssize_t r = read(ctl_fd_, buf, sizeof buf);
+        if (r <= 0) break;  // EAGAIN (FIFO) or end of the regular file (more may be appended later)
+        ctl_buf_.append(buf, (size_t)r);
+    }
+    size_t pos;
+    while ((pos = ctl_buf_.find('\n')) != std::string::npos) {
+        std::string line = ctl_buf_.substr(0, pos);
+        ctl_buf_.erase(0, pos + 1);
+        command(line, now_ns);
+    }
+}
+
+void EthPort::run_deferred(uint64_t now_ns) {
+    while (!deferred_.empty() && deferred_.front().at_ns <= now_ns) {
+        Deferred d = std::move(deferred_.front());
+        deferred_.erase(deferred_.begin());
+        exec(d.line, now_ns);
+    }
+}
+
+static bool parse_hex(const std::string &s, std::vector<uint8_t> &out) {
+    out.clear();
+    int hi = -1;
+    for (char c : s) {
+        int v;
+        if (c >= '0' && c <= '9') v = c - '0';
+        else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+        else if (c == ' ' || c == '\t' || c == ':' || c == '-' || c == '.' || c == ',' || c == '\r') {
+            if (hi >= 0) return false;  // separators only between whole bytes
+            continue;
+        } else return false;
+        if (hi < 0) hi = v;
+        else { out.push_back((uint8_t)(hi << 4 | v)); hi = -1; }
+    }
+    return hi < 0 && !out.empty();
+}
+
+static bool parse_u64(const std::string &s, uint64_t &v) {
+    if (s.empty()) return false;
+    char *e = nullptr;
+    errno = 0;
+    v = strtoull(s.c_str(), &e, 0);
+    return errno == 0 && e && *e == 0;
+}
+
+bool EthPort::command(const std::string &raw, uint64_t now_ns) {
+    std::string line = raw;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
+    size_t b = line.find_first_not_of(" \t");
+    if (b == std::string::npos || line[b] == '#') return true;
+    line.erase(0, b);
+    st_.ctl_commands++;
+    if (line.compare(0, 3, "at ") == 0) {
+        std::istringstream is(line.substr(3));
+        std::string t;
+        is >> t;
+        uint64_t at;
+        std::string rest;
+        std::getline(is, rest);
+        size_t rb = rest.find_first_not_of(" \t");
+        if (!parse_u64(t, at) || rb == std::string::npos) {
+            st_.ctl_errors++;
+            logf(now_ns, "ctl: error: want 'at <ns> <command>': %s", line.c_str());
+            return false;
+        }
+        rest.erase(0, rb);
+        if (at <= now_ns) return exec(rest, now_ns);
+        Deferred d{at, rest};
+        auto it = std::upper_bound(deferred_.begin(), deferred_.end(), d,
+                                   [](const Deferred &x, const Deferred &y) { return x.at_ns < y.at_ns; });
+        deferred_.insert(it, d);
+        logf(now_ns, "ctl: at %llu ns: %s", (unsigned long long)at, rest.c_str());
+        return true;
+    }
+    return exec(line, now_ns);
+}
+
+bool EthPort::exec(const std::string &line, uint64_t now_ns) {
+    std::string cmd, rest;
+    size_t sp = line.find_first_of(" \t");
+    cmd = line.substr(0, sp);
+    if (sp != std::string::npos) {
+        size_t rb = line.find_first_not_of(" \t", sp);
+        if (rb != std::string::npos) rest = line.substr(rb);
+    }
+    auto fail = [&](const char *why) {
+        st_.ctl_errors++;
+        logf(now_ns, "ctl: error: %s: %s", why, line.c_str());
+        return false;
+    };
+    std::vector<uint8_t> f;
+    if (cmd == "inject" || cmd == "inject-badfcs" || cmd == "inject-runt" || cmd == "inject-raw") {
+        if (!parse_hex(rest, f)) return fail("bad hex bytes");
+        Kind k = cmd == "inject" ? Kind::kNormal : cmd == "inject-badfcs" ? Kind::kBadFcs : cmd == "inject-runt" ? Kind::kRunt : Kind::kRaw;
+        const char *src = cmd == "inject" ? "inject" : cmd == "inject-badfcs" ? "inject-badfcs" : cmd == "inject-runt" ? "inject-runt" : "inject-raw";
+        uint64_t seq = send_to_soc(f.data(), f.size(), k, src);
+        st_.rx_injected++;
+        if (k == Kind::kBadFcs) st_.rx_injected_badfcs++;
+        if (k == Kind::kRunt) st_.rx_injected_runt++;
+        if (k == Kind::kRaw) st_.rx_injected_raw++;
+        logf(now_ns, "ctl: %s: %zu bytes queued as rx#%llu (%zu frames queued)", cmd.c_str(), f.size(),
+             (unsigned long long)seq, ser_.queued());
+        return true;
+    }
+    if (cmd == "inject-burst") {
+        std::istringstream is(rest);
+        std::string ns, hex;
+        is >> ns;
+        std::getline(is, hex);
+        uint64_t n;
+        if (!parse_u64(ns, n) || n == 0 || n > 100000) return fail("want 'inject-burst <n 1..100000> <hex>'");
+        if (!parse_hex(hex, f)) return fail("bad hex bytes");
+        uint64_t first = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t s = send_to_soc(f.data(), f.size(), Kind::kNormal, "inject-burst");
+            rxq_.back().log = cfg_.verbose;  // one log line for the burst, not one per frame
+            if (i == 0) first = s;
+        }
+        st_.rx_injected += n;
+        logf(now_ns, "ctl: inject-burst: %llu x %zu bytes queued as rx#%llu..rx#%llu (gap %u)", (unsigned long long)n,
+             f.size(), (unsigned long long)first, (unsigned long long)rx_seq_, ser_.ifg());
+        return true;
+    }
+    if (cmd == "drop-tx" || cmd == "drop-rx") {
+        uint64_t n;
+        if (!parse_u64(rest, n)) return fail("want a count");
+        (cmd == "drop-tx" ? drop_tx_ : drop_rx_) = n;
+        logf(now_ns, "ctl: %s: the next %llu frames %s are dropped", cmd.c_str(), (unsigned long long)n,
+             cmd == "drop-tx" ? "from the SoC" : "from the host");
+        return true;
+    }
+    if (cmd == "ifg") {
+        uint64_t n;
+        if (!parse_u64(rest, n) || n > 1000000) return fail("want 'ifg <byte times>'");
+        ser_.set_ifg((unsigned)n);
+        logf(now_ns, "ctl: ifg: %llu idle byte times between frames to the SoC%s", (unsigned long long)n,
+             n < kMinIfg ? " (BELOW the 802.3 minimum of 12)" : "");
+        return true;
+    }
+    if (cmd == "mark") {
+        logf(now_ns, "mark: %s", rest.c_str());
+        return true;
+    }
+    if (cmd == "stats") {
+        print_stats(stderr);
+        return true;
+    }
+    if (cmd == "pcap-flush") {
+        pcap_release();
+        pcap_.flush();
+        if (flog_) fflush(flog_);
+        return true;
+    }
+    if (cmd == "exit") {
+        uint64_t n = 0;
+        if (!rest.empty() && !parse_u64(rest, n)) return fail("want 'exit [code]'");
+        exit_code_ = (int)(n & 0xFF);
+        logf(now_ns, "ctl: exit %d requested", exit_code_);
+        return true;
+    }
+    if (cmd == "help") {
+        fprintf(stderr,
+                "eth: control commands (one per line; hex bytes may be separated by spaces or ':'):\n"
+                "  inject <hex>           frame to the SoC, padded to 60, correct FCS\n"
+                "  inject-badfcs <hex>    the same with a wrong FCS\n"
+                "  inject-runt <hex>      no padding, correct FCS\n"
+                "  inject-raw <hex>       exactly these bytes after the SFD (no FCS added)\n"
+                "  inject-burst <n> <hex> n copies at the current gap\n"
+                "  drop-tx <n> | drop-rx <n>  drop the next n frames from the SoC | from the host\n"
+                "  ifg <n>                idle byte times between frames to the SoC (default 12)\n"
+                "  at <ns> <command>      run the command when simulated time reaches <ns>\n"
+                "  mark <text>            log the text with the simulated time\n"
+                "  stats | pcap-flush | exit [code] | help\n");
+        return true;
+    }
+    return fail("unknown command");
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void EthPort::print_stats(FILE *f) const {
+    const EthStats &s = st_;
+    auto u = [](uint64_t v) { return (unsigned long long)v; };
+    fprintf(f,
+            "eth: to SoC:   %llu frames, %llu bytes (from %s %llu, injected %llu: bad-fcs %llu, runt %llu, raw %llu); "
+            "dropped: queue full %llu, drop-rx %llu\n",
+            u(s.rx_frames), u(s.rx_bytes), backend_ ? backend_->name() : "host", u(s.rx_from_backend), u(s.rx_injected),
+            u(s.rx_injected_badfcs), u(s.rx_injected_runt), u(s.rx_injected_raw), u(s.rx_dropped_overflow),
+            u(s.rx_dropped_ctl));
+    fprintf(f,
+            "eth: from SoC: %llu frames, %llu good (%llu bytes), BAD FCS %llu, bad preamble %llu, too short %llu, runts %llu, "
+            "odd preamble %llu, short gap %llu; forwarded %llu, drop-tx %llu, host errors %llu\n",
+            u(s.tx_frames), u(s.tx_good), u(s.tx_bytes), u(s.tx_bad_fcs), u(s.tx_bad_preamble), u(s.tx_too_short),
+            u(s.tx_runts), u(s.tx_odd_preamble), u(s.tx_short_ifg), u(s.tx_forwarded), u(s.tx_dropped_ctl),
+            u(s.tx_backend_errors));
+    if (s.ctl_commands || s.ctl_errors)
+        fprintf(f, "eth: control: %llu commands, %llu errors\n", u(s.ctl_commands), u(s.ctl_errors));
+    if (backend_) {
+        std::string i = backend_->info();
+        if (!i.empty()) fprintf(f, "eth: %s\n", i.c_str());
+    }
+    if (pcap_.is_open()) fprintf(f, "eth: pcap %s: %llu frames written\n", cfg_.pcap.c_str(), u(pcap_.records()));
+}
+
+void EthPort::finish() {
+    if (finished_) return;
+    finished_ = true;
+    pcap_.close();
+    if (flog_) { fclose(flog_); flog_ = nullptr; }
+    if (ctl_fd_ >= 0) close(ctl_fd_);
+    if (ctl_wfd_ >= 0) close(ctl_wfd_);
+    ctl_fd_ = ctl_wfd_ = -1;
+    if (ctl_created_) unlink(ctl_path_.c_str());
+}
+
+}  // namespace tfeth

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Builds test frames as hex for the harness's Ethernet control channel (sim/eth/README.md).
+
+  frames.py echo      DST_MAC SRC_MAC SRC_IP DST_IP [--bad-ip-checksum] [--fragment] [--pad N]
+  frames.py oversize  DST_MAC SRC_MAC          a 1600-byte frame
+Prints the frame (Ethernet header onwards, no FCS) as hex."""
+import struct
+import sys
+
+
+def mac(s):
+    return bytes(int(x, 16) for x in s.split(":"))
+
+
+def ip4(s):
+    return bytes(int(x) for x in s.split("."))
+
+
+def csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack(f"!{len(b) // 2}H", b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s) & 0xFFFF
+
+
+def echo(dst, src, sip, dip, bad_checksum=False, fragment=False, pad=0):
+    payload = bytes(range(32)) + bytes(pad)
+    icmp = struct.pack("!BBHHH", 8, 0, 0, 0x7466, 1) + payload
+    icmp = icmp[:2] + struct.pack("!H", csum(icmp)) + icmp[4:]
+    flags_frag = 0x2000 if fragment else 0  # MF
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(icmp), 0x1234, flags_frag, 64, 1, 0, ip4(sip), ip4(dip))
+    c = csum(hdr)
+    if bad_checksum:
+        c ^= 0x5A5A
+    hdr = hdr[:10] + struct.pack("!H", c) + hdr[12:]
+    return mac(dst) + mac(src) + b"\x08\x00" + hdr + icmp
+
+
+def main(argv):
+    kind = argv[1]
+    if kind == "echo":
+        f = echo(argv[2], argv[3], argv[4], argv[5], "--bad-ip-checksum" in argv, "--fragment" in argv,
+                 int(argv[argv.index("--pad") + 1]) if "--pad" in argv else 0)
+    elif kind == "oversize":
+        f = mac(argv[2]) + mac(argv[3]) + b"\x08\x00" + bytes(1586)
+    else:
+        sys.exit(f"unknown frame kind {kind}")
+    print(f.hex())
+
+
+if __name__ == "__main__":
+    main(sys.argv)
