@@ -4,13 +4,15 @@
 #   2. firmware host unit tests (fw/tests, cmocka, with ASan/UBSan)
 #   3. the firmware network stack against the Linux kernel through a TAP device (root only)
 #   4. exchange simulator tests (tools/exchange, JUnit, QuickFIX/J on loopback)
-#   5. whole-SoC simulation tests (sim/tests, Verilator)
+#   5. the LiteEth MAC on its own (hw/liteeth/test: frames through the GMII pins, the CRC fix)
+#   6. the harness's Ethernet plug-in (sim/eth/test: GMII models, pcap, libslirp, TAP when root)
+#   7. whole-SoC simulation tests (sim/tests, Verilator; the network ones need root)
 # TF_TESTS="hw fw" runs a subset. Logs: build/test-logs/<suite>.log.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=build/test-logs
 mkdir -p "$LOGS"
-SUITES=${TF_TESTS:-hw fw net exchange sim}
+SUITES=${TF_TESTS:-hw fw net exchange liteeth simeth sim}
 total_pass=0; total_fail=0; summary=()
 
 record() { # record <suite> <passed> <failed> <rc>
@@ -55,6 +57,16 @@ exchange)
   grep -o 'Test run .* finished: .*total' $LOGS/exchange.log | sed 's/^/   /'
   t=$(grep -o 'finished: [0-9]* failed, [0-9]* ignored, [0-9]* total' $LOGS/exchange.log | awk '{f+=$2; t+=$6} END {print t+0, f+0}')
   record "exchange simulator tests" "$(( ${t% *} - ${t#* } ))" "${t#* }" $rc ;;
+liteeth)
+  run "LiteEth MAC (GMII, standalone)" $LOGS/liteeth.log hw/liteeth/test/run.sh; rc=$?
+  grep -E '^\s*\[(ok|FAIL)|PASS|FAIL|latency' $LOGS/liteeth.log | sed 's/^/   /' | head -30
+  line=$(grep -oE '^[0-9]+ passed, [0-9]+ failed' $LOGS/liteeth.log | tail -1)
+  record "LiteEth MAC (standalone)" "${line%% *}" "$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')" $rc ;;
+simeth)
+  run "harness Ethernet plug-in" $LOGS/simeth.log sim/eth/test/run.sh; rc=$?
+  grep -E '^\s*\[FAIL' $LOGS/simeth.log | sed 's/^/   /'
+  line=$(grep -oE '^[0-9]+ passed, [0-9]+ failed' $LOGS/simeth.log | tail -1)
+  record "harness Ethernet plug-in" "${line%% *}" "$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')" $rc ;;
 sim)
   run "whole-SoC simulation tests" $LOGS/sim.log make -s test-sim-run; rc=$?
   grep -E '^(ok|FAIL|  )' $LOGS/sim.log | sed 's/^/   /'
@@ -62,7 +74,7 @@ sim)
   if [ -z "$line" ]; then tail -20 $LOGS/sim.log | sed 's/^/   | /'; fi
   record "whole-SoC simulation tests" "$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')" \
          "$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')" $rc ;;
-*) echo "unknown suite $s (hw fw net exchange sim)"; exit 2 ;;
+*) echo "unknown suite $s (hw fw net exchange liteeth simeth sim)"; exit 2 ;;
 esac; done
 
 echo

@@ -1,6 +1,6 @@
 // sim/eth/eth_backend.h - where the frames of the simulated Ethernet port go on the host side.
 //   TAP   (eth_tap.cpp):   an existing TAP interface, /dev/net/tun with IFF_TAP | IFF_NO_PI.
-//   slirp (eth_slirp.cpp): libslirp user-mode networking, 10.0.2.0/24, host 10.0.2.2, guest 10.0.2.15.
+//   slirp (eth_slirp.cpp): libslirp user-mode networking, 10.77.0.0/24, host 10.77.0.1, guest 10.77.0.2.
 //   MemoryBackend:         frames in/out of std::deques, for tests.
 // Frames crossing this interface are Ethernet frames without preamble, SFD and FCS.
 #pragma once
@@ -39,7 +39,7 @@ std::unique_ptr<EthBackend> make_tap_backend(const std::string &ifname, std::str
 
 struct SlirpOptions {
     // Host port forwards: "tcp:<hostport>:<guestport>" or "udp:..." or "tcp:<hostaddr>:<hostport>:<guestport>",
-    // several separated by commas. Host address defaults to 127.0.0.1; the guest is 10.0.2.15.
+    // several separated by commas. Host address defaults to 127.0.0.1; the guest is 10.77.0.2.
     std::string forwards;
     bool restricted = false;  // true: the guest cannot reach anything but forwarded/host services
 };

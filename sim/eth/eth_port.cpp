@@ -51,8 +51,8 @@ EthConfig EthConfig::from_args(int argc, char **argv) {
 
 const char *EthConfig::help() {
     return "  +tap=<ifname>         Ethernet to this existing TAP interface (root, or a TAP owned by the user)\n"
-           "  +slirp                Ethernet to libslirp user networking: SoC 10.0.2.15, host 10.0.2.2 (= 127.0.0.1)\n"
-           "  +slirp-fwd=tcp:<hostport>:<guestport>[,...]  forward 127.0.0.1:<hostport> to 10.0.2.15:<guestport>\n"
+           "  +slirp                Ethernet to libslirp user networking: SoC 10.77.0.2, host 10.77.0.1 (= 127.0.0.1)\n"
+           "  +slirp-fwd=tcp:<hostport>:<guestport>[,...]  forward 127.0.0.1:<hostport> to 10.77.0.2:<guestport>\n"
            "  +slirp-restrict       slirp: no outbound connections except to forwarded services\n"
            "  +pcap=<file>          every frame both ways, simulated ns time stamps (no preamble, no FCS)\n"
            "  +eth-ctl=<path>       control channel (a FIFO, created if missing): inject, drop-tx, ... ('help')\n"

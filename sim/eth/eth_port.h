@@ -31,7 +31,7 @@ namespace tfeth {
 
 struct EthConfig {
     std::string tap;           // +tap=<ifname>          attach to this existing TAP interface
-    bool slirp = false;        // +slirp                 libslirp user networking (10.0.2.15 = SoC)
+    bool slirp = false;        // +slirp                 libslirp user networking (10.77.0.2 = SoC)
     std::string slirp_fwd;     // +slirp-fwd=tcp:<hostport>:<guestport>[,udp:...]  host -> guest forwards
     bool slirp_restrict = false;  // +slirp-restrict    the guest may only reach forwarded/host services
     std::string pcap;          // +pcap=<file>           both directions, ns simulated time stamps

@@ -1,7 +1,7 @@
 // sim/eth/eth_slirp.cpp - libslirp backend (Debian libslirp-dev 4.7.0, link -lslirp).
-// QEMU-style user networking in this process: network 10.0.2.0/24, slirp itself (gateway, "host")
-// 10.0.2.2, DNS 10.0.2.3, DHCP hands out 10.0.2.15 (the guest address the forwards point to).
-// Connections from the guest to 10.0.2.2:<port> reach the host's 127.0.0.1:<port>.
+// QEMU-style user networking in this process, on the same addresses as the TAP tests: network 10.77.0.0/24, slirp itself (gateway, "host")
+// 10.77.0.1, DNS 10.77.0.3, DHCP hands out 10.77.0.2 (the guest address the forwards point to).
+// Connections from the guest to 10.77.0.1:<port> reach the host's 127.0.0.1:<port>.
 // slirp's clock is the host's monotonic wall clock (the exchange and slirp's TCP timers live in wall
 // time; DESIGN.md "Time": the firmware's timers are scaled so a simulated second is close to a wall one).
 // Build with -DTF_ETH_NO_SLIRP to leave libslirp out (make_slirp_backend then fails cleanly).
@@ -73,11 +73,11 @@ public:
         cfg.version = 4;
         cfg.restricted = opt.restricted ? 1 : 0;
         cfg.in_enabled = true;
-        inet_pton(AF_INET, "10.0.2.0", &cfg.vnetwork);
+        inet_pton(AF_INET, "10.77.0.0", &cfg.vnetwork);
         inet_pton(AF_INET, "255.255.255.0", &cfg.vnetmask);
-        inet_pton(AF_INET, "10.0.2.2", &cfg.vhost);
-        inet_pton(AF_INET, "10.0.2.15", &cfg.vdhcp_start);
-        inet_pton(AF_INET, "10.0.2.3", &cfg.vnameserver);
+        inet_pton(AF_INET, "10.77.0.1", &cfg.vhost);
+        inet_pton(AF_INET, "10.77.0.2", &cfg.vdhcp_start);
+        inet_pton(AF_INET, "10.77.0.3", &cfg.vnameserver);
         cfg.in6_enabled = false;
         cfg.vhostname = "triggerfish-host";
         cfg.if_mtu = 1500;
@@ -152,12 +152,12 @@ private:
             if (err) *err = "bad slirp forward '" + spec + "' (want tcp:<hostport>:<guestport>)";
             return false;
         }
-        inet_pton(AF_INET, "10.0.2.15", &ga);
+        inet_pton(AF_INET, "10.77.0.2", &ga);
         if (slirp_add_hostfwd(slirp_, udp ? 1 : 0, ha, (int)hp, ga, (int)gp) < 0) {
             if (err) *err = "slirp forward '" + spec + "': cannot listen on " + haddr + ":" + std::to_string(hp);
             return false;
         }
-        fprintf(stderr, "eth: slirp: forwarding %s %s:%ld -> 10.0.2.15:%ld\n", udp ? "udp" : "tcp", haddr.c_str(), hp, gp);
+        fprintf(stderr, "eth: slirp: forwarding %s %s:%ld -> 10.77.0.2:%ld\n", udp ? "udp" : "tcp", haddr.c_str(), hp, gp);
         forwards_++;
         return true;
     }

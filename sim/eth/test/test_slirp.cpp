@@ -1,9 +1,9 @@
 // sim/eth/test/test_slirp.cpp - the plug-in on libslirp with the device model (dev_model.h) as
-// 10.0.2.15 on the pins. No root needed. Checks, each through the GMII pins:
-//   ARP for 10.0.2.2; UDP to 10.0.2.2:<port> reaches the host's 127.0.0.1:<port> and the answer comes
-//   back; a TCP SYN to 10.0.2.2:<port> gets a SYN-ACK when a host program listens on 127.0.0.1:<port>
+// 10.77.0.2 on the pins. No root needed. Checks, each through the GMII pins:
+//   ARP for 10.77.0.1; UDP to 10.77.0.1:<port> reaches the host's 127.0.0.1:<port> and the answer comes
+//   back; a TCP SYN to 10.77.0.1:<port> gets a SYN-ACK when a host program listens on 127.0.0.1:<port>
 //   and the data then sent reaches it; +slirp-fwd=tcp:<hostport>:7000 turns a host connect to
-//   127.0.0.1:<hostport> into a SYN to 10.0.2.15:7000; the pcap opens in tshark.
+//   127.0.0.1:<hostport> into a SYN to 10.77.0.2:7000; the pcap opens in tshark.
 // Usage: test_slirp <work dir>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -74,7 +74,7 @@ struct Rig {
 
 int main(int argc, char **argv) {
     std::string dir = argc > 1 ? argv[1] : "/tmp";
-    printf("slirp: plug-in on libslirp, device model 10.0.2.15 on the pins\n");
+    printf("slirp: plug-in on libslirp, device model 10.77.0.2 on the pins\n");
     int fwd_port = free_port(SOCK_STREAM);
     EthConfig cfg;
     cfg.slirp = true;
@@ -83,8 +83,8 @@ int main(int argc, char **argv) {
     cfg.quiet = true;
     Rig r(cfg);
     if (!check(r.port.ok(), "slirp backend starts", "%s", r.port.error().c_str())) return result();
-    r.dev.ip = ip4("10.0.2.15");
-    const uint32_t host = ip4("10.0.2.2");
+    r.dev.ip = ip4("10.77.0.2");
+    const uint32_t host = ip4("10.77.0.1");
 
     // TCP/UDP frames addressed to the device, decoded by the test
     struct Seen { bool synack = false; uint32_t their_seq = 0, ack = 0; bool udp_reply = false; std::string udp_data;
@@ -111,7 +111,7 @@ int main(int argc, char **argv) {
     char mac[32];
     snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x", r.dev.peer_mac[0], r.dev.peer_mac[1], r.dev.peer_mac[2],
              r.dev.peer_mac[3], r.dev.peer_mac[4], r.dev.peer_mac[5]);
-    check(ok, "ARP request for 10.0.2.2 answered", "slirp MAC %s", mac);
+    check(ok, "ARP request for 10.77.0.1 answered", "slirp MAC %s", mac);
 
     // 2. UDP to the host's loopback and back
     int uport = free_port(SOCK_DGRAM);
@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
     socklen_t fl = sizeof from;
     ssize_t got = -1;
     r.run([&] { got = recvfrom(us, buf, sizeof buf, 0, (sockaddr *)&from, &fl); return got > 0; });
-    check(got == 9 && memcmp(buf, "hello-udp", 9) == 0, "UDP from the pins to 10.0.2.2:port reaches 127.0.0.1:port",
+    check(got == 9 && memcmp(buf, "hello-udp", 9) == 0, "UDP from the pins to 10.77.0.1:port reaches 127.0.0.1:port",
           "%zd bytes", got);
     if (got > 0) sendto(us, "pong", 4, 0, (sockaddr *)&from, fl);
     ok = r.run([&] { return seen.udp_reply; });
@@ -134,7 +134,7 @@ int main(int argc, char **argv) {
     int ls = bound_socket(SOCK_STREAM, tport);
     r.dev.send_ip(6, host, 40001, (uint16_t)tport, "", 0x02, 1000, 0);
     ok = r.run([&] { return seen.synack; });
-    check(ok && seen.ack == 1001, "TCP SYN to 10.0.2.2:port: SYN-ACK when 127.0.0.1:port listens", "ack %u", seen.ack);
+    check(ok && seen.ack == 1001, "TCP SYN to 10.77.0.1:port: SYN-ACK when 127.0.0.1:port listens", "ack %u", seen.ack);
     int cs = -1;
     r.run([&] { cs = accept(ls, nullptr, nullptr); return cs >= 0; }, 2);
     r.dev.send_ip(6, host, 40001, (uint16_t)tport, "hello-tcp", 0x18, 1001, seen.their_seq + 1);
@@ -148,7 +148,7 @@ int main(int argc, char **argv) {
     if (cs >= 0) close(cs);
     close(ls);
 
-    // 4. host port forward -> SYN to 10.0.2.15:7000
+    // 4. host port forward -> SYN to 10.77.0.2:7000
     int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -156,7 +156,7 @@ int main(int argc, char **argv) {
     a.sin_port = htons((uint16_t)fwd_port);
     connect(c, (sockaddr *)&a, sizeof a);
     ok = r.run([&] { return seen.fwd_syn; });
-    check(ok, "+slirp-fwd=tcp:<hostport>:7000: a host connect becomes a SYN to 10.0.2.15:7000", "port %d", fwd_port);
+    check(ok, "+slirp-fwd=tcp:<hostport>:7000: a host connect becomes a SYN to 10.77.0.2:7000", "port %d", fwd_port);
     close(c);
 
     check(r.dev.bad_fcs_in == 0 && r.port.stats().tx_bad_fcs == 0, "no bad FCS");

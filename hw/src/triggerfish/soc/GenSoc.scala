@@ -1,6 +1,7 @@
 // Generates the SoC Verilog and, from the same description, the firmware's view of it:
 //   <out>/Soc.v (+ TfRam inline), <out>/soc.h (address map, registers, build constants), <out>/memory.ld
 // Usage: runMain triggerfish.soc.GenSoc --target sim|ecp5 --out DIR [--version HEX] [--ram-kib N]
+//        [--ram-init HEX] [--cpu VexRiscv.v] [--eth-phy gmii|rgmii_ecp5|mii|rmii|none]
 package triggerfish.soc
 
 import spinal.core._
@@ -22,7 +23,12 @@ object GenSoc {
       versionHash = version,
       ramBytes = arg("ram-kib").map(_.toInt * 1024).getOrElse(base.ramBytes),
       cpuVerilog = arg("cpu").getOrElse(base.cpuVerilog),
-      ramInitFile = arg("ram-init").getOrElse(""))
+      ramInitFile = arg("ram-init").getOrElse(""),
+      eth = arg("eth-phy") match {
+        case Some("none") => None
+        case Some(phy) => Some(base.eth.getOrElse(SocEthConfig(phy)).copy(phy = phy))
+        case None => base.eth
+      })
     val outDir = arg("out").getOrElse(s"build/hw/$target")
     val report = SpinalConfig(targetDirectory = outDir, oneFilePerComponent = false,
       defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
