@@ -65,8 +65,11 @@ $(SIM_BIN): $(SIM_RTL) sim/main.cpp $(wildcard sim/eth/*.cpp sim/eth/*.h)
 	  || { tail -40 build/sim-verilator.log; exit 1; }
 
 # --- running -------------------------------------------------------------------------------------------
+# The network: libslirp by default (no root needed; the SoC is 10.77.0.2, the host is reached as 10.77.0.1),
+# or SIM_NET=+tap=<ifname> inside a namespace you made (see README).
+SIM_NET ?= +slirp
 sim: deps $(SIM_BIN) $(FW_SIM)
-	$(SIM_BIN) +firmware=$(FW_SIM) +stdin $(SIM_ARGS)
+	$(SIM_BIN) +firmware=$(FW_SIM) +stdin $(SIM_NET) +pcap=build/sim/sim.pcap $(SIM_ARGS)
 
 demo: deps $(SIM_BIN) $(FW_SIM)
 	@echo "== Triggerfish demo: the SoC boots its firmware in Verilator, runs the self-test and exits"

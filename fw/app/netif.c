@@ -195,3 +195,38 @@ static int cmd_arp(int argc, char **argv) {
     return 0;
 }
 TF_COMMAND(arp, "the ARP cache, or resolve an address: arp [resolve A.B.C.D]", cmd_arp);
+
+/* Latency probe of the CPU frame path, for sim/tests/test_eth_latency.sh. For each of n frames the harness
+ * injects: busy-poll RX_STATUS and note the cycle the frame became visible, release it, then send a
+ * prepared 60-byte frame (EtherType 0x88B5, local experimental) and note the cycle of the TX_LEN write.
+ * The network stack is not run meanwhile. The test matches these cycles with the harness's frame log
+ * (the pins). Prints one line per frame. */
+static int cmd_ethlat(int argc, char **argv) {
+    uint32_t n;
+    if (argc != 2 || !tf_parse_u32(argv[1], &n) || n == 0 || n > 1000) {
+        printf("usage: ethlat <frames 1..1000>\n");
+        return 1;
+    }
+    static const uint8_t probe[60] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x54, 0x46, 0x00, 0x00, 0x02, 0x88, 0xb5};
+    volatile uint32_t *txbuf = (volatile uint32_t *)(ETH_BASE + ETH_TX_BUF);
+    printf("ethlat: ready for %lu frames\n", (unsigned long)n);
+    for (uint32_t i = 0; i < n; i++) {
+        for (unsigned k = 0; k < sizeof probe / 4; k++) {
+            uint32_t w;
+            memcpy(&w, probe + 4 * k, 4);
+            txbuf[k] = w;
+        }
+        uint32_t t_rx;
+        while (!(tf_read32(ETH_BASE + ETH_RX_STATUS) & 1u)) {
+        }
+        t_rx = sysctrl_cycles32();
+        tf_write32(ETH_BASE + ETH_RX_RELEASE, 1);
+        uint32_t t_tx = sysctrl_cycles32();
+        tf_write32(ETH_BASE + ETH_TX_LEN, sizeof probe);
+        printf("ethlat: %lu rx_visible %lu tx_len %lu\n", (unsigned long)i, (unsigned long)t_rx, (unsigned long)t_tx);
+        while (tf_read32(ETH_BASE + ETH_TX_STATUS) & 1u) {
+        }
+    }
+    return 0;
+}
+TF_COMMAND(ethlat, "measure the CPU frame path: ethlat <frames> (the harness injects them)", cmd_ethlat);
