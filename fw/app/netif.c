@@ -58,6 +58,20 @@ static void print_mac(const uint8_t *m) {
     printf("%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
 }
 
+/* "MAC m, IPv4 a netmask n gateway g" of the running stack. */
+static void print_config(void) {
+    const struct net_config *cfg = net_get_config(&stack);
+    printf("MAC ");
+    print_mac(stack.mac);
+    printf(", IPv4 ");
+    print_ip(cfg->ip);
+    printf(" netmask ");
+    print_ip(cfg->netmask);
+    printf(" gateway ");
+    print_ip(cfg->gateway);
+    printf("\n");
+}
+
 static void arp_result(void *ctx, uint32_t ip, bool ok) {
     (void)ctx;
     uint8_t mac[ETH_ADDR_LEN];
@@ -88,15 +102,8 @@ void netif_init(void) {
     stir(sysctrl_cycles32());
     ethmac_init();
     net_init(&stack, mac, &cfg, &ops, NULL, now_ms());
-    printf("net: MAC ");
-    print_mac(mac);
-    printf(", IPv4 ");
-    print_ip(cfg.ip);
-    printf(" netmask ");
-    print_ip(cfg.netmask);
-    printf(" gateway ");
-    print_ip(cfg.gateway);
-    printf("\n");
+    printf("net: ");
+    print_config();
     if (cfg.ip) arp_announce(&stack);
 }
 
@@ -133,15 +140,7 @@ TF_COMMAND(net, "network counters (MAC and stack; -a shows zeros too)", cmd_net)
 static int cmd_ifconfig(int argc, char **argv) {
     struct net_config cfg = *net_get_config(&stack);
     if (argc == 1) {
-        printf("MAC ");
-        print_mac(stack.mac);
-        printf(" IPv4 ");
-        print_ip(cfg.ip);
-        printf(" netmask ");
-        print_ip(cfg.netmask);
-        printf(" gateway ");
-        print_ip(cfg.gateway);
-        printf("\n");
+        print_config();
         return 0;
     }
     for (int i = 1; i + 1 < argc; i += 2) {

@@ -72,9 +72,20 @@ EthPort::EthPort(const EthConfig &cfg) : cfg_(cfg), ser_(cfg.ifg), des_(16384) {
     }
     if (!cfg_.tap.empty()) {
         auto b = make_tap_backend(cfg_.tap, &err);
-        if (!b) { error_ = err; return; }
-        attach_backend(std::move(b));
-    } else if (cfg_.slirp) {
+        if (!b && geteuid() != 0) {
+            // No root, so no TAP: fall back to user-mode networking on the same addresses, and say so.
+            fprintf(stderr, "eth: cannot open TAP %s without root (%s); falling back to libslirp user-mode networking\n",
+                    cfg_.tap.c_str(), err.c_str());
+            cfg_.tap.clear();
+            cfg_.slirp = true;
+        } else if (!b) {
+            error_ = err;
+            return;
+        } else {
+            attach_backend(std::move(b));
+        }
+    }
+    if (cfg_.slirp) {
         SlirpOptions o;
         o.forwards = cfg_.slirp_fwd;
         o.restricted = cfg_.slirp_restrict;

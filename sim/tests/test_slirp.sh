@@ -30,4 +30,14 @@ except ConnectionResetError:
 PY
 soc_console "net"
 soc_wait_for "net: tcp_rst_out +[1-9]" 20 || fail "the firmware did not count the RST it sent"
-echo "ok slirp (ARP through libslirp; forwarded connection refused by the firmware's TCP)"
+# As a user without root, +tap falls back to libslirp and says so (checked when we are root and can drop it).
+fallback=""
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+  cp "${FW:-build/fw/sim/firmware}.hex" build/sim/tests/slirp-user.hex && chmod 644 build/sim/tests/slirp-user.hex
+  out=$(cd /tmp && setpriv --reuid=65534 --regid=65534 --clear-groups "$OLDPWD/$SIM_BIN" \
+        +firmware="$OLDPWD/build/sim/tests/slirp-user.hex" +tap=tfnope +timeout=20000 2>&1)
+  echo "$out" | grep -q "falling back to libslirp" && echo "$out" | grep -q "eth: backend slirp" \
+    || fail "without root, +tap did not fall back to libslirp: $(echo "$out" | grep eth: | head -2)"
+  fallback="; without root +tap falls back to it"
+fi
+echo "ok slirp (ARP through libslirp; forwarded connection refused by the firmware's TCP$fallback)"
