@@ -21,7 +21,7 @@ SIM_BIN      := build/sim/obj/VSoc
 VERILATOR_FLAGS := --cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast --noassert --trace-fst \
                    -Wno-fatal -Wno-lint -Wno-style -Wno-UNOPTFLAT --top-module Soc
 
-.PHONY: help deps test test-hw test-fw-host test-sim test-sim-run demo sim bench synth-ecp5 firmware hw clean
+.PHONY: help deps test test-hw test-fw-host test-sim test-sim-run demo sim bench bitstream flash synth-ecp5 firmware hw clean
 help:
 	@sed -n '2,9p' Makefile | sed 's/^# //'
 
@@ -95,6 +95,9 @@ synth-ecp5: deps
 
 bench: deps
 	@echo "make bench: no benchmarks yet (the latency benchmarks arrive with the offload datapath)"; exit 1
+
+bitstream flash:
+	@echo "make $@: the board builds (ECP5 Colorlight, Zynq PL) are not built yet; make synth-ecp5 gives the SoC's size and Fmax"; exit 1
 
 clean:
 	rm -rf build out
