@@ -23,7 +23,7 @@ VERILATOR_FLAGS := --cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast 
 
 .PHONY: help deps test test-hw test-fw-host test-sim test-sim-run demo sim bench bitstream flash synth-ecp5 firmware hw clean
 help:
-	@sed -n '2,9p' Makefile | sed 's/^# //'
+	@sed -n '2,8p' Makefile | sed 's/^# //'
 
 deps:
 	@tools/deps.sh
