@@ -26,7 +26,7 @@ package triggerfish.eth
 import spinal.core._
 import spinal.lib._
 import spinal.lib.bus.simple._
-import triggerfish.soc.{RegEntry, RegField, RegMap}
+import triggerfish.soc.{RegField, RegMap}
 
 case class EthBuffersConfig(
   rxSlots: Int = 8,            // receive slots (a power of two); each holds one frame
@@ -219,18 +219,6 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
   io.bus.rsp.valid := RegNext(readFire) init False
   io.bus.rsp.data := rspSel.mux(0 -> regBus.rsp.data, 1 -> txBufRead, default -> rxBufRead)
 
-  /** A register of several fields, read/write except the fields listed as read-only (RegMap has no such call). */
-  private def rwFields(name: String, offset: Int, doc: String, fields: (Data, RegField, Boolean)*): Unit = {
-    require(!regs.entries.exists(_.offset == offset), s"ETH.$name: offset $offset mapped twice")
-    regs.entries += RegEntry(name, offset, "RW", doc, fields.map(_._2))
-    for ((d, f, writable) <- fields) {
-      factory.read(d, offset, f.lsb)
-      if (writable) factory.write(d, offset, f.lsb)
-    }
-  }
-  /** A memory window: recorded in the RegMap (so the C header has its offset), decoded above. */
-  private def window(name: String, offset: Int, bytes: Int, access: String, doc: String): Unit =
-    regs.entries += RegEntry(name, offset, access, s"$doc ($bytes bytes)", Seq(RegField(name, 0, 32, doc)))
 
   // ---------------------------------------------------------------------------------------------
   // Registers (sys)
@@ -243,7 +231,7 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
     // Interrupts
     val irqEnRx = RegInit(False)
     val irqEnTx = RegInit(False)
-    rwFields("IRQ_ENABLE", 0x004, "interrupt enables",
+    regs.rwFields("IRQ_ENABLE", 0x004, "interrupt enables",
       (irqEnRx, RegField("RX", 0, 1, "interrupt while a received frame is waiting"), true),
       (irqEnTx, RegField("TX", 1, 1, "interrupt while TX_STATUS.DONE is set"), true))
 
@@ -287,7 +275,7 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
     val mdioOut = RegInit(True)
     val mdioOe = RegInit(False)
     val mdioIn = BufferCC(io.mdio.mdio_i, True)
-    rwFields("MDIO", 0x030, "PHY management bus pins (bit-banged)",
+    regs.rwFields("MDIO", 0x030, "PHY management bus pins (bit-banged)",
       (mdc, RegField("MDC", 0, 1, "MDC pin level"), true),
       (mdioOut, RegField("OUT", 1, 1, "MDIO level driven while OE is set"), true),
       (mdioOe, RegField("OE", 2, 1, "drive MDIO"), true),
@@ -382,8 +370,8 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
     }
   }
 
-  window("TX_BUF", txWindow, config.txBytes, "RW", "TX buffer: the frame from DA to the end of the payload, no FCS; 32-bit accesses, byte masks honoured")
-  window("RX_BUF", rxWindow, config.rxSlots * config.slotBytes, "RO", "RX slots: slot i at RX_BUF + i * slot size")
+  regs.window("TX_BUF", txWindow, config.txBytes, "RW", "TX buffer: the frame from DA to the end of the payload, no FCS; 32-bit accesses, byte masks honoured")
+  regs.window("RX_BUF", rxWindow, config.rxSlots * config.slotBytes, "RO", "RX slots: slot i at RX_BUF + i * slot size")
 
   /** Build constants for the C header (CHeader's `constants`). */
   def headerConstants: Seq[(String, String, String)] = Seq(

@@ -30,6 +30,17 @@ class RegMap(val prefix: String, val doc: String, factory: BusSlaveFactory) {
     add(name, offset, "RW", doc, Seq(RegField(name, lsb, data.getBitsWidth, doc)))
     factory.readAndWrite(data, offset, lsb)
   }
+  /** A register of several fields, each read/write unless its flag says read-only (false). */
+  def rwFields(name: String, offset: Int, doc: String, fields: (Data, RegField, Boolean)*): Unit = {
+    add(name, offset, "RW", doc, fields.map(_._2))
+    for ((d, f, writable) <- fields) {
+      factory.read(d, offset, f.lsb)
+      if (writable) factory.write(d, offset, f.lsb)
+    }
+  }
+  /** A memory window the peripheral decodes itself: recorded so that the C header has its offset. */
+  def window(name: String, offset: Int, bytes: Int, access: String, doc: String): Unit =
+    add(name, offset, access, s"$doc ($bytes bytes)", Seq(RegField(name, 0, 32, doc)))
   /** Write-only: the value written drives `data` (a Reg) ... */
   def wo(name: String, offset: Int, data: Data, doc: String, lsb: Int = 0): Unit = {
     add(name, offset, "WO", doc, Seq(RegField(name, lsb, data.getBitsWidth, doc)))
