@@ -207,23 +207,18 @@ static int cmd_ethlat(int argc, char **argv) {
         return 1;
     }
     static const uint8_t probe[60] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x54, 0x46, 0x00, 0x00, 0x02, 0x88, 0xb5};
-    volatile uint32_t *txbuf = (volatile uint32_t *)(ETH_BASE + ETH_TX_BUF);
     printf("ethlat: ready for %lu frames\n", (unsigned long)n);
     for (uint32_t i = 0; i < n; i++) {
-        for (unsigned k = 0; k < sizeof probe / 4; k++) {
-            uint32_t w;
-            memcpy(&w, probe + 4 * k, 4);
-            txbuf[k] = w;
-        }
+        ethmac_load(probe, sizeof probe);
         uint32_t t_rx;
         while (!(tf_read32(ETH_BASE + ETH_RX_STATUS) & 1u)) {
         }
         t_rx = sysctrl_cycles32();
         tf_write32(ETH_BASE + ETH_RX_RELEASE, 1);
         uint32_t t_tx = sysctrl_cycles32();
-        tf_write32(ETH_BASE + ETH_TX_LEN, sizeof probe);
+        ethmac_start(sizeof probe);
         printf("ethlat: %lu rx_visible %lu tx_len %lu\n", (unsigned long)i, (unsigned long)t_rx, (unsigned long)t_tx);
-        while (tf_read32(ETH_BASE + ETH_TX_STATUS) & 1u) {
+        while (ethmac_tx_busy()) {
         }
     }
     return 0;

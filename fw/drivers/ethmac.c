@@ -38,7 +38,7 @@ size_t ethmac_receive(uint8_t *buf, size_t cap) {
     return len;
 }
 
-bool ethmac_send(const uint8_t *frame, size_t len) {
+bool ethmac_load(const uint8_t *frame, size_t len) {
     if (len == 0 || len > ETH_TX_BUFFER_BYTES) return false;
     while ((rd(ETH_TX_STATUS) >> ETH_TX_STATUS_BUSY_SHIFT) & ETH_TX_STATUS_BUSY_MASK) {
     }
@@ -50,9 +50,16 @@ bool ethmac_send(const uint8_t *frame, size_t len) {
         memcpy(&w, frame + 4 * i, n);
         dst[i] = w;
     }
-    wr(ETH_TX_LEN, (uint32_t)len);
     return true;
 }
+
+bool ethmac_send(const uint8_t *frame, size_t len) {
+    if (!ethmac_load(frame, len)) return false;
+    ethmac_start(len);
+    return true;
+}
+
+bool ethmac_tx_busy(void) { return (rd(ETH_TX_STATUS) >> ETH_TX_STATUS_BUSY_SHIFT) & ETH_TX_STATUS_BUSY_MASK; }
 
 void ethmac_read_counters(struct ethmac_counters *c) {
     c->rx_frames = rd(ETH_RX_FRAMES);

@@ -20,6 +20,12 @@ size_t ethmac_receive(uint8_t *buf, size_t cap);
 /* Sends one frame (DA..payload, no FCS; the MAC pads to 60). Waits for the previous one to leave the
  * buffer. Returns false if the frame is too long for the transmit buffer. */
 bool ethmac_send(const uint8_t *frame, size_t len);
+/* The two halves of ethmac_send, for callers that time the start: load waits for the buffer and copies
+ * the frame (false if too long); start sends the loaded len bytes (inline: one store, so a timed start
+ * is not skewed by a call). */
+bool ethmac_load(const uint8_t *frame, size_t len);
+static inline void ethmac_start(size_t len) { tf_write32(ETH_BASE + ETH_TX_LEN, (uint32_t)len); }
+bool ethmac_tx_busy(void);
 void ethmac_read_counters(struct ethmac_counters *c);
 uint32_t ethmac_rx_too_long(void); /* frames dropped by ethmac_receive for lack of room */
 
