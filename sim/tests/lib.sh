@@ -13,29 +13,24 @@ where_stopped() {
   riscv64-unknown-elf-addr2line -f -p -e "$2" "$pc" | sed "s|$(pwd)/||"
 }
 
-# --- The SoC on a TAP inside a private network namespace (root only) -------------------------------
-# soc_netns_start NAME [plusargs...]: creates namespace tf-NAME-<pid> with TAP tfsim0 (10.77.0.1/24 on
-# the kernel side), boots the SoC on it in the background and waits for the firmware's network line.
-# Sets SOC_NS, SOC_PID, SOC_LOG, SOC_CTL (Ethernet control FIFO), SOC_CON (console FIFO), SOC_PCAP.
-# soc_netns_stop: ends the simulation (exit on the control channel, then kill) and deletes the namespace.
+# --- The SoC running in the background, with FIFOs for the console and the Ethernet control channel ----
+# soc_start NAME [plusargs...]: boots the SoC (inside namespace $SOC_NS when that is set) and waits for the
+# firmware's network line. Sets SOC_PID, SOC_LOG, SOC_CTL (Ethernet control FIFO), SOC_CON (console FIFO),
+# SOC_PCAP. soc_stop: ends the simulation (exit on the control channel, then kill).
+# soc_netns_start NAME [plusargs...]: the same on a TAP tfsim0 inside a new namespace tf-NAME-<pid>
+# (10.77.0.1/24 on the kernel side; root only). soc_netns_stop: soc_stop, then deletes the namespace.
 SOC_KIP=10.77.0.1
 SOC_IP=10.77.0.2
 SOC_MAC=02:54:46:00:00:02
-soc_netns_start() {
+soc_start() {
   local name=$1; shift
-  SOC_NS="tf-$name-$$"
   SOC_LOG="build/sim/tests/$name.log"
   SOC_CTL="build/sim/tests/$name.ethctl"
   SOC_CON="build/sim/tests/$name.console"
   SOC_PCAP="build/sim/tests/$name.pcap"
   mkdir -p build/sim/tests
   rm -f "$SOC_CTL" "$SOC_CON"
-  ip netns add "$SOC_NS" || return 1
-  ip netns exec "$SOC_NS" ip link set lo up
-  ip netns exec "$SOC_NS" ip tuntap add dev tfsim0 mode tap
-  ip netns exec "$SOC_NS" ip addr add "$SOC_KIP/24" dev tfsim0
-  ip netns exec "$SOC_NS" ip link set tfsim0 up
-  ip netns exec "$SOC_NS" "$SIM_BIN" +firmware="${FW:-build/fw/sim/firmware}.hex" +tap=tfsim0 +pcap="$SOC_PCAP" \
+  ${SOC_NS:+ip netns exec "$SOC_NS"} "$SIM_BIN" +firmware="${FW:-build/fw/sim/firmware}.hex" +pcap="$SOC_PCAP" \
     +eth-ctl="$SOC_CTL" +uart-ctl="$SOC_CON" +timeout="${SOC_TIMEOUT:-400000000}" "$@" > "$SOC_LOG" 2>&1 &
   SOC_PID=$!
   local i
@@ -45,6 +40,29 @@ soc_netns_start() {
     sleep 0.1
   done
   echo "the firmware did not bring the network up in 60 s"; return 1
+}
+soc_stop() {
+  if [ -n "${SOC_PID:-}" ] && kill -0 "$SOC_PID" 2>/dev/null; then
+    [ -p "$SOC_CTL" ] && echo "exit 0" > "$SOC_CTL"
+    local i; for i in $(seq 1 50); do kill -0 "$SOC_PID" 2>/dev/null || break; sleep 0.1; done
+    kill "$SOC_PID" 2>/dev/null
+  fi
+  [ -n "${SOC_PID:-}" ] && wait "$SOC_PID" 2>/dev/null
+  SOC_PID=""
+}
+soc_netns_start() {
+  SOC_NS="tf-$1-$$"
+  ip netns add "$SOC_NS" || return 1
+  ip netns exec "$SOC_NS" ip link set lo up
+  ip netns exec "$SOC_NS" ip tuntap add dev tfsim0 mode tap
+  ip netns exec "$SOC_NS" ip addr add "$SOC_KIP/24" dev tfsim0
+  ip netns exec "$SOC_NS" ip link set tfsim0 up
+  soc_start "$@" +tap=tfsim0
+}
+soc_netns_stop() {
+  soc_stop
+  [ -n "${SOC_NS:-}" ] && ip netns del "$SOC_NS" 2>/dev/null
+  SOC_NS=""
 }
 soc_console() { # soc_console "command": types a line into the console
   printf '%s\n' "$1" > "$SOC_CON"
@@ -57,14 +75,4 @@ soc_wait_for() { # soc_wait_for REGEX [seconds]: waits until the console log mat
     sleep 0.1
   done
   return 1
-}
-soc_netns_stop() {
-  if [ -n "${SOC_PID:-}" ] && kill -0 "$SOC_PID" 2>/dev/null; then
-    [ -p "$SOC_CTL" ] && echo "exit 0" > "$SOC_CTL"
-    local i; for i in $(seq 1 50); do kill -0 "$SOC_PID" 2>/dev/null || break; sleep 0.1; done
-    kill "$SOC_PID" 2>/dev/null
-  fi
-  wait "$SOC_PID" 2>/dev/null
-  [ -n "${SOC_NS:-}" ] && ip netns del "$SOC_NS" 2>/dev/null
-  SOC_PID=""; SOC_NS=""
 }

@@ -8,26 +8,20 @@ set -u
 cd "$(dirname "$0")/../.."
 source sim/tests/lib.sh
 N=${N:-50}
-LOG=build/sim/tests/eth-latency.log; CON=build/sim/tests/eth-latency.console
-CTL=build/sim/tests/eth-latency.ethctl; CSV=build/sim/tests/eth-latency.frames.csv
-mkdir -p build/sim/tests; rm -f "$CON" "$CTL"
-"$SIM_BIN" +firmware="${FW:-build/fw/sim/firmware}.hex" +eth-ctl="$CTL" +uart-ctl="$CON" +eth-frame-log="$CSV" \
-  +timeout=400000000 > "$LOG" 2>&1 &
-PID=$!; SOC_LOG=$LOG; SOC_PID=$PID; SOC_CON=$CON
-stop() { [ -p "$CTL" ] && echo "exit 0" > "$CTL"; sleep 0.5; kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; }
-fail() { echo "FAIL eth-latency: $*"; tail -10 "$LOG" | sed 's/^/  | /'; stop; exit 1; }
-trap stop EXIT
-soc_wait_for '^net: MAC' 60 || fail "no network line from the firmware"
+CSV=build/sim/tests/eth-latency.frames.csv
+fail() { echo "FAIL eth-latency: $*"; tail -10 "$SOC_LOG" | sed 's/^/  | /'; soc_stop; exit 1; }
+trap soc_stop EXIT
+soc_start eth-latency +eth-frame-log="$CSV" || fail "could not start the SoC"
 soc_console "ethlat $N"
 soc_wait_for "ethlat: ready" 20 || fail "ethlat did not start"
 frame=ffffffffffff0254460000aa88b5$(printf '%092d' 0)
 # 12000 idle byte times between frames: the firmware prints a line per frame (about 5000 cycles), and no
 # frame may wait in the ring behind another (that would measure queueing, not the path).
-{ echo "ifg 12000"; for i in $(seq 1 "$N"); do echo "inject $frame"; done; } > "$CTL"
+{ echo "ifg 12000"; for i in $(seq 1 "$N"); do echo "inject $frame"; done; } > "$SOC_CTL"
 soc_wait_for "ethlat: $((N - 1)) rx_visible" 60 || fail "not all $N frames were seen"
 sleep 1
-stop; trap - EXIT
-python3 - "$LOG" "$CSV" "$N" <<'PY'
+soc_stop; trap - EXIT
+python3 - "$SOC_LOG" "$CSV" "$N" <<'PY'
 import csv, re, statistics, sys
 log, frames, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 fw = [tuple(map(int, m.groups())) for m in re.finditer(r"ethlat: (\d+) rx_visible (\d+) tx_len (\d+)", open(log).read())]

@@ -6,16 +6,10 @@
 set -u
 cd "$(dirname "$0")/../.."
 source sim/tests/lib.sh
-LOG=build/sim/tests/slirp.log; CON=build/sim/tests/slirp.console
-mkdir -p build/sim/tests; rm -f "$CON"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$SIM_BIN" +firmware="${FW:-build/fw/sim/firmware}.hex" +slirp-fwd=tcp:$PORT:9 +uart-ctl="$CON" +timeout=400000000 > "$LOG" 2>&1 &
-PID=$!
-SOC_LOG=$LOG; SOC_PID=$PID; SOC_CON=$CON
-stop() { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; }
-fail() { echo "FAIL slirp: $*"; tail -15 "$LOG" | sed 's/^/  | /'; stop; exit 1; }
-trap stop EXIT
-soc_wait_for '^net: MAC' 60 || fail "no network line from the firmware"
+fail() { echo "FAIL slirp: $*"; tail -15 "$SOC_LOG" | sed 's/^/  | /'; soc_stop; exit 1; }
+trap soc_stop EXIT
+soc_start slirp +slirp-fwd=tcp:$PORT:9 || fail "could not start the SoC"
 soc_console "arp resolve 10.77.0.1"
 soc_wait_for "arp: 10.77.0.1 is at [0-9a-f:]{17}" 30 || fail "the firmware did not resolve slirp's address"
 python3 - "$PORT" <<'PY' || fail "the forwarded connection was not refused by the firmware"
