@@ -27,6 +27,9 @@ class UartSpec extends AnyFunSuite {
     }
   }
 
+  /** Polls STATUS.TX_IDLE until the transmitter and its FIFO are empty. */
+  def waitTxIdle(bus: SimBusMaster): Unit = while (((bus.read(0x04) >> 16) & 1) == 0) {}
+
   /** Drives one 8N1 byte on rxd; `stopBit` false makes a framing error. */
   def sendByte(dut: Uart, divisor: Int, b: Int, stopBit: Boolean = true): Unit = {
     dut.io.rxd #= false; dut.clockDomain.waitSampling(divisor)
@@ -48,7 +51,7 @@ class UartSpec extends AnyFunSuite {
       uartDecoder(dut, divisor, got)
       for (round <- 0 until 4) {
         // change the divisor only while idle
-        while (((bus.read(0x04) >> 16) & 1) == 0) {}
+        waitTxIdle(bus)
         divisor = 4 + rnd.nextInt(20)
         bus.write(0x08, divisor)
         assert(bus.read(0x08) == divisor)
@@ -59,7 +62,7 @@ class UartSpec extends AnyFunSuite {
           if (rnd.nextInt(4) == 0) dut.clockDomain.waitSampling(rnd.nextInt(30))
           bus.write(0x00, b)
         }
-        while (((bus.read(0x04) >> 16) & 1) == 0) {}
+        waitTxIdle(bus)
         dut.clockDomain.waitSampling(divisor * 2)
         assert(got == sent, s"divisor $divisor")
       }
@@ -78,7 +81,7 @@ class UartSpec extends AnyFunSuite {
       uartDecoder(dut, 8, got)
       val sent = Seq.fill(60)(rnd.nextInt(256))
       for (b <- sent) bus.write(0x00, b)
-      while (((bus.read(0x04) >> 16) & 1) == 0) {}
+      waitTxIdle(bus)
       dut.clockDomain.waitSampling(20)
       val drops = bus.read(0x14).toInt
       assert(drops > 0, "a burst faster than the line must overflow the FIFO")
