@@ -85,8 +85,14 @@ test-hw: deps
 test-fw-host: deps
 	$(MAKE) -s -C fw host-test
 
+# The exchange simulator (QuickFIX/J), for the whole-SoC FIX tests and the demo.
+EXCHANGE_JAR := out/exchange/assembly.dest/out.jar
+$(EXCHANGE_JAR): $(shell find tools/exchange/src -name '*.java') build.sc
+	@echo "== building the exchange simulator (tools/exchange)"
+	$(MILL) exchange.assembly
+
 test-sim: deps test-sim-run
-test-sim-run: $(SIM_BIN) $(FW_SIM)
+test-sim-run: $(SIM_BIN) $(FW_SIM) $(EXCHANGE_JAR)
 	@FW=$(FW_SIM:.hex=) sim/tests/run.sh
 
 # --- implementation figures ----------------------------------------------------------------------------
