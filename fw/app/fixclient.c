@@ -188,7 +188,7 @@ static void sess_event(void *ctx, fix_event_t ev, uint32_t arg, const char *text
         }
         break;
     }
-    case FIX_EV_LOGOUT: printf("fix: logged out%s%s\n", text ? ": " : "", text ? text : ""); break;
+    case FIX_EV_LOGOUT: printf("fix: logged out%s%s\n", text && text[0] ? ": " : "", text ? text : ""); break;
     case FIX_EV_REJECT_RECEIVED:
         printf("fix: the exchange rejected our message %lu: %s\n", (unsigned long)arg, text ? text : "");
         break;
