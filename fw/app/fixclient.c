@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/netif.h"
+#include "app/stops.h"
 #include "drivers/sysctrl.h"
 #include "drivers/timer.h"
 #include "fix/utc.h"
@@ -92,6 +93,7 @@ static char clordid_prefix[9];
 fix_session_t *fixclient_session(void) { return &session; }
 fix_app_t *fixclient_app(void) { return &app; }
 struct tcp_conn *fixclient_conn(void) { return fc.state == FC_ONLINE ? fc.conn : NULL; }
+unsigned fixclient_price_decimals(void) { return cfg.price_decimals; }
 
 static uint64_t now_ms(void) { return timer_ms(); }
 
@@ -212,6 +214,7 @@ static void on_market_data(void *ctx, const fix_md_snapshot_t *md) {
     (void)ctx;
     fc.md_msgs++;
     fc.cb_md++;
+    stops_on_market_data(md);
     md_last_t *last = NULL;
     for (size_t i = 0; i < SYMBOLS_MAX; i++)
         if (fc.md[i].symbol[0] && strcmp(fc.md[i].symbol, md->symbol) == 0) last = &fc.md[i];

@@ -32,5 +32,7 @@ void fixclient_poll(void);
 fix_session_t *fixclient_session(void);
 fix_app_t *fixclient_app(void);
 struct tcp_conn *fixclient_conn(void);
+/* Implied decimals of prices (fix set decimals). */
+unsigned fixclient_price_decimals(void);
 
 #endif
