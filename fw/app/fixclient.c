@@ -204,7 +204,7 @@ static void sess_event(void *ctx, fix_event_t ev, uint32_t arg, const char *text
     }
 }
 
-static const fix_session_ops_t sess_ops = {sess_send, sess_disconnect, sess_event};
+static const fix_session_ops_t sess_ops = {sess_send, sess_disconnect, sess_event, NULL};
 
 /* ---- application callbacks ---- */
 
