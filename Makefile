@@ -71,9 +71,8 @@ SIM_NET ?= +slirp
 sim: deps $(SIM_BIN) $(FW_SIM)
 	$(SIM_BIN) +firmware=$(FW_SIM) +stdin $(SIM_NET) +pcap=build/sim/sim.pcap $(SIM_ARGS)
 
-demo: deps $(SIM_BIN) $(FW_SIM)
-	@echo "== Triggerfish demo: the SoC boots its firmware in Verilator, runs the self-test and exits"
-	$(SIM_BIN) +firmware=$(FW_SIM) +uart-in='info\rexit\r' +uart-in-delay=3000000 +timeout=50000000
+demo: deps $(SIM_BIN) $(FW_SIM) $(EXCHANGE_JAR)
+	@$(VENV)/bin/python tools/demo.py
 
 # --- tests ---------------------------------------------------------------------------------------------
 test: deps
