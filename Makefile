@@ -75,9 +75,8 @@ SIM_NET ?= +slirp
 sim: deps $(SIM_BIN) $(FW_SIM)
 	$(SIM_BIN) +firmware=$(FW_SIM) +stdin $(SIM_NET) +pcap=build/sim/sim.pcap $(SIM_ARGS)
 
-demo: deps $(SIM_BIN) $(FW_SIM)
-	@echo "== Triggerfish demo: the SoC boots its firmware in Verilator, runs the self-test and exits"
-	$(SIM_BIN) +firmware=$(FW_SIM) +uart-in='info\rexit\r' +uart-in-delay=3000000 +timeout=50000000
+demo: deps $(SIM_BIN) $(FW_SIM) $(EXCHANGE_JAR)
+	@$(VENV)/bin/python tools/demo.py
 
 # --- tests ---------------------------------------------------------------------------------------------
 test: deps
@@ -89,8 +88,14 @@ test-hw: deps
 test-fw-host: deps
 	$(MAKE) -s -C fw host-test
 
+# The exchange simulator (QuickFIX/J), for the whole-SoC FIX tests and the demo.
+EXCHANGE_JAR := out/exchange/assembly.dest/out.jar
+$(EXCHANGE_JAR): $(shell find tools/exchange/src -name '*.java') build.sc
+	@echo "== building the exchange simulator (tools/exchange)"
+	$(MILL) exchange.assembly
+
 test-sim: deps test-sim-run
-test-sim-run: $(SIM_BIN) $(FW_SIM)
+test-sim-run: $(SIM_BIN) $(FW_SIM) $(EXCHANGE_JAR)
 	@FW=$(FW_SIM:.hex=) sim/tests/run.sh
 
 # --- implementation figures ----------------------------------------------------------------------------

@@ -29,7 +29,7 @@ case class SocConfig(
   sysClockHz: Long,            // the frequency the sys clock runs at on the target
   timebaseHz: Long,            // mtime ticks per firmware second (== sysClockHz on boards, scaled in simulation)
   uartBaud: Long,              // default UART bit rate (the divisor is sysClockHz / uartBaud)
-  ramBytes: Int = 64 * 1024,
+  ramBytes: Int = 80 * 1024,
   ramBase: BigInt = BigInt("80000000", 16),
   ioBase: BigInt = BigInt("F0000000", 16),
   gpioWidth: Int = 8,
@@ -39,7 +39,7 @@ case class SocConfig(
   simPorts: Boolean = false,   // the simulation-only ports (exit code, debug pc)
   eth: Option[SocEthConfig] = None
 ) {
-  require(ramBytes % 4 == 0 && isPow2(ramBytes), "ramBytes must be a power of two")
+  require(ramBytes % 4096 == 0 && ramBytes <= 512 * 1024, "ramBytes must be a multiple of 4 KiB, at most 512 KiB")
   def uartDivisor: Int = scala.math.max(4, scala.math.round(sysClockHz.toDouble / uartBaud).toInt)
 }
 
