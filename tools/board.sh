@@ -32,7 +32,7 @@ load_board() {
     [[ "$line" =~ ^[[:space:]]*([A-Z_][A-Z0-9_]*)[[:space:]]*:?=[[:space:]]*(.*[^[:space:]])?[[:space:]]*$ ]] || continue
     local k=${BASH_REMATCH[1]} v=${BASH_REMATCH[2]:-}
     # the environment (or make's command line) wins over board.mk for the tunables
-    case $k in SEEDS|SYS_MHZ|NET_MAC|NET_IP|NET_NETMASK|NET_GATEWAY|CABLE) [ -n "${!k:-}" ] && continue ;; esac
+    case $k in SEEDS|SYS_MHZ|NET_MAC|NET_IP|NET_NETMASK|NET_GATEWAY|FIX_HOST|FIX_PORT|CABLE) [ -n "${!k:-}" ] && continue ;; esac
     printf -v "$k" '%s' "$v"
   done < "$f"
   BOARD=$b
@@ -58,9 +58,10 @@ bitstream() {
     > "$OUT/gen.log" 2>&1 || { grep -E "error|ERROR|Exception" "$OUT/gen.log" | head -20; exit 1; }
   sed 's/^/   /' "$OUT/hw/clocks.txt"
   local t_gen=$(( SECONDS - t ))
-  echo "== the firmware for $BOARD (MAC $NET_MAC, IPv4 $NET_IP)"
+  echo "== the firmware for $BOARD (MAC $NET_MAC, IPv4 $NET_IP, exchange ${FIX_HOST:-default}:${FIX_PORT:-default})"
   make -s -C fw TARGET="${BOARD//-/_}" HWDIR="$PWD/$OUT/hw" OUT="$PWD/$OUT/fw" NET_MAC="$NET_MAC" NET_IP="$NET_IP" \
-    NET_NETMASK="$NET_NETMASK" NET_GATEWAY="$NET_GATEWAY" > "$OUT/fw.log" 2>&1 || { tail -20 "$OUT/fw.log"; exit 1; }
+    NET_NETMASK="$NET_NETMASK" NET_GATEWAY="$NET_GATEWAY" ${FIX_HOST:+FIX_HOST=$FIX_HOST} ${FIX_PORT:+FIX_PORT=$FIX_PORT} \
+    > "$OUT/fw.log" 2>&1 || { tail -20 "$OUT/fw.log"; exit 1; }
   grep -A1 "text" "$OUT/fw.log" | tail -1 | awk '{printf "   firmware: %d bytes code+data, %d bytes bss\n", $1+$2, $3}'
   local sources="$OUT/hw/Top.v build/cpu/VexRiscv.v $OUT/liteeth/liteeth_mac_$ETH_PHY.v"
   case $FAMILY in

@@ -11,13 +11,20 @@ LPF         := colorlight-5a-75b.lpf
 # (tx_delay=0); the FPGA delays the received data by 2 ns.
 ETH_PHY     := rgmii_ecp5
 MAC_FLAGS   := --tx-delay 0 --rx-delay 2 --fast-crc-check
-SYS_MHZ     := 50
+# sys clock from the PLL (VCO 750 MHz / 20). 50 MHz no longer fits: with the RVC CPU and the 80 KiB RAM the
+# sys critical path (RAM read -> bank mux -> decompressor -> register file) reaches 44-45 MHz on ECP5-6.
+# 37.5 MHz leaves about 17 % margin for the offload datapath (41.667 MHz, the next exact setting, about 6 %;
+# 40 MHz and 125 MHz have no common VCO in 400..800 MHz). The firmware's clock and time base follow it.
+SYS_MHZ     := 37.5
 CLOCKS      := sys=clk_sys eth_tx=pll_CLKOP|clk_eth_tx eth_rx=rgmii_rx_clk
 SEEDS       := 1 2 3 4
 NET_MAC     := 02:54:46:00:00:75
 NET_IP      := 192.168.1.51
 NET_NETMASK := 255.255.255.0
 NET_GATEWAY := 192.168.1.1
+# the FIX exchange (the PC running tools/exchange); `fix set host`/`fix set port` change it on the console
+FIX_HOST    := 192.168.1.10
+FIX_PORT    := 9876
 # openFPGALoader: openFPGALoader's "colorlight" board entry (5A-75B) with a JTAG cable on J27/J31/J32/J30
 # (the board has no probe of its own); CABLE=ft232 by default, e.g. make flash ... CABLE=dirtyJtag
 OFL_ARGS    := -b colorlight -c {CABLE}

@@ -11,8 +11,11 @@ LPF         := colorlight-i5.lpf
 # delays the received data by 2 ns.
 ETH_PHY     := rgmii_ecp5
 MAC_FLAGS   := --tx-delay 0 --rx-delay 2 --fast-crc-check
-# sys clock (the PLL makes it and 125 MHz from the 25 MHz oscillator); the firmware's time base is the same.
-SYS_MHZ     := 50
+# sys clock from the PLL (VCO 750 MHz / 20). 50 MHz no longer fits: with the RVC CPU and the 80 KiB RAM the
+# sys critical path (RAM read -> bank mux -> decompressor -> register file) reaches 44-45 MHz on ECP5-6.
+# 37.5 MHz leaves about 17 % margin for the offload datapath (41.667 MHz, the next exact setting, about 6 %;
+# 40 MHz and 125 MHz have no common VCO in 400..800 MHz). The firmware's clock and time base follow it.
+SYS_MHZ     := 37.5
 # clock domains that must meet timing: domain=net as nextpnr names it
 CLOCKS      := sys=clk_sys eth_tx=pll_CLKOP|clk_eth_tx eth_rx=rgmii_rx_clk
 # nextpnr seeds tried in order until every domain meets timing
@@ -22,6 +25,9 @@ NET_MAC     := 02:54:46:00:00:15
 NET_IP      := 192.168.1.50
 NET_NETMASK := 255.255.255.0
 NET_GATEWAY := 192.168.1.1
+# the FIX exchange (the PC running tools/exchange); `fix set host`/`fix set port` change it on the console
+FIX_HOST    := 192.168.1.10
+FIX_PORT    := 9876
 # openFPGALoader: the extension board's CMSIS-DAP (DAPLink) probe
 OFL_ARGS    := -b colorlight-i5
 OFL_SPI     := yes

@@ -18,6 +18,9 @@ NET_MAC     := 02:54:46:00:00:21
 NET_IP      := 192.168.1.52
 NET_NETMASK := 255.255.255.0
 NET_GATEWAY := 192.168.1.1
+# the FIX exchange (the PC running tools/exchange); `fix set host`/`fix set port` change it on the console
+FIX_HOST    := 192.168.1.10
+FIX_PORT    := 9876
 # openFPGALoader: the on-board Digilent FT2232 JTAG; the PL is device 1 of the Zynq chain (after the ARM DAP)
 OFL_ARGS    := -c digilent --index-chain 1
 OFL_SPI     := no

@@ -18,6 +18,9 @@ NET_MAC     := 02:54:46:00:00:27
 NET_IP      := 192.168.1.53
 NET_NETMASK := 255.255.255.0
 NET_GATEWAY := 192.168.1.1
+# the FIX exchange (the PC running tools/exchange); `fix set host`/`fix set port` change it on the console
+FIX_HOST    := 192.168.1.10
+FIX_PORT    := 9876
 # openFPGALoader: the on-board FT232 JTAG, PL = device 1 of the Zynq chain (as litex-boards' target)
 OFL_ARGS    := -c ft232 --index-chain 1
 OFL_SPI     := no

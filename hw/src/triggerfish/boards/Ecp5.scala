@@ -72,7 +72,7 @@ class EHXPLLL(p: Ecp5PllParams) extends BlackBox {
 /** The two Colorlight boards differ in what the pins allow:
   * @param resetButton a user button that resets the SoC (i5: K18 on the extension board)
   * @param led         an LED pin of its own (on the 5A-75B v8.0 the LED pin is the UART TX)
-  * @param phyResetPulse hold the PHYs in reset for ~10 ms after the PLL locks (i5). Never on the 5A-75B,
+  * @param phyResetPulse hold the PHYs in reset for 2^19 sys cycles (5 to 14 ms) after the PLL locks (i5). Never on the 5A-75B,
   *                    whose 25 MHz clock comes from a PHY: there the reset pin is driven high, always. */
 case class ColorlightBoard(name: String, resetButton: Boolean, led: Boolean, phyResetPulse: Boolean)
 
@@ -132,7 +132,8 @@ class ColorlightTop(board: ColorlightBoard, build: BoardBuild) extends Component
   }
   eth_rst_n := (if (board.phyResetPulse) boot.phyReleased else True)
 
-  // LED (active low): the heartbeat (about 1 Hz at 50 MHz) XOR GPIO bit 0, so firmware can invert it.
+  // LED (active low): the heartbeat (bit 25 of a sys counter: 0.9 s on / 0.9 s off at 37.5 MHz) XOR GPIO bit 0,
+  // so firmware can invert it.
   if (board.led) led_n := !(boot.beat.msb ^ socBits("io_gpio_out")(0))
   socBits("io_gpio_in") := 0
 
