@@ -5,6 +5,10 @@
 #   make sim       the whole SoC interactively (UART console on this terminal; Ctrl-C ends it)
 #   make bench     measurements (written under build/bench)
 #   make synth-ecp5  synthesis + place and route of the SoC for LFE5U-25F without pins (size and Fmax)
+#   make bitstream BOARD=<b>  a board's bitstream, utilisation and Fmax in build/boards/<b>/ (fails on timing)
+#                    boards: colorlight-i5 colorlight-5a-75b (ECP5), pynq-z1 pz7020-starlite (Zynq PL:
+#                    synthesis only unless openXC7's nextpnr-xilinx is installed); see boards/<b>/README.md
+#   make flash BOARD=<b> [FLASH=spi] [CABLE=...]  load it with openFPGALoader (SRAM, or the SPI flash)
 # Everything generated goes under build/.
 SHELL        := /bin/bash
 .DEFAULT_GOAL := help
@@ -23,7 +27,7 @@ VERILATOR_FLAGS := --cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast 
 
 .PHONY: help deps test test-hw test-fw-host test-sim test-sim-run demo sim bench bitstream flash synth-ecp5 firmware hw clean
 help:
-	@sed -n '2,8p' Makefile | sed 's/^# //'
+	@sed -n '2,12p' Makefile | sed 's/^# //'
 
 deps:
 	@tools/deps.sh
@@ -101,8 +105,16 @@ synth-ecp5: deps
 bench: deps
 	@echo "make bench: no benchmarks yet (the latency benchmarks arrive with the offload datapath)"; exit 1
 
-bitstream flash:
-	@echo "make $@: the board builds (ECP5 Colorlight, Zynq PL) are not built yet; make synth-ecp5 gives the SoC's size and Fmax"; exit 1
+# --- boards (tools/board.sh; settings in boards/<board>/board.mk) ---------------------------------------
+# Overridable on the command line: SEEDS (nextpnr seeds tried in turn), SYS_MHZ, NET_MAC, NET_IP, NET_NETMASK,
+# NET_GATEWAY, CABLE (openFPGALoader cable where the board has no probe), REQUIRE_BITSTREAM=1 (Zynq without
+# nextpnr-xilinx fails instead of stopping after synthesis).
+export SEEDS SYS_MHZ NET_MAC NET_IP NET_NETMASK NET_GATEWAY CABLE REQUIRE_BITSTREAM
+bitstream: deps
+	@tools/board.sh bitstream "$(BOARD)"
+
+flash:
+	@tools/board.sh flash "$(BOARD)" $(FLASH)
 
 clean:
 	rm -rf build out
