@@ -11,7 +11,7 @@ LPF         := colorlight-5a-75b.lpf
 # (tx_delay=0); the FPGA delays the received data by 2 ns.
 ETH_PHY     := rgmii_ecp5
 MAC_FLAGS   := --tx-delay 0 --rx-delay 2 --fast-crc-check
-SYS_MHZ     := 50
+SYS_MHZ     := 37.5
 CLOCKS      := sys=clk_sys eth_tx=pll_CLKOP|clk_eth_tx eth_rx=rgmii_rx_clk
 SEEDS       := 1 2 3 4
 NET_MAC     := 02:54:46:00:00:75

@@ -12,7 +12,7 @@ LPF         := colorlight-i5.lpf
 ETH_PHY     := rgmii_ecp5
 MAC_FLAGS   := --tx-delay 0 --rx-delay 2 --fast-crc-check
 # sys clock (the PLL makes it and 125 MHz from the 25 MHz oscillator); the firmware's time base is the same.
-SYS_MHZ     := 50
+SYS_MHZ     := 37.5
 # clock domains that must meet timing: domain=net as nextpnr names it
 CLOCKS      := sys=clk_sys eth_tx=pll_CLKOP|clk_eth_tx eth_rx=rgmii_rx_clk
 # nextpnr seeds tried in order until every domain meets timing
