@@ -106,10 +106,10 @@ bench: deps
 	@echo "make bench: no benchmarks yet (the latency benchmarks arrive with the offload datapath)"; exit 1
 
 # --- boards (tools/board.sh; settings in boards/<board>/board.mk) ---------------------------------------
-# Overridable on the command line: SEEDS (nextpnr seeds tried in turn), SYS_MHZ, NET_MAC, NET_IP, NET_NETMASK,
+# Overridable on the command line: SEEDS (nextpnr seeds tried in turn), SYS_MHZ, OFFLOAD (yes/no), NET_MAC, NET_IP, NET_NETMASK,
 # NET_GATEWAY, FIX_HOST, FIX_PORT, CABLE (openFPGALoader cable where the board has no probe), REQUIRE_BITSTREAM=1 (Zynq without
 # nextpnr-xilinx fails instead of stopping after synthesis).
-export SEEDS SYS_MHZ NET_MAC NET_IP NET_NETMASK NET_GATEWAY FIX_HOST FIX_PORT CABLE REQUIRE_BITSTREAM
+export SEEDS SYS_MHZ OFFLOAD NET_MAC NET_IP NET_NETMASK NET_GATEWAY FIX_HOST FIX_PORT CABLE REQUIRE_BITSTREAM
 bitstream: deps
 	@tools/board.sh bitstream "$(BOARD)"
 

@@ -32,7 +32,7 @@ load_board() {
     [[ "$line" =~ ^[[:space:]]*([A-Z_][A-Z0-9_]*)[[:space:]]*:?=[[:space:]]*(.*[^[:space:]])?[[:space:]]*$ ]] || continue
     local k=${BASH_REMATCH[1]} v=${BASH_REMATCH[2]:-}
     # the environment (or make's command line) wins over board.mk for the tunables
-    case $k in SEEDS|SYS_MHZ|NET_MAC|NET_IP|NET_NETMASK|NET_GATEWAY|FIX_HOST|FIX_PORT|CABLE) [ -n "${!k:-}" ] && continue ;; esac
+    case $k in SEEDS|SYS_MHZ|OFFLOAD|NET_MAC|NET_IP|NET_NETMASK|NET_GATEWAY|FIX_HOST|FIX_PORT|CABLE) [ -n "${!k:-}" ] && continue ;; esac
     printf -v "$k" '%s' "$v"
   done < "$f"
   BOARD=$b
@@ -54,7 +54,7 @@ bitstream() {
   echo "== the board top and the SoC (GenBoard)"
   t=$SECONDS
   ./mill -i hw.runMain triggerfish.boards.GenBoard --board "$BOARD" --sys-mhz "$SYS_MHZ" --out "$OUT/hw" \
-    --mac-dir "$OUT/liteeth" --ram-init "$PWD/$OUT/fw/firmware.hex" --version "$(fpga_hw_version)" \
+    --mac-dir "$OUT/liteeth" --ram-init "$PWD/$OUT/fw/firmware.hex" --version "$(fpga_hw_version)" --offload "${OFFLOAD:-}" \
     > "$OUT/gen.log" 2>&1 || { grep -E "error|ERROR|Exception" "$OUT/gen.log" | head -20; exit 1; }
   sed 's/^/   /' "$OUT/hw/clocks.txt"
   local t_gen=$(( SECONDS - t ))
@@ -80,9 +80,10 @@ ecp5_flow() {
   echo "   ($t_synth s)"
   local rc=1 seed t_pnr=0
   for seed in $SEEDS; do
-    echo "== nextpnr-ecp5 ($PART: --$DEVICE $PACKAGE speed $SPEED, boards/$BOARD/$LPF, seed $seed)"
+    echo "== nextpnr-ecp5 ($PART: --$DEVICE $PACKAGE speed $SPEED, boards/$BOARD/$LPF, seed $seed ${NEXTPNR_FLAGS:-})"
     t=$SECONDS
-    ecp5_pnr "$OUT" "$DEVICE" "$PACKAGE" "$SPEED" "boards/$BOARD/$LPF" "$seed" || true
+    # shellcheck disable=SC2086
+    ecp5_pnr "$OUT" "$DEVICE" "$PACKAGE" "$SPEED" "boards/$BOARD/$LPF" "$seed" ${NEXTPNR_FLAGS:-} || true
     t_pnr=$(( t_pnr + SECONDS - t ))
     echo "   ($(( SECONDS - t )) s)"
     rc=0

@@ -42,7 +42,7 @@ t_pnr=0
 for seed in $SEEDS; do
   echo "== nextpnr-ecp5 (LFE5U-25F, CABGA381, speed 6, sys $FREQ MHz and Ethernet 125 MHz, seed $seed, no pin locations)"
   start=$SECONDS
-  ecp5_pnr "$OUT" 25k CABGA381 6 "$OUT/clocks.lpf" "$seed" --lpf-allow-unconstrained || true
+  ecp5_pnr "$OUT" 25k CABGA381 6 "$OUT/clocks.lpf" "$seed" --lpf-allow-unconstrained --placer-heap-timingweight 40 || true
   t_pnr=$((t_pnr + SECONDS - start))
   echo "   ($((SECONDS - start)) s)"
   rc=0

@@ -7,6 +7,7 @@
 
 #include "app/netif.h"
 #include "app/stops.h"
+#include "drivers/offload_rx.h"
 #include "drivers/sysctrl.h"
 #include "drivers/timer.h"
 #include "fix/utc.h"
@@ -282,6 +283,12 @@ static void tcp_connected(struct tcp_conn *c, void *user) {
     (void)user;
     fc.state = FC_ONLINE;
     printf("fix: TCP connected (local port %u), sending Logon\n", (unsigned)tcp_local_port(fc.conn));
+#ifdef TF_HAS_OFFLOAD
+    /* The offload's parser follows the connection from its first byte (no entry armed: nothing fires). */
+    offload_rx_conn_t oc = {netif_stack()->mac, net_get_config(netif_stack())->ip, cfg.host, tcp_local_port(fc.conn),
+                            cfg.port, tcp_hw_rcv_nxt(fc.conn), cfg.price_decimals};
+    if (!offload_rx_follow(&oc)) printf("fix: the offload parser refused the connection settings\n");
+#endif
     fix_session_connected(&session, now_ms());
 }
 
@@ -311,6 +318,9 @@ static void tcp_data(struct tcp_conn *c, void *user, const uint8_t *data, size_t
 }
 
 static void connection_gone(const char *why) {
+#ifdef TF_HAS_OFFLOAD
+    (void)offload_rx_stop();
+#endif
     fc.conn = NULL;
     fc.closing = false;
     fc.send_failed = false;
@@ -562,11 +572,28 @@ static int cmd_fix(int argc, char **argv) {
         fix_session_set_seqnums(&session, out, in);
         return 0;
     }
+#ifdef TF_HAS_OFFLOAD
+    if (strcmp(sub, "hw") == 0 && argc == 2) {
+        offload_rx_counters_t c;
+        offload_rx_counters(&c);
+        printf("offload rx: segments %lu (in order %lu, out of order %lu, bad %lu, ignored %lu)\n",
+               (unsigned long)c.seg_seen, (unsigned long)c.seg_inorder, (unsigned long)c.seg_ooo,
+               (unsigned long)c.seg_bad, (unsigned long)c.seg_ignored);
+        printf("offload rx: 35=W parsed by hardware %lu, by firmware %lu; FIX errors %lu, fires %lu\n",
+               (unsigned long)c.w_msgs, (unsigned long)fc.md_msgs, (unsigned long)c.fix_errors, (unsigned long)c.fires);
+        uint32_t seq, res;
+        if (offload_rx_state(&seq, &res))
+            printf("offload rx: expects sequence %lu (firmware %lu), %s%s\n", (unsigned long)seq,
+                   (unsigned long)(fc.conn && fc.state == FC_ONLINE ? tcp_hw_rcv_nxt(fc.conn) : 0),
+                   (res & 2u) ? "enabled" : "disabled", (res & 1u) ? ", FIN seen" : "");
+        return 0;
+    }
+#endif
     if (strcmp(sub, "watch") == 0 && argc == 3 && (strcmp(argv[2], "on") == 0 || strcmp(argv[2], "off") == 0)) {
         fc.watch = argv[2][1] == 'n';
         return 0;
     }
-    printf("usage: fix [status | config | start | stop | set <option> <value> | seq <out> <in> | watch on|off]\n"
+    printf("usage: fix [status | config | start | stop | set <option> <value> | seq <out> <in> | watch on|off | hw]\n"
            "  options: sender target heartbeat host port symbols account decimals\n");
     return 1;
 }

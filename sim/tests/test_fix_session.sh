@@ -90,6 +90,23 @@ first_after=$(sed -n 's/.*|35=A|34=\([0-9]*\)|49=TFISH1|.*/\1/p' "$msgs" | tail 
 [ -n "$first_after" ] && [ "$first_after" -gt "${last_in:-0}" ] \
   || fail "the Logon after the restart has MsgSeqNum ${first_after:-none}, the last before was ${last_in:-none}"
 
+# The offload's hardware parser followed the same connection (nothing armed): it must have found exactly
+# the 35=W messages the firmware parsed, and expect the same next sequence number. (A W arriving while the
+# command runs is seen by the hardware first: ask again.)
+hw_ok=""
+for i in 1 2 3 4 5; do
+  n0=$(grep -c 'offload rx: expects sequence' "$SOC_LOG")
+  soc_console "fix hw"
+  for j in $(seq 1 100); do [ "$(grep -c 'offload rx: expects sequence' "$SOC_LOG")" -gt "$n0" ] && break; sleep 0.1; done
+  wcount=$(sed -n 's/.*35=W parsed by hardware \([0-9]*\), by firmware \([0-9]*\);.*/\1 \2/p' "$SOC_LOG" | tail -1)
+  seqs=$(sed -n 's/.*expects sequence \([0-9]*\) (firmware \([0-9]*\)).*/\1 \2/p' "$SOC_LOG" | tail -1)
+  if [ -n "$wcount" ] && [ "${wcount% *}" = "${wcount#* }" ] && [ "${wcount% *}" -gt 0 ] && [ -n "$seqs" ] && [ "${seqs% *}" = "${seqs#* }" ]; then
+    hw_ok=1; break
+  fi
+  sleep 0.5
+done
+[ -n "$hw_ok" ] || fail "the offload parser disagrees with the firmware: W hardware/firmware '$wcount', next sequence '$seqs'"
+
 # 5. Logout
 soc_console "fix stop"
 soc_wait_for '^(tf> )?fix: logged out' 30 || fail "no Logout answer"
@@ -126,4 +143,5 @@ wcost=$(grep -o 'W cost.*' "$SOC_LOG" | tail -1 | sed 's/^W cost (one message pe
 stack=$(grep -o 'stack: [0-9]* of [0-9]* bytes' "$SOC_LOG" | tail -1)
 echo "   | exchange log: $logon_in Logons answered, $w_total 35=W sent, $orders order(s), $fills fill(s), $hb_total heartbeats from the SoC, $testreq TestRequest(s) to it, $resends ResendRequest(s), 0 Rejects, Logout SoC then exchange"
 echo "   | 35=W in firmware: $wcost; firmware $size, $stack"
+echo "   | offload parser on the live connection: ${wcount% *} 35=W found by the hardware, the same as the firmware; same next sequence number"
 echo "ok fix-session (logon, market data, order filled, $hb_in heartbeats at HeartBtInt $HB s over $((t_hb - t_logon)) s, exchange killed and restarted: reconnected at MsgSeqNum $first_after, clean logout)"

@@ -80,10 +80,13 @@ trait SocInTop { self: Component =>
 }
 
 /** The build constants of a board (from boards/<board>/board.mk, passed by GenBoard). */
-case class BoardBuild(name: String, sysHz: Long, macDir: String, socBase: SocConfig) {
+case class BoardBuild(name: String, sysHz: Long, macDir: String, socBase: SocConfig, offload: Option[Boolean] = None) {
   /** The SoC for this board: the project's board configuration (SocConfig.ecp5: RAM size, UART rate and
-    * whatever else the SoC gains), with this board's sys clock, true time, and its LiteEth variant. */
-  def socConfig(phy: String): SocConfig = socBase.copy(
-    sysClockHz = sysHz, timebaseHz = sysHz,
-    eth = Some(socBase.eth.getOrElse(SocEthConfig(phy)).copy(phy = phy, macDir = macDir)))
+    * whatever else the SoC gains), with this board's sys clock, true time, and its LiteEth variant; the
+    * offload datapath as SocConfig.ecp5 has it unless the board says (OFFLOAD in board.mk). */
+  def socConfig(phy: String): SocConfig = {
+    val eth = socBase.eth.getOrElse(SocEthConfig(phy)).copy(phy = phy, macDir = macDir)
+    socBase.copy(sysClockHz = sysHz, timebaseHz = sysHz,
+      eth = Some(offload.fold(eth)(o => eth.copy(offload = o))))
+  }
 }

@@ -2,7 +2,7 @@
 // firmware's view of the SoC: <out>/Top.v (module Top, the SoC inside), <out>/soc.h, <out>/memory.ld,
 // <out>/clocks.txt (the PLL/MMCM settings and the clock of every domain, for the reports).
 // Usage: runMain triggerfish.boards.GenBoard --board NAME --sys-mhz F --out DIR --mac-dir DIR
-//        [--version HEX] [--ram-init HEX] [--cpu VexRiscv.v]
+//        [--version HEX] [--ram-init HEX] [--cpu VexRiscv.v] [--offload yes|no]
 // --ram-init names the firmware image the RAM starts with (firmware.hex; its .lane0..3 files are read by
 // synthesis, so they may be built after this runs).
 package triggerfish.boards
@@ -26,7 +26,12 @@ object GenBoard {
       versionHash = arg("version").map(BigInt(_, 16)).getOrElse(BigInt(0)),
       cpuVerilog = arg("cpu").getOrElse(SocConfig.ecp5.cpuVerilog),
       ramInitFile = arg("ram-init").getOrElse(""))
-    val build = BoardBuild(board, sysHz, need("mac-dir"), base)
+    val offload = arg("offload").filter(_.nonEmpty).map {
+      case "yes" => true
+      case "no" => false
+      case other => sys.error(s"GenBoard: --offload yes|no, not $other")
+    }
+    val build = BoardBuild(board, sysHz, need("mac-dir"), base, offload)
     val spinal = SpinalConfig(targetDirectory = outDir, oneFilePerComponent = false,
       defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
     def top: Component with SocInTop = board match {
@@ -49,7 +54,9 @@ object GenBoard {
       case z: ZynqPlTop => Seq(z.mmcmParams.toString)
       case _ => Nil
     }
-    GenSoc.write(s"$outDir/clocks.txt", (clocks :+ f"sys clock ${sysHz / 1e6}%.3f MHz").mkString("", "\n", "\n"))
+    val withOffload = t.soc.config.eth.exists(_.offload)
+    GenSoc.write(s"$outDir/clocks.txt", (clocks :+ f"sys clock ${sysHz / 1e6}%.3f MHz" :+
+      s"offload datapath: ${if (withOffload) "in" else "left out"}").mkString("", "\n", "\n"))
     println(clocks.mkString("\n"))
   }
 }

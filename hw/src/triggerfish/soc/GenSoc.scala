@@ -62,7 +62,9 @@ object GenSoc {
       ("TF_GPIO_WIDTH", s"${c.gpioWidth}", "GPIO width"),
       ("TF_VERSION", f"0x${c.versionHash}%08XUL", "build version (git commit prefix)")
     ) ++ soc.irqNumbers.map { case (n, i, d) => (s"TF_IRQ_$n", s"$i", d) } ++
-      soc.eth.toSeq.flatMap(e => ("TF_HAS_ETH", "1", s"Ethernet (${e.mac.ports.size} MAC ports)") +: e.buffers.headerConstants)
+      soc.eth.toSeq.flatMap(e => ("TF_HAS_ETH", "1", s"Ethernet (${e.mac.ports.size} MAC ports)") +: e.buffers.headerConstants) ++
+      soc.eth.toSeq.flatMap(e => e.offRx.toSeq.flatMap(r => ("TF_HAS_OFFLOAD", "1", "stop-order offload (OFFLOAD_RX, ORDER_TX)") +: r.headerConstants)) ++
+      soc.eth.toSeq.flatMap(e => e.engine.toSeq.flatMap(_.headerConstants))
     CHeader("TF_SOC_H", s"Triggerfish SoC address map and build constants (target $target)",
       soc.peripherals.map { case (base, _, _, regs) => (base, regs) }, constants)
   }
