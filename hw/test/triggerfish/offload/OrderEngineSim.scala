@@ -26,9 +26,9 @@ class OrderEngineTestTop(val cfg: OrderEngineConfig) extends Component {
   engine.io.fire << io.fire
   io.interrupt := engine.io.interrupt
   val txArea = new ClockingArea(txCd) {
-    val arbiter = StreamArbiterFactory().lowerFirst.fragmentLock.build(Fragment(Bits(8 bits)), 2)
-    arbiter.io.inputs(0) << engine.io.tx
-    arbiter.io.inputs(1) << io.cpu
+    val arbiter = OrderEngineTxArbiter()
+    arbiter.io.order << engine.io.tx
+    arbiter.io.cpu << io.cpu
     io.mac << arbiter.io.output
   }
   engine.tx.cycle.simPublic()

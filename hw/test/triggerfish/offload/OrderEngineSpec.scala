@@ -31,7 +31,7 @@ class OrderEngineSpec extends AnyFunSuite {
   val M32 = 0xFFFFFFFFL
 
   case class Fire(id: Int, template: Int, trigger: Int, ack: Long, var time: Long = -1)
-  class MacFrame(val bytes: Array[Int], val start: Long, val end: Long, val firstTakeCycle: Long)
+  class MacFrame(val bytes: Array[Int], val start: Long, val end: Long, val startCycle: Long)
 
   /** Everything around the DUT. */
   class Bench(dut: OrderEngineTestTop, clocks: Clocks, rnd: Random) {
@@ -99,7 +99,7 @@ class OrderEngineSpec extends AnyFunSuite {
     val cur = mutable.ArrayBuffer[Int]()
     var inFrame = false
     var curStart = 0L
-    var curTake = 0L
+    var curStartCycle = 0L
     var prevValid = false; var prevReady = false; var prevData = 0; var prevLast = false
     var phase = 0
     var cycles = 0L
@@ -115,12 +115,11 @@ class OrderEngineSpec extends AnyFunSuite {
       engineValidPrev = ev && !(et.ready.toBoolean && et.payload.last.toBoolean)
       if (inFrame) assert(v, s"bubble in a frame after ${cur.length} bytes")
       if (prevValid && !prevReady) assert(v && d == prevData && l == prevLast, "payload changed while valid && !ready")
-      if (v && !inFrame) { inFrame = true; curStart = simTime(); phase = 0 }
+      if (v && !inFrame) { inFrame = true; curStart = simTime(); curStartCycle = dutCycle; phase = 0 }
       if (v && r) {
-        if (cur.isEmpty) curTake = dutCycle
         cur += d
         if (l) {
-          val f = new MacFrame(cur.toArray, curStart, simTime(), curTake)
+          val f = new MacFrame(cur.toArray, curStart, simTime(), curStartCycle)
           if (f.bytes(0) == 0xFF) { cpuFrames.enqueue(f); cpuFramesAll += f } else { orderFrames.enqueue(f); orderFramesAll += f }
           cur.clear(); inFrame = false; phase = 0
           macMode = macModes(rnd.nextInt(macModes.length))
@@ -174,6 +173,7 @@ class OrderEngineSpec extends AnyFunSuite {
     val toRearm = mutable.Queue[Int]()
     var recCount = 0
     var lastStamp = -1L
+    var lastRecord: FireRecord = null
     val counts = mutable.Map[Int, Int]().withDefaultValue(0)
     val timeSettings = mutable.ArrayBuffer[(Long, Long, Int)]()   // (time of day set, DUT cycle soon after it applied, divisor)
     val latencies = mutable.ArrayBuffer[(Fire, Long)]()       // (fire, sim time from the fire's sampling edge to tx.valid at the arbiter output)
@@ -212,8 +212,9 @@ class OrderEngineSpec extends AnyFunSuite {
       val what = s"record $recCount ($r)"
       assert(r.recNo == (recCount & 0x3F), s"$what: record number")
       recCount += 1
-      assert(r.rxStamp > lastStamp && r.rxStamp < fires.length, s"$what: fires logged in order")
+      assert(r.rxStamp > lastStamp && r.rxStamp < fires.length, s"$what: fires logged in order (previous: $lastRecord)")
       lastStamp = r.rxStamp
+      lastRecord = r
       val f = fires(r.rxStamp.toInt)
       assert(r.template == f.template && r.trigger == f.trigger && r.ack == f.ack, s"$what: fire $f")
       val vals = (r.seq, r.msgSeq, r.ipId, r.window)
@@ -241,7 +242,7 @@ class OrderEngineSpec extends AnyFunSuite {
           val exp = expected(tp, r.seq, r.ack, r.window, r.ipId, r.msgSeq, got)
           assert(frame.bytes.length == exp.length && frame.bytes.sameElements(exp),
             s"$what: frame differs at ${exp.indices.find(i => i >= frame.bytes.length || frame.bytes(i) != exp(i))}\n got ${frame.bytes.map(b => f"$b%02x").mkString}\n exp ${exp.map(b => f"$b%02x").mkString}")
-          assert(r.txStamp == frame.firstTakeCycle, s"$what: tx stamp ${r.txStamp}, byte 0 taken at cycle ${frame.firstTakeCycle}")
+          assert(r.txStamp == frame.startCycle, s"$what: tx stamp ${r.txStamp}, byte 0 first valid at the MAC in cycle ${frame.startCycle}")
           latencies += ((f, frame.start - f.time))
           sends += ((r.seq, r.plen, r.msgSeq, "hw"))
           expSeq = (expSeq + r.plen) & M32; expMsg += 1; expIpId = (expIpId + 1) & 0xFFFF
@@ -520,9 +521,9 @@ class OrderEngineSpec extends AnyFunSuite {
       assert(ovf >= 20, s"a 40-fire burst overflows the 16-entry queue (overflow $ovf)")
       assert(counts(OrderEngine.St.SENT) == 16, "the 16 armed templates are sent")
       assert(latencies.head._2 == OrderEngine.FireToValidCycles * clocks.tx, s"first order latency ${latencies.head._2 / clocks.tx}")
-      // While the queue drains, each order starts in the cycle after the previous one's last byte: no CPU frame between.
+      // While the queue drains, each order starts three cycles after the previous one's last byte: no CPU frame between.
       val o = orderFramesAll
-      for (i <- 1 until o.length; a = o(i - 1); c = o(i)) assert(c.start == a.end + clocks.tx, s"queued order starts ${(c.start - a.end) / clocks.tx} cycles after the previous one's last byte")
+      for (i <- 1 until o.length; a = o(i - 1); c = o(i)) assert(c.start == a.end + 3 * clocks.tx, s"queued order starts ${(c.start - a.end) / clocks.tx} cycles after the previous one's last byte")
       assert(cpuFramesAll.forall(_.start > o.last.end), "a CPU frame slipped between queued orders")
       println(s"[burst] 40 fires: ${o.length} orders back to back, rx overflow $ovf, not armed ${bus.read(NOT_ARMED)}, then ${cpuFramesAll.length} CPU frames")
     }
