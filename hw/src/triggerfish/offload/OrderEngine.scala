@@ -94,15 +94,21 @@ case class OrderEngineTxArbiter() extends Component {
   val locked = RegInit(False)      // a frame has been offered and its last byte is not taken yet
   val lockedCpu = RegInit(False)   // ... and it is the CPU's
   val reserved = Reg(UInt(2 bits)) init 0   // cycles left during which only `order` may start (after an order frame)
-  val selOrder = locked ? !lockedCpu | (io.order.valid || reserved =/= 0)
+  // Two registered summaries (from the next values of the three above), so that the output is two LUT levels
+  // from registers: cpuOnly = locked && lockedCpu; cpuMay = the CPU's frame is on, or may start if `order` is idle.
+  val cpuOnly = RegInit(False)
+  val cpuMay = RegInit(True)
+  val selOrder = !cpuOnly && (io.order.valid || !cpuMay)
   val merged = Stream(Fragment(Bits(8 bits)))
-  merged.valid := selOrder ? io.order.valid | io.cpu.valid
+  merged.valid := (io.order.valid && !cpuOnly) || (io.cpu.valid && cpuMay)
   merged.payload := selOrder ? io.order.payload | io.cpu.payload
-  io.order.ready := !(locked && lockedCpu) && merged.ready
+  io.order.ready := !cpuOnly && merged.ready
   io.cpu.ready := !selOrder && merged.ready
   when(reserved =/= 0) { reserved := reserved - 1 }
   when(merged.valid) { locked := True; lockedCpu := !selOrder }
   when(merged.fire && merged.last) { locked := False; when(!lockedCpu) { reserved := 3 } }
+  cpuOnly := locked.getAheadValue() && lockedCpu.getAheadValue()
+  cpuMay := locked.getAheadValue() ? lockedCpu.getAheadValue() | reserved.getAheadValue() === 0
   // A skid register on the way to the MAC: valid and data pass through (no added cycle) until the MAC stalls,
   // and the inputs see a registered ready (the MAC's tx_ready is combinational through its pipeline).
   io.output << merged.s2mPipe()
