@@ -789,7 +789,8 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       convBusy -> RegField("CONVERTING", 2, 1, "NEXT_MSGSEQ is being converted to digits (about 32 cycles)"),
       refused -> RegField("REFUSED", 4, 1, "sticky: a write was refused (NEXT_* while not LOCKED, a command while CMD_BUSY)"),
       BufferCC(xUnderrun, False) -> RegField("UNDERRUN", 5, 1, "sticky: the output ran dry inside a frame (never expected)"),
-      BufferCC(xLogOverrun, False) -> RegField("LOG_OVERRUN", 6, 1, "sticky: a log word was lost (never expected)"))
+      BufferCC(xLogOverrun, False) -> RegField("LOG_OVERRUN", 6, 1, "sticky: a log word was lost (never expected)"),
+      lockedSync -> RegField("ENGINE_LOCKED", 7, 1, "the engine is in the lock (after LOCK is cleared: until it has taken the staged values and runs again)"))
     val statusClr = regs.writeFlow("STATUS_CLR", 0x00C, 32, "write 1 to bit 4 to clear STATUS.REFUSED")
     when(statusClr.valid && statusClr.payload(4)) { refused := False }
 
