@@ -1,26 +1,35 @@
 // The order engine: the transmit half of the stop-order offload. When the trigger table fires (eth_rx),
 // it sends the armed order's prebuilt frame (Ethernet/IPv4/TCP/FIX 35=D) from a template RAM, patching on
 // the fly what firmware cannot know in advance, and tells firmware about every fire through a log.
+// Firmware's side of it is described in README-tx.md (next to this file).
 //
 //   eth_rx  fire Flow -> [queue, 16] -> hold register + toggle  ---- toggle: 2-flop sync ----> eth_tx
 //                                          ^---------------------- seen:   2-flop sync -------'
-//   eth_tx  arrival -> decision (send / suppress / ignore) -> byte 0 from the template's first-word shadow
-//           (LUT RAM, combinational) on the output in the same cycle; bytes 1..3 from the shadow, bytes 4..
-//           from the template RAM through a 2-stage pipeline and an 8-byte buffer, patched on the way:
-//           IPv4 id + header checksum, TCP seq/ack/window + checksum, FIX MsgSeqNum digits, SendingTime and
-//           TransactTime time digits, FIX CheckSum digits. Checksums are incremental (RFC 1624) from the
-//           template's stored checksums, computed in the 13 cycles after the fire (the first patched byte
-//           leaves at byte 18, the TCP checksum at byte 50).
+//   eth_tx  arrival -> decision (send / suppress / ignore) -> byte 0 on the output in the arrival cycle, from
+//           a register that holds the first word of the held fire's template (LUT RAM read every cycle);
+//           bytes 1..3 from that word, bytes 4.. from the template RAM through a 2-stage pipeline and an
+//           8-byte buffer, patched on the way: IPv4 id + header checksum, TCP seq/ack/window + checksum, FIX
+//           MsgSeqNum digits, SendingTime and TransactTime time digits, FIX CheckSum digits. Checksums are
+//           incremental (RFC 1624) from the template's stored checksums, computed in the 14 cycles after the
+//           commit (the IPv4 checksum leaves at byte 24 at the earliest, the TCP checksum at byte 50).
+//           -> OrderEngineTxArbiter (input 0; the CPU frame path on input 1) -> MAC
 //           -> fire log words (8 per record) -> StreamFifoCC -> sys
 //   sys     bus: registers (RegMap "ORDER_TX"), template window (RAM, read in eth_tx), metadata window
 //           (LUT RAM, read in eth_tx), sequence staging under LOCK, commands (arm/disarm, time set) by toggle.
 //
-// Latency (fire.valid in eth_rx cycle c -> tx.valid): with eth_rx and eth_tx on the same edges, tx.valid is
-// high in eth_tx cycle c+3, always, when the engine is idle (hold register at c+1, two synchroniser flops,
-// then combinational: the engine decides and offers byte 0 in the cycle the toggle leaves the second flop).
-// With asynchronous clocks the synchroniser adds its inherent uncertainty: 2 to 3 eth_tx cycles after the
-// hold register's eth_rx edge, i.e. 3 or 4 cycles from fire.valid (one cycle of jitter, no more).
-//
+// Latency, fire.valid in eth_rx cycle c -> tx.valid (engine idle): with eth_rx and eth_tx on the same edges,
+// tx.valid is high in eth_tx cycle c+3, always: the hold register and the toggle are loaded at the end of
+// cycle c, the first synchroniser flop at the end of c+1, and at the end of c+2 the start register (the
+// second flop of the synchroniser, loaded from the first through one level of logic together with the
+// decision) and the first-byte register. Behind OrderEngineTxArbiter and LiteEth's GMII MAC, TX_EN is high
+// from cycle c+7 (OrderEngineSpec measures it on the pins). With asynchronous clocks, tx.valid is sampled
+// 2 to 3 eth_tx periods after the eth_rx edge that loaded the toggle (simulation); on hardware a first
+// flop that resolves late adds one period: a jitter of one eth_tx cycle, which no synchroniser avoids.
+// MTBF: the start register's input is the first flop through one LUT (instead of a direct flop-to-flop
+// path), which leaves the first flop most of a 8 ns cycle to resolve.
+// After an order frame the engine takes its next fire 3 cycles after the last byte; the arbiter keeps the
+// output for it meanwhile, so queued orders go out one after the other (the MAC's gap is 12 cycles anyway).
+
 // Ownership of the sequence numbers. The engine holds the TCP sequence number and FIX MsgSeqNum of the next
 // order (and the IPv4 id and the TCP window). Each order sent uses them and advances them (seq by the
 // order's TCP payload length, MsgSeqNum and IP id by one). Firmware changes them only under LOCK: it sets
@@ -31,9 +40,10 @@
 // arrive while locked are, by default, suppressed and logged (CTRL.HOLD = 0: a stale order must not
 // reach the market late); with CTRL.HOLD = 1 they wait and are sent after the unlock.
 //
-// Templates are one-shot: sending an order disarms its template (ARMED bit cleared in the same cycle), so a
-// trigger that fires again cannot send the same order twice; firmware re-arms with ARM_SET after it has
-// seen the fire's log record (which is pushed only once the engine no longer reads the template).
+// Templates are one-shot: sending an order disarms its template (ARMED bit cleared in the cycle after the
+// commit), so a trigger that fires again cannot send the same order twice; firmware re-arms with ARM_SET
+// after it has seen the fire's log record (which is complete only once the engine no longer reads the
+// template).
 //
 // Resets: the three domains' resets must be asserted together (the crossing FIFO's pointers and the
 // toggles are reset at the same time), as for EthFrameBuffers.

@@ -1,6 +1,6 @@
-// Test support for the order engine: the engine behind the SoC's transmit arbiter (the same construction as
-// Soc.scala's EthArea: StreamArbiterFactory().lowerFirst.fragmentLock, input 0 the engine, input 1 the CPU
-// frame path), and a reference model that builds every expected order frame from scratch.
+// Test support for the order engine: the engine behind the transmit arbiter the SoC is to use
+// (OrderEngineTxArbiter: input `order` the engine, input `cpu` the CPU frame path), the same with the LiteEth
+// GMII MAC behind it, and a reference model that builds every expected order frame from scratch.
 package triggerfish.offload
 
 import spinal.core._
@@ -10,7 +10,7 @@ import spinal.lib.bus.simple.PipelinedMemoryBus
 import triggerfish.soc.TfSim
 import scala.util.Random
 
-/** OrderEngine + the transmit arbiter. io.cpu stands for EthFrameBuffers' tx stream, io.mac for the MAC. */
+/** OrderEngine + OrderEngineTxArbiter. io.cpu stands for EthFrameBuffers' tx stream, io.mac for the MAC. */
 class OrderEngineTestTop(val cfg: OrderEngineConfig) extends Component {
   val rxCd = ClockDomain.external("eth_rx")
   val txCd = ClockDomain.external("eth_tx")
@@ -229,7 +229,7 @@ object OrderMacSim {
     val rc = scala.sys.process.Process(Seq("make", "-s", s"$macDir/liteeth_mac_gmii.v")).!
     require(rc == 0, s"could not generate $macDir/liteeth_mac_gmii.v (make deps?)")
     // The MAC's Verilog draws Verilator's style warnings (as in the SoC build: Makefile's VERILATOR_FLAGS).
-    TfSim.config.addSimulatorFlag("-Wno-fatal -Wno-lint -Wno-style -Wno-UNOPTFLAT")
+    TfSim.config.addSimulatorFlag("-Wno-fatal -Wno-lint -Wno-style -Wno-UNOPTFLAT -Wno-COMBDLY")
       .compile(new OrderEngineMacTop(OrderEngineConfig(), macDir).setDefinitionName("OrderEngineMacTop"))
   }
   /** Ethernet FCS: CRC-32 (reflected, poly 0xEDB88320) of the frame, sent least significant byte first. */

@@ -341,11 +341,13 @@ class OrderEngineSpec extends AnyFunSuite {
         if (b._4 != "jump") assert(b._1 == ((a._1 + a._2) & M32), s"seq gap or overlap between $a and $b")
         if (b._4 != "jump") assert(b._3 == a._3 + 1, s"MsgSeqNum gap or reuse between $a and $b")
       }
+      val heldSent = latencies.count { case (f, _) => lockWindows.exists { case (a, b) => f.time > a && f.time < b } }
       // No order frame while firmware held the lock.
       for (f <- orderFramesAll; (a, b) <- lockWindows) assert(f.end < a || f.start > b, s"order frame [${f.start}, ${f.end}] inside lock window [$a, $b]")
       println(f"[$name] ${clocks.describe}: fires $nFires -> sent ${counts(OrderEngine.St.SENT)}, suppressed locked ${counts(OrderEngine.St.SUPPRESSED_LOCKED)}, " +
         f"suppressed width ${counts(OrderEngine.St.SUPPRESSED_WIDTH)}, ignored $ignored, not armed $notArmed, log drops $drops, rx overflow $ovf; " +
-        f"firmware sends ${sends.count(_._4 == "fw")}, lock sessions ${lockWindows.length}, CPU frames ${cpuFramesAll.length}, last MsgSeqNum ${expMsg - 1}, seq 0x${expSeq}%08X")
+        f"firmware sends ${sends.count(_._4 == "fw")}, lock sessions ${lockWindows.length} (${heldSent} fires held by CTRL.HOLD and sent after the unlock), " +
+        f"CPU frames ${cpuFramesAll.length}, last MsgSeqNum ${expMsg - 1}, seq 0x${expSeq}%08X")
     }
 
     /** Fires that found the engine idle: no other fire, order frame, CPU frame or state change just before. */
