@@ -1,26 +1,35 @@
 // The order engine: the transmit half of the stop-order offload. When the trigger table fires (eth_rx),
 // it sends the armed order's prebuilt frame (Ethernet/IPv4/TCP/FIX 35=D) from a template RAM, patching on
 // the fly what firmware cannot know in advance, and tells firmware about every fire through a log.
+// Firmware's side of it is described in README-tx.md (next to this file).
 //
 //   eth_rx  fire Flow -> [queue, 16] -> hold register + toggle  ---- toggle: 2-flop sync ----> eth_tx
 //                                          ^---------------------- seen:   2-flop sync -------'
-//   eth_tx  arrival -> decision (send / suppress / ignore) -> byte 0 from the template's first-word shadow
-//           (LUT RAM, combinational) on the output in the same cycle; bytes 1..3 from the shadow, bytes 4..
-//           from the template RAM through a 2-stage pipeline and an 8-byte buffer, patched on the way:
-//           IPv4 id + header checksum, TCP seq/ack/window + checksum, FIX MsgSeqNum digits, SendingTime and
-//           TransactTime time digits, FIX CheckSum digits. Checksums are incremental (RFC 1624) from the
-//           template's stored checksums, computed in the 13 cycles after the fire (the first patched byte
-//           leaves at byte 18, the TCP checksum at byte 50).
+//   eth_tx  arrival -> decision (send / suppress / ignore) -> byte 0 on the output in the arrival cycle, from
+//           a register that holds the first word of the held fire's template (LUT RAM read every cycle);
+//           bytes 1..3 from that word, bytes 4.. from the template RAM through a 2-stage pipeline and an
+//           8-byte buffer, patched on the way: IPv4 id + header checksum, TCP seq/ack/window + checksum, FIX
+//           MsgSeqNum digits, SendingTime and TransactTime time digits, FIX CheckSum digits. Checksums are
+//           incremental (RFC 1624) from the template's stored checksums, computed in the 14 cycles after the
+//           commit (the IPv4 checksum leaves at byte 24 at the earliest, the TCP checksum at byte 50).
+//           -> OrderEngineTxArbiter (input 0; the CPU frame path on input 1) -> MAC
 //           -> fire log words (8 per record) -> StreamFifoCC -> sys
 //   sys     bus: registers (RegMap "ORDER_TX"), template window (RAM, read in eth_tx), metadata window
 //           (LUT RAM, read in eth_tx), sequence staging under LOCK, commands (arm/disarm, time set) by toggle.
 //
-// Latency (fire.valid in eth_rx cycle c -> tx.valid): with eth_rx and eth_tx on the same edges, tx.valid is
-// high in eth_tx cycle c+3, always, when the engine is idle (hold register at c+1, two synchroniser flops,
-// then combinational: the engine decides and offers byte 0 in the cycle the toggle leaves the second flop).
-// With asynchronous clocks the synchroniser adds its inherent uncertainty: 2 to 3 eth_tx cycles after the
-// hold register's eth_rx edge, i.e. 3 or 4 cycles from fire.valid (one cycle of jitter, no more).
-//
+// Latency, fire.valid in eth_rx cycle c -> tx.valid (engine idle): with eth_rx and eth_tx on the same edges,
+// tx.valid is high in eth_tx cycle c+3, always: the hold register and the toggle are loaded at the end of
+// cycle c, the first synchroniser flop at the end of c+1, and at the end of c+2 the start register (the
+// second flop of the synchroniser, loaded from the first through one level of logic together with the
+// decision) and the first-byte register. Behind OrderEngineTxArbiter and LiteEth's GMII MAC, TX_EN is high
+// from cycle c+7 (OrderEngineSpec measures it on the pins). With asynchronous clocks, tx.valid is sampled
+// 2 to 3 eth_tx periods after the eth_rx edge that loaded the toggle (simulation); on hardware a first
+// flop that resolves late adds one period: a jitter of one eth_tx cycle, which no synchroniser avoids.
+// MTBF: the start register's input is the first flop through one LUT (instead of a direct flop-to-flop
+// path), which leaves the first flop most of a 8 ns cycle to resolve.
+// After an order frame the engine takes its next fire 3 cycles after the last byte; the arbiter keeps the
+// output for it meanwhile, so queued orders go out one after the other (the MAC's gap is 12 cycles anyway).
+
 // Ownership of the sequence numbers. The engine holds the TCP sequence number and FIX MsgSeqNum of the next
 // order (and the IPv4 id and the TCP window). Each order sent uses them and advances them (seq by the
 // order's TCP payload length, MsgSeqNum and IP id by one). Firmware changes them only under LOCK: it sets
@@ -31,9 +40,10 @@
 // arrive while locked are, by default, suppressed and logged (CTRL.HOLD = 0: a stale order must not
 // reach the market late); with CTRL.HOLD = 1 they wait and are sent after the unlock.
 //
-// Templates are one-shot: sending an order disarms its template (ARMED bit cleared in the same cycle), so a
-// trigger that fires again cannot send the same order twice; firmware re-arms with ARM_SET after it has
-// seen the fire's log record (which is pushed only once the engine no longer reads the template).
+// Templates are one-shot: sending an order disarms its template (ARMED bit cleared in the cycle after the
+// commit), so a trigger that fires again cannot send the same order twice; firmware re-arms with ARM_SET
+// after it has seen the fire's log record (which is complete only once the engine no longer reads the
+// template).
 //
 // Resets: the three domains' resets must be asserted together (the crossing FIFO's pointers and the
 // toggles are reset at the same time), as for EthFrameBuffers.
@@ -78,6 +88,42 @@ case class OrderMeta() extends Bundle {
   val fixSum = UInt(8 bits)     // FIX CheckSum value of the stored message (bytes before "10=", mod 256)
 }
 
+/** The SoC's transmit arbiter (eth_tx): `order` (the order engine) goes first whenever both inputs could
+  * start a frame; a frame, once offered, keeps the output until its last byte is taken, so a CPU frame on the
+  * wire is never broken. For three cycles after an order frame only `order` may start (the engine starts a
+  * queued order three cycles after the previous one's last byte; the MAC's inter-frame gap is 12 anyway).
+  * No added latency: the output follows the selected input combinationally. The ready the inputs see is a
+  * register (a skid buffer in front of the MAC), and unlike spinal.lib's StreamArbiter `order.ready` depends
+  * on neither input's valid ("you would be taken"). */
+case class OrderEngineTxArbiter() extends Component {
+  val io = new Bundle {
+    val order = slave(Stream(Fragment(Bits(8 bits))))
+    val cpu = slave(Stream(Fragment(Bits(8 bits))))
+    val output = master(Stream(Fragment(Bits(8 bits))))
+  }
+  val locked = RegInit(False)      // a frame has been offered and its last byte is not taken yet
+  val lockedCpu = RegInit(False)   // ... and it is the CPU's
+  val reserved = Reg(UInt(2 bits)) init 0   // cycles left during which only `order` may start (after an order frame)
+  // Two registered summaries (from the next values of the three above), so that the output is two LUT levels
+  // from registers: cpuOnly = locked && lockedCpu; cpuMay = the CPU's frame is on, or may start if `order` is idle.
+  val cpuOnly = RegInit(False)
+  val cpuMay = RegInit(True)
+  val selOrder = !cpuOnly && (io.order.valid || !cpuMay)
+  val merged = Stream(Fragment(Bits(8 bits)))
+  merged.valid := (io.order.valid && !cpuOnly) || (io.cpu.valid && cpuMay)
+  merged.payload := selOrder ? io.order.payload | io.cpu.payload
+  io.order.ready := !cpuOnly && merged.ready
+  io.cpu.ready := !selOrder && merged.ready
+  when(reserved =/= 0) { reserved := reserved - 1 }
+  when(merged.valid) { locked := True; lockedCpu := !selOrder }
+  when(merged.fire && merged.last) { locked := False; when(!lockedCpu) { reserved := 3 } }
+  cpuOnly := locked.getAheadValue() && lockedCpu.getAheadValue()
+  cpuMay := locked.getAheadValue() ? lockedCpu.getAheadValue() | reserved.getAheadValue() === 0
+  // A skid register on the way to the MAC: valid and data pass through (no added cycle) until the MAC stalls,
+  // and the inputs see a registered ready (the MAC's tx_ready is combinational through its pipeline).
+  io.output << merged.s2mPipe()
+}
+
 object OrderEngine {
   val busConfig = PipelinedMemoryBusConfig(addressWidth = 13, dataWidth = 32)
   val Templates = 16
@@ -115,22 +161,32 @@ object OrderEngine {
     out.asBits.asUInt
   }
 
-  /** One millisecond on a packed BCD time of day (HH MM SS sss, 36 bits), 23:59:59.999 -> 00:00:00.000. */
-  def timeInc(t: UInt): UInt = {
+  /** Which digits of a packed BCD time of day are at their maximum (see timeInc): ms 9 9 9, SS 9 5, MM 9 5,
+    * then hours 23 and ones of hours 9. */
+  def timeAtMax(t: UInt): Bits = {
     val d = t.subdivideIn(4 bits)
     val max = Seq(9, 9, 9, 9, 5, 9, 5)
+    Vec((0 until 7).map(k => d(k) === max(k)) ++ Seq(d(8) === 2 && d(7) === 3, d(7) === 9)).asBits   // bit k: digit k
+  }
+  /** One millisecond on a packed BCD time of day (HH MM SS sss, 36 bits), 23:59:59.999 -> 00:00:00.000, with
+    * `atMax` = timeAtMax(t) (may come from a register). */
+  def timeInc(t: UInt, atMaxBits: Bits): UInt = {
+    val d = t.subdivideIn(4 bits)
+    val atMaxAll = atMaxBits.asBools
     val out = Vec(UInt(4 bits), 9)
     var carry: Bool = True
     for (k <- 0 until 7) {
-      val atMax = d(k) === max(k)
+      val atMax = atMaxAll(k)
       out(k) := Mux(carry, Mux(atMax, U(0, 4 bits), d(k) + 1), d(k))
       carry = carry && atMax
     }
+    val h23 = atMaxAll(7)
+    val h9 = atMaxAll(8)
     out(7) := d(7)
     out(8) := d(8)
     when(carry) {
-      when(d(8) === 2 && d(7) === 3) { out(7) := 0; out(8) := 0 }
-        .elsewhen(d(7) === 9) { out(7) := 0; out(8) := d(8) + 1 }
+      when(h23) { out(7) := 0; out(8) := 0 }
+        .elsewhen(h9) { out(7) := 0; out(8) := d(8) + 1 }
         .otherwise { out(7) := d(7) + 1 }
     }
     out.asBits.asUInt
@@ -178,7 +234,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
 
   // ---------------------------------------------------------------------------------------------
   // Signals between the domains (declared here, driven in their areas).
-  val xFireToggle = Bool()                                  // eth_rx: flips when a record is put in xFireHold
+  val xFireToggle = quasiStatic(Bool())                     // eth_rx: flips when a record is put in xFireHold (2-flop synchronised)
   val xFireHold = quasiStatic(OrderFireRec())               // eth_rx: stable until the engine has taken it
   val xFireSeen = Bool()                                    // eth_tx: flips when the engine has taken the record
   val xEnable, xHoldPolicy, xLockReq, xCmdToggle = Bool()   // sys
@@ -214,7 +270,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val wr = Reg(UInt(aw + 1 bits)) init 0
     val rd = Reg(UInt(aw + 1 bits)) init 0
     val empty = wr === rd
-    val full = (wr - rd) === config.rxQueueDepth
+    val full = (wr ^ rd) === (U(1) << aw).resize(aw + 1)
     val toggle = RegInit(False)
     val hold = Reg(OrderFireRec())
     val seenSync = BufferCC(xFireSeen, False)
@@ -232,7 +288,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val toQueue = io.fire.valid && !(free && empty)
     queue.write(wr(aw - 1 downto 0), incoming, toQueue && !full)
     when(toQueue && !full) { wr := wr + 1 }
-    xRxOverflowGray := GrayCounter(16, toQueue && full)
+    xRxOverflowGray := GrayCounter(16, RegNext(toQueue && full) init False)
     xFireToggle := toggle
     xFireHold := hold
   }
@@ -242,6 +298,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   val tx = new ClockingArea(txCd) {
     val cycle = Reg(UInt(32 bits)) init 0
     cycle := cycle + 1
+    val cyclePrev = RegNext(cycle) init 0
 
     val enable = BufferCC(xEnable, False)
     val holdPolicy = BufferCC(xHoldPolicy, False)
@@ -249,10 +306,13 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
 
     // Arrival: the record in xFireHold is new while the synchronised toggle differs from `seen`.
     // xFireHold changed with the toggle, so it has been stable for at least a cycle when `arrived` rises.
-    val toggleSync = BufferCC(xFireToggle, False)
+    // Two synchroniser flops: tS1, then tS2 (for `arrived`) and, in parallel, the start register startR
+    // (see `startNow` below), whose input is tS1 through one level of logic.
+    val tS1 = RegNext(xFireToggle) init False
+    val tS2 = RegNext(tS1) init False
     val seen = RegInit(False)
     xFireSeen := seen
-    val arrived = toggleSync =/= seen
+    val arrived = tS2 =/= seen
     val h = xFireHold
     val tmplH = h.template
 
@@ -273,79 +333,111 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     msgSig := 1
     for (k <- 1 until Digits) when(nextMsgBcd.subdivideIn(4 bits)(k) =/= 0) { msgSig := k + 1 }
 
-    // Templates: armed bits (one-shot), and what may be sent, one cycle behind (all decisions use the
-    // registered views so that they agree with each other).
+    // Templates: armed bits (one-shot).
     val armed = Reg(Bits(Templates bits)) init 0
     xArmed := armed
-    val armedR = RegNext(armed) init 0
-    val templOkR = RegNext(xTemplOk) init 0
-    val sendR = Reg(Bits(Templates bits)) init 0
-    for (t <- 0 until Templates) sendR(t) := armed(t) && xTemplOk(t) && xWidth(t) >= msgSig
 
     // Commands from sys (toggle; the data is held until the acknowledgement returns). The acknowledgement
-    // leaves one cycle after the command took effect, so that sendR already shows it.
+    // leaves one cycle after the command took effect, so that sendH already shows it.
     val cmdSync = BufferCC(xCmdToggle, False)
     val cmdSeen = RegInit(False)
     val cmdNew = cmdSync =/= cmdSeen
     when(cmdNew) { cmdSeen := cmdSync }
-    xCmdAck := RegNext(cmdSeen) init False
-    val cmdArmSet = cmdNew && xCmdOp === Cmd.ARM_SET
-    val cmdArmClr = cmdNew && xCmdOp === Cmd.ARM_CLR
-    val cmdTimeSet = cmdNew && xCmdOp === Cmd.TIME_SET
+    val cmdApply = RegNext(cmdNew) init False   // applied the cycle after (registered decode)
+    val cmdOpR = RegNext(xCmdOp)
+    xCmdAck := RegNext(RegNext(cmdSeen) init False) init False
+    val cmdArmSet = cmdApply && cmdOpR === Cmd.ARM_SET
+    val cmdArmClr = cmdApply && cmdOpR === Cmd.ARM_CLR
+    val cmdTimeSet = cmdApply && cmdOpR === Cmd.TIME_SET
 
     // Time of day (packed BCD HH MM SS sss), one millisecond every msDiv+1 cycles.
     val msDiv = Reg(UInt(20 bits)) init 124999
-    val subMs = Reg(UInt(20 bits)) init 0
+    val subMs = Reg(UInt(20 bits)) init 0          // counts down msDiv..0
     val time = Reg(UInt(36 bits)) init 0
-    val msTick = subMs >= msDiv
-    subMs := msTick ? U(0, 20 bits) | subMs + 1
-    when(msTick) { time := timeInc(time) }
-    when(cmdTimeSet) { time := xCmdData.asUInt; subMs := 0; msDiv := xMsDiv }
+    val msTick = RegInit(False)                    // registered: the millisecond starts one cycle later, always
+    msTick := subMs === 0
+    subMs := (subMs === 0) ? msDiv | subMs - 1
+    // time + 1 ms, in two register stages (digit flags, then the sum): ready two cycles after any change of
+    // `time`, and ticks are MS_DIVISOR + 1 >= 3 cycles apart.
+    val timeFlags = RegNext(timeAtMax(time))
+    val timePlus1 = RegNext(timeInc(time, timeFlags))
+    when(msTick) { time := timePlus1 }
+    when(cmdTimeSet) { time := xCmdData.asUInt; subMs := xMsDiv; msDiv := xMsDiv; msTick := False }
     val timeShadow = RegNext(time) init 0
 
-    // Storage read ports: the held record's template while idle, the latched one while sending.
+    // What the engine needs to know about the held record's template, registered every cycle (so that the
+    // decision and the first byte come from registers). This is safe: the hold register changed with the
+    // toggle, at least one eth_tx period before the edge at which the toggle leaves the second flop, and that
+    // edge is the one that loads these registers for the arrival cycle. All the decisions use these views
+    // (taken at the same edge), so they agree with each other.
+    val sendH = RegNext(armed(tmplH) && xTemplOk(tmplH) && xWidth(tmplH) >= msgSig) init False
+    val armedH = RegNext(armed(tmplH)) init False
+    val templOkH = RegNext(xTemplOk(tmplH)) init False
+    val shadowH = RegNext(quasiStatic(shadowRam.readAsync(tmplH)))   // bytes 0..3
+    val metaH = RegNext(readMeta(tmplH))
+    // Latched at the commit, for the frame.
     val tmplReg = Reg(UInt(4 bits)) init 0
-    val tmplSel = sending ? tmplReg | tmplH
-    val shadowBytes = quasiStatic(shadowRam.readAsync(tmplSel)).subdivideIn(8 bits)
-    val metaNow = readMeta(tmplSel)
-    val metaR = RegNext(metaNow)          // valid from the cycle after the commit
-    val lenM1R = RegNext(metaNow.len - 1)
+    val shadowR = Reg(Bits(32 bits)) init 0
+    val metaR = Reg(OrderMeta())
+    val lenM1R = Reg(UInt(9 bits)) init 0
 
     // Fire log writer: pushes the current record's words 0..wAvail-1 in order (see the record layout).
     val wIdx = Reg(UInt(4 bits)) init 0
     val wAvail = Reg(UInt(4 bits)) init 0
     val writerIdle = wAvail === 0
+    val pushR = RegInit(False)            // a log word is in the register in front of the FIFO
     val writerFree = writerIdle || (wIdx === 7 && wAvail === 8)   // idle, or pushing the record's last word now
-    val logRoom = RegNext(logFifo.io.pushOccupancy <= config.logWords - 2 * RecordWords) init False
+    // Room for the record being written and the next one, with a margin for the two cycles of registers
+    // (pushes in those cycles are counted late; pops only make room).
+    val logOcc = RegNext(logFifo.io.pushOccupancy) init 0
+    val logRoom = RegNext(logOcc <= config.logWords - 3 * RecordWords) init False
 
     // The decision. `startNow` is the fast path (it drives tx.valid in the same cycle); the other outcomes
     // take the record without sending. Exactly one of them (or waiting) happens per cycle.
     val ready2go = RegNext(enable && !lockReq && !locked && settle === 0 && logRoom) init False
-    val startNow = !sending && arrived && !locked && ready2go && writerFree && sendR(tmplH)
+    // canGo: the engine may start an order in this cycle (not sending, not locked, ready2go, the log writer
+    // free), a register computed in the previous cycle from values that do not depend on tx.ready: exact, or
+    // two cycles late after the end of a frame (the arbiter keeps the output for the engine for three cycles
+    // after an order frame, so a queued order still goes next).
+    val canGo = RegInit(False)
+    // startNow = arrived && canGo && sendH, as a register: it is loaded from tS1 and the next values of `seen`,
+    // canGo and sendH (end of the area), so the decision and tx.valid leave from registers. If tS1 resolved
+    // from metastability only at the next edge, startR and tS2 may disagree for one cycle: startR without
+    // `arrived` still takes the record (recLatch below), `arrived` without startR waits for the next cycle.
+    val startR = RegInit(False)
+    val startNow = startR
+    // recFree = !sending && writerFree, likewise registered: the record registers may be (re)loaded from the
+    // held fire (they are then read by nothing but the commit or the suppression that takes the record).
+    val recFree = RegInit(False)
+    val recLatch = (arrived || startNow) && recFree
     val consumeOther = False
     val suppressNow = False
     val suppressStatus = U(0, St.width bits)
     val incIgnored, incNotArmed, incLogDrops = False
-    def suppress(status: Int): Unit = when(writerFree) {
+    def suppress(status: Int): Unit = when(recFree) {   // the record registers and the log writer are free
       consumeOther := True
       when(logRoom) { suppressNow := True; suppressStatus := status } otherwise { incLogDrops := True }
     }
     when(!sending && arrived && !startNow) {
       when(!enable) { consumeOther := True; incIgnored := True }
         .elsewhen(lockReq || locked) { when(!holdPolicy) { suppress(St.SUPPRESSED_LOCKED) } }
-        .elsewhen(!armedR(tmplH)) { consumeOther := True; incNotArmed := True }
-        .elsewhen(!templOkR(tmplH)) { suppress(St.SUPPRESSED_TEMPLATE) }
-        .elsewhen(!sendR(tmplH)) { suppress(St.SUPPRESSED_WIDTH) }
+        .elsewhen(!armedH) { consumeOther := True; incNotArmed := True }
+        .elsewhen(!templOkH) { suppress(St.SUPPRESSED_TEMPLATE) }
+        .elsewhen(!sendH) { suppress(St.SUPPRESSED_WIDTH) }
         .elsewhen(!logRoom) { consumeOther := True; incLogDrops := True }
       // otherwise wait (a cycle or two after an unlock, an enable or a log push)
     }
     when(startNow || consumeOther) { seen := !seen }
-    xIgnoredGray := GrayCounter(16, incIgnored)
-    xNotArmedGray := GrayCounter(16, incNotArmed)
-    xLogDropsGray := GrayCounter(16, incLogDrops)
+    xIgnoredGray := GrayCounter(16, RegNext(incIgnored) init False)
+    xNotArmedGray := GrayCounter(16, RegNext(incNotArmed) init False)
+    xLogDropsGray := GrayCounter(16, RegNext(incLogDrops) init False)
 
     // Lock: taken when no order is on the output and the log has every record of the past.
-    when(!locked && lockReq && !sending && !startNow && writerIdle && !suppressNow) { locked := True }
+    // (a suppression starts the log writer one cycle later: suppressR)
+    val suppressR = RegNext(suppressNow) init False
+    val suppressStatusR = RegNext(suppressStatus)
+    when(!locked && lockReq && !sending && !startNow && writerIdle && !pushR && !suppressNow && !suppressR) { locked := True }
+    // (canGo's next value is set at the end of the area, once every assignment to these registers is made.)
     when(locked && !lockReq) {
       locked := False
       settle := 3
@@ -370,13 +462,18 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val recPlen = Reg(UInt(8 bits)) init 0
     val recStatus = Reg(UInt(St.width bits)) init 0
     val recNo = Reg(UInt(6 bits)) init 0
-    when(startNow || suppressNow) {
+    when(recLatch) {   // also when the record is not taken: then nothing reads these
       recTmpl := tmplH; recTrig := h.trigger; recAck := h.ackSeq; recRxStamp := h.stamp
       recSeq := nextSeq; recMsgBin := nextMsgBin; recMsgBcd := nextMsgBcd; recTime := timeShadow
       recIpId := ipId; recWin := window
-      recPlen := (metaNow.len - PayloadOff).resize(8)
-      recStatus := startNow ? U(St.SENT, St.width bits) | suppressStatus
+      recPlen := (metaH.len - PayloadOff).resize(8)
+      tmplReg := tmplH
+      shadowR := shadowH
+      metaR := metaH
+      lenM1R := metaH.len - 1
     }
+    when(startNow) { recStatus := St.SENT }
+    when(suppressR) { recStatus := suppressStatusR }
 
     // Log words, in push order. Words 0..5 are known at the commit, 6 when byte 0 has left, 7 (the
     // header, with the status) at the end of the frame: a complete record means the template is free again.
@@ -384,38 +481,43 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val words = Vec(recSeq.asBits, recAck.asBits, recMsgBin.asBits, recTime(31 downto 0).asBits,
       recWin.asBits ## recIpId.asBits, recRxStamp.asBits, recTxStamp.asBits, header)
     val pushNow = wIdx < wAvail
-    logFifo.io.push.valid := pushNow
-    logFifo.io.push.payload := words(wIdx(2 downto 0))
-    val logOverrun = RegInit(False) setWhen (pushNow && !logFifo.io.push.ready)   // never expected (room is checked)
+    // One register stage in front of the crossing FIFO (its push logic then starts from registers).
+    pushR := pushNow
+    logFifo.io.push.valid := pushR
+    logFifo.io.push.payload := RegNext(words(wIdx(2 downto 0)))
+    val logOverrun = RegInit(False) setWhen (pushR && !logFifo.io.push.ready)   // never expected (room is checked)
     xLogOverrun := logOverrun
     when(pushNow) {
       wIdx := wIdx + 1
       when(wIdx === 7) { wIdx := 0; wAvail := 0; recNo := recNo + 1 }
     }
-    when(suppressNow) { wIdx := 0; wAvail := 8; recTxStamp := cycle }
+    when(suppressR) { wIdx := 0; wAvail := 8; recTxStamp := cyclePrev }   // the stamp: the cycle the fire was taken
 
-    // Commit: the order's values are taken and the next ones prepared.
-    val templByteCount = (metaNow.len - PayloadOff).resize(32)
+    val step = Reg(UInt(4 bits)) init 0
+    val calcRun = RegInit(False)
+    // Commit: the order's values are taken (recLatch); the next ones are prepared in the following cycle
+    // (step 0 below: nothing reads them before the frame has ended).
+    val nextMsgBcdInc = RegNext(bcdInc(nextMsgBcd))
+    val advance = calcRun && step === 0
+    when(advance) {
+      nextSeq := nextSeq + (metaR.len - PayloadOff).resize(32)
+      nextMsgBin := nextMsgBin + 1
+      nextMsgBcd := nextMsgBcdInc
+      ipId := ipId + 1
+    }
     when(startNow) {
       sending := True
-      tmplReg := tmplH
-      armed(tmplH) := False
-      nextSeq := nextSeq + templByteCount
-      nextMsgBin := nextMsgBin + 1
-      nextMsgBcd := bcdInc(nextMsgBcd)
-      ipId := ipId + 1
       wIdx := 0
-      wAvail := io.tx.ready ? U(7, 4 bits) | U(6, 4 bits)
-      when(io.tx.ready) { recTxStamp := cycle }
+      wAvail := 6
     }
-    // Commands on the armed bits come after the commit's clear (last assignment wins).
-    val armedAfterCommit = armed & ~(startNow ? UIntToOh(tmplH, Templates) | B(0, Templates bits))
+    // One-shot: the template is disarmed in the cycle after the commit (sendH cannot start it again before the
+    // frame has ended anyway). Commands on the armed bits come after that clear (last assignment wins).
+    val armedAfterCommit = armed & ~(advance ? UIntToOh(tmplReg, Templates) | B(0, Templates bits))
+    armed := armedAfterCommit
     when(cmdArmSet) { armed := armedAfterCommit | xCmdData(Templates - 1 downto 0) }
     when(cmdArmClr) { armed := armedAfterCommit & ~xCmdData(Templates - 1 downto 0) }
 
-    // ---- Patch values, computed in the cycles after the commit (steps 0..12).
-    val step = Reg(UInt(4 bits)) init 0
-    val calcRun = RegInit(False)
+    // ---- Patch values, computed in the cycles after the commit (steps 0..13).
     val ipDone = RegInit(False)
     val tcpDone = RegInit(False)
     val ipAcc = Reg(UInt(17 bits)) init 0
@@ -423,7 +525,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val tcpAcc = Reg(UInt(17 bits)) init 0
     val tcpCsumR = Reg(UInt(16 bits)) init 0
     val msgE, msgO, tA, tB = Reg(UInt(6 bits)) init 0   // digit sums (<= 45)
-    val fixSum = Reg(UInt(8 bits)) init 0
+    val fixSum, fixA, tSumR = Reg(UInt(8 bits)) init 0
     val csH = Reg(UInt(4 bits)) init 0
     val csRem = Reg(UInt(7 bits)) init 0
     val csT = Reg(UInt(4 bits)) init 0
@@ -444,6 +546,10 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val tSum = tA.resize(8 bits) + tB.resize(8 bits)
     def acc(term: UInt): Unit = tcpAcc := tcpAcc(15 downto 0).resize(17) + term.resize(17) + tcpAcc(16).asUInt.resize(17)
 
+    // The TCP checksum terms go through a register (termR) one step ahead of the accumulation.
+    val termR = Reg(UInt(16 bits)) init 0
+    termR := step.muxList(U(0, 16 bits), Seq(1 -> recSeq(31 downto 16), 2 -> recSeq(15 downto 0), 3 -> recAck(31 downto 16),
+      4 -> recAck(15 downto 0), 5 -> recWin, 6 -> msgContrib, 7 -> stContrib, 8 -> ttContrib, 9 -> csContrib))
     when(startNow) { step := 0; calcRun := True; ipDone := False; tcpDone := False }
     when(calcRun) {
       step := step + 1
@@ -459,34 +565,33 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
         is(1) {
           ipCsumR := ~(ipAcc(15 downto 0) + ipAcc(16).asUInt.resize(16))
           ipDone := True
-          fixSum := metaR.fixSum + msgE.resize(8) + msgO.resize(8) +
-            (metaR.stEn ? tSum | U(0, 8 bits)) + (metaR.ttEn ? tSum | U(0, 8 bits))
-          acc(recSeq(31 downto 16))
+          fixA := metaR.fixSum + msgE.resize(8) + msgO.resize(8)
+          tSumR := tSum
         }
         is(2) {
+          fixSum := fixA + (metaR.stEn ? tSumR | U(0, 8 bits)) + (metaR.ttEn ? tSumR | U(0, 8 bits))
+          acc(termR)   // seq high
+        }
+        is(3) {
           when(fixSum >= 200) { csH := 2; csRem := (fixSum - 200).resize(7) }
             .elsewhen(fixSum >= 100) { csH := 1; csRem := (fixSum - 100).resize(7) }
             .otherwise { csH := 0; csRem := fixSum.resize(7) }
-          acc(recSeq(15 downto 0))
+          acc(termR)   // seq low
         }
-        is(3) {
+        is(4) {
           csT := 0
           for (k <- 1 to 9) when(csRem >= 10 * k) { csT := k }
-          acc(recAck(31 downto 16))
+          acc(termR)   // ack high
         }
-        is(4) { csO := (csRem - (csT.resize(7) * 10).resize(7)).resize(4); acc(recAck(15 downto 0)) }
-        is(5) { acc(recWin) }
-        is(6) { acc(msgContrib) }
-        is(7) { acc(stContrib) }
-        is(8) { acc(ttContrib) }
-        is(9) { acc(csContrib) }
-        is(10) { acc(U(0, 16 bits)) }   // fold the end-around carry (twice: 0x1FFFF -> 0x10000 -> 0x0001)
-        is(11) { acc(U(0, 16 bits)) }
-        is(12) { tcpCsumR := ~tcpAcc(15 downto 0); tcpDone := True; calcRun := False }
+        is(5) { csO := (csRem - ((csT.resize(7) |<< 3) + (csT.resize(7) |<< 1))).resize(4); acc(termR) }   // ack low
+        // 6: window, 7: MsgSeqNum digits, 8: SendingTime, 9: TransactTime, 10: CheckSum digits,
+        // 11, 12: fold the end-around carry (twice: 0x1FFFF -> 0x10000 -> 0x0001)
+        for (k <- 6 to 12) is(k) { acc(termR) }
+        is(13) { tcpCsumR := ~tcpAcc(15 downto 0); tcpDone := True; calcRun := False }
       }
     }
 
-    // ---- Byte pipeline: issue (address) -> s1 (RAM output; patch decided) -> s2 (registers) -> obuf.
+    // ---- Byte pipeline: issue (address) -> s1 (RAM output) -> s2 (registers, patch) -> obuf.
     val obMem = Vec(Reg(Bits(9 bits)), config.obufDepth)
     val obAw = log2Up(config.obufDepth)
     val obWr = Reg(UInt(obAw bits)) init 0
@@ -495,62 +600,78 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val ipos = Reg(UInt(9 bits)) init 0   // next position to issue
     val s1Valid = RegInit(False)
     val s2Valid = RegInit(False)
-    val credit = (obCount + s1Valid.asUInt.resize(obAw + 1) + s2Valid.asUInt.resize(obAw + 1)) < config.obufDepth
-    val interlock = (ipos >= IpCsumOff && !ipDone) || (ipos >= TcpCsumOff && !tcpDone)  // never in practice (see header)
-    val issueSend = sending && ipos < metaR.len && credit && !interlock
-    val issue = startNow || issueSend     // the commit cycle issues byte 4 (bytes 0..3 come from the shadow)
+    // Credit, registered: obuf can take what is in flight plus one more. From the values one cycle earlier,
+    // obCount + s1 + s2 now <= obCount' + s2' + s1' + issue' <= depth - 2 (pops only make room).
+    val issue = Bool()
+    val credit = RegNext((obCount + s1Valid.asUInt.resize(obAw + 1) + s2Valid.asUInt.resize(obAw + 1) +
+      issue.asUInt.resize(obAw + 1)) <= config.obufDepth - 2) init False
+    val issueMore = RegInit(False)        // ipos < the frame length
+    // No interlock with the checksum computation: it runs one step per cycle from the commit and ends
+    // (ipDone: 3 cycles, tcpDone: 15 cycles after it) before the issue, at most one byte per cycle from
+    // byte 4 at the commit, can reach byte 24 (20 cycles) or byte 50 (46 cycles).
+    val issueSend = sending && issueMore && credit
+    issue := startNow || issueSend        // the commit cycle issues byte 4 (bytes 0..3 come from the shadow)
     val issuePos = sending ? ipos(7 downto 0) | U(4, 8 bits)
-    when(startNow) { ipos := 5 }
-    when(issueSend) { ipos := ipos + 1 }
-    val s1Word = templRam.readSync((tmplSel @@ issuePos(7 downto 2)), clockCrossing = true)
+    when(startNow) { ipos := 5; issueMore := True }
+    when(issueSend) { ipos := ipos + 1; issueMore := ipos =/= lenM1R }
+    val s1Word = templRam.readSync(((sending ? tmplReg | tmplH) @@ issuePos(7 downto 2)), clockCrossing = true)
     s1Valid := issue
     val s1Pos = RegNext(issuePos) init 0
     val s1Last = RegNext(sending && ipos === lenM1R) init False
 
-    // Patch decision at s1 from the position.
-    val p = s1Pos
-    val patch = False
-    val patchByte = B(0, 8 bits)
-    def fixedField(off: Int, v: UInt): Unit = {
+    // Patches, in three steps so that each stage stays shallow: at the issue, where the position falls
+    // (fixed field byte, or index into a digit field); at s1, each field's candidate byte; at s2, the choice.
+    val pI = ipos(7 downto 0)             // the commit cycle's issue (byte 4) is never patched
+    val fixedBytes: Seq[(Int, Bits)] = Seq((IpIdOff, recIpId), (IpCsumOff, ipCsumR), (TcpSeqOff, recSeq),
+      (TcpAckOff, recAck), (TcpWinOff, recWin), (TcpCsumOff, tcpCsumR)).flatMap { case (off, v) =>
       val n = v.getWidth / 8
-      for (i <- 0 until n) when(p === off + i) { patch := True; patchByte := v.asBits(8 * (n - 1 - i) + 7 downto 8 * (n - 1 - i)) }
+      (0 until n).map(i => (off + i, v.asBits(8 * (n - 1 - i) + 7 downto 8 * (n - 1 - i))))
     }
-    def digitChar(d: UInt): Bits = B"4'x3" ## d.asBits
-    fixedField(IpIdOff, recIpId)
-    fixedField(IpCsumOff, ipCsumR)
-    fixedField(TcpSeqOff, recSeq)
-    fixedField(TcpAckOff, recAck)
-    fixedField(TcpWinOff, recWin)
-    fixedField(TcpCsumOff, tcpCsumR)
-    val dMsg = p.resize(9) - metaR.msgOff.resize(9)
-    when(!dMsg.msb && dMsg(7 downto 0) < metaR.msgWidth) {
-      patch := True
-      patchByte := digitChar(md((metaR.msgWidth - 1 - dMsg(3 downto 0)).resize(4)))
+    val fixIdx = U(0, 5 bits)
+    for (((pos, _), k) <- fixedBytes.zipWithIndex) when(pI === pos) { fixIdx := k + 1 }
+    // Position relative to each digit field (ipos - offset, 9 bits, negative before the field), counted
+    // alongside ipos from the commit (when ipos becomes 5).
+    val rel = Seq.fill(4)(Reg(UInt(9 bits)) init 0)
+    val Seq(dM, dS, dT, dC) = rel
+    for ((r, off) <- rel.zip(Seq(metaH.msgOff, metaH.stOff, metaH.ttOff, metaH.csOff))) {
+      when(startNow) { r := U(5, 9 bits) - off.resize(9) }
+      when(issueSend) { r := r + 1 }
     }
-    def timeField(en: Bool, off: UInt): Unit = {
-      val d = p.resize(9) - off.resize(9)
-      val rel = d(3 downto 0)
-      val isDigit = timeCharDigit.map { case (c, _) => rel === c }.reduce(_ || _)
-      when(en && !d.msb && d(7 downto 0) < 12 && isDigit) {
-        patch := True
-        patchByte := digitChar(rel.muxList(U(0, 4 bits), timeCharDigit.map { case (c, k) => c -> td(k) }))
-      }
-    }
-    timeField(metaR.stEn, metaR.stOff)
-    timeField(metaR.ttEn, metaR.ttOff)
-    val dCs = p.resize(9) - metaR.csOff.resize(9)
-    when(!dCs.msb && dCs(7 downto 0) < 3) {
-      patch := True
-      patchByte := digitChar(dCs(1 downto 0).mux(0 -> csH, 1 -> csT, default -> csO))
-    }
+    def within(d: UInt, n: Int): Bool = d(8 downto 4) === 0 && d(3 downto 0) < n
+    def isTimeDigit(rel: UInt): Bool = timeCharDigit.map { case (c, _) => rel === c }.reduce(_ || _)
+    val s1Fix = RegNext(sending ? fixIdx | U(0, 5 bits)) init 0
+    val s1InM = RegNext(sending && dM(8 downto 4) === 0 && dM(3 downto 0) < metaR.msgWidth) init False
+    val s1MIdx = RegNext((metaR.msgWidth - 1 - dM(3 downto 0)).resize(4)) init 0
+    val s1InS = RegNext(sending && metaR.stEn && within(dS, 12) && isTimeDigit(dS(3 downto 0))) init False
+    val s1SRel = RegNext(dS(3 downto 0)) init 0
+    val s1InT = RegNext(sending && metaR.ttEn && within(dT, 12) && isTimeDigit(dT(3 downto 0))) init False
+    val s1TRel = RegNext(dT(3 downto 0)) init 0
+    val s1InC = RegNext(sending && within(dC, 3)) init False
+    val s1CRel = RegNext(dC(1 downto 0)) init 0
 
+    def digitChar(d: UInt): Bits = B"4'x3" ## d.asBits
+    def timeDigit(rel: UInt): UInt = rel.muxList(U(0, 4 bits), timeCharDigit.map { case (c, k) => c -> td(k) })
     s2Valid := s1Valid
     val s2Word = RegNext(s1Word)
     val s2Lane = RegNext(s1Pos(1 downto 0))
     val s2Last = RegNext(s1Last)
-    val s2Patch = RegNext(patch)
-    val s2PatchByte = RegNext(patchByte)
-    val s2Byte = s2Patch ? s2PatchByte | s2Word.subdivideIn(8 bits)(s2Lane)
+    val s2Fix = RegNext(s1Fix =/= 0) init False
+    val s2FixB = RegNext(s1Fix.muxList(B(0, 8 bits), fixedBytes.zipWithIndex.map { case ((_, b), k) => (k + 1) -> b }))
+    val s2InM = RegNext(s1InM) init False
+    val s2MsgB = RegNext(digitChar(md(s1MIdx)))
+    val s2InS = RegNext(s1InS) init False
+    val s2StB = RegNext(digitChar(timeDigit(s1SRel)))
+    val s2InT = RegNext(s1InT) init False
+    val s2TtB = RegNext(digitChar(timeDigit(s1TRel)))
+    val s2InC = RegNext(s1InC) init False
+    val s2CsB = RegNext(digitChar(s1CRel.mux(0 -> csH, 1 -> csT, default -> csO)))
+    val s2Byte = Bits(8 bits)
+    when(s2Fix) { s2Byte := s2FixB }
+      .elsewhen(s2InM) { s2Byte := s2MsgB }
+      .elsewhen(s2InS) { s2Byte := s2StB }
+      .elsewhen(s2InT) { s2Byte := s2TtB }
+      .elsewhen(s2InC) { s2Byte := s2CsB }
+      .otherwise { s2Byte := s2Word.subdivideIn(8 bits)(s2Lane) }
     when(s2Valid) { obMem(obWr) := s2Last ## s2Byte; obWr := obWr + 1 }
     val obHead = obMem(obRd)
     val obPop = False
@@ -565,33 +686,47 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val oPos = Reg(UInt(3 bits)) init 0   // position of the byte on offer, saturating at 4
     val underrun = RegInit(False)         // sticky: obuf empty when a byte was due (never expected)
     xUnderrun := underrun
+    // The output: one LUT from registers (startNow is the register startR, shadowH holds the held template's
+    // first word).
     io.tx.valid := oValid || startNow
-    io.tx.fragment := oValid ? oData | shadowBytes(0)
+    io.tx.fragment := oValid ? oData | shadowH(7 downto 0)
     io.tx.last := oValid && oLast
     when(startNow) {
       oValid := True
       oLast := False
-      when(io.tx.ready) { oData := shadowBytes(1); oPos := 1 } otherwise { oData := shadowBytes(0); oPos := 0 }
+      when(io.tx.ready) { oData := shadowH(15 downto 8); oPos := 1 } otherwise { oData := shadowH(7 downto 0); oPos := 0 }
     }
+    // Byte 0 taken (tx stamp, log word 6) and last byte taken (log word 7): acted on one cycle later, from
+    // registers. The stamp is the cycle byte 0 was taken, which behind OrderEngineTxArbiter is the first cycle
+    // the MAC sees the order's byte 0 valid (the arbiter's skid register takes it at once when the MAC stalls).
+    val byte0Taken = RegNext(io.tx.ready && ((startNow) || (oValid && oPos === 0))) init False
+    val lastTaken = RegNext(io.tx.ready && oValid && oLast) init False
+    when(byte0Taken) { recTxStamp := cyclePrev; wAvail := 7 }
+    when(lastTaken) { wAvail := 8 }
+    val underrunNow = False
+    when(RegNext(underrunNow) init False) { underrun := True }
     when(oValid && io.tx.ready) {
-      when(oPos === 0) { recTxStamp := cycle; wAvail := 7 }
       when(oLast) {
         oValid := False
         sending := False
-        wAvail := 8
       } otherwise {
         when(oPos < 3) {
-          oData := shadowBytes((oPos + 1).resize(2))
+          oData := shadowR.subdivideIn(8 bits)((oPos + 1).resize(2))
           oPos := oPos + 1
         } otherwise {
           oData := obHead(7 downto 0)
           oLast := obHead(8)
           oPos := 4
           obPop := True
-          when(obCount === 0) { underrun := True }
+          when(obCount === 0) { underrunNow := True }
         }
       }
     }
+
+    val freeNext = !sending && !startNow && !suppressNow && !suppressR && writerFree   // => !sending and writerFree in the next cycle
+    canGo := freeNext && !locked.getAheadValue() && ready2go.getAheadValue()
+    recFree := freeNext
+    startR := (tS1 =/= seen.getAheadValue()) && canGo.getAheadValue() && sendH.getAheadValue()
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -614,11 +749,9 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     address = io.bus.cmd.address(11 downto 2),
     data = io.bus.cmd.data,
     enable = io.bus.cmd.fire && selTempl,
-    write = io.bus.cmd.write,
-    mask = io.bus.cmd.mask)
+    write = io.bus.cmd.write)   // whole words (byte masks ignored): one 1024 x 32 RAM, two block RAMs
   shadowRam.write(io.bus.cmd.address(11 downto 8), io.bus.cmd.data,
-    enable = io.bus.cmd.fire && io.bus.cmd.write && selTempl && io.bus.cmd.address(7 downto 2) === 0,
-    mask = io.bus.cmd.mask)
+    enable = io.bus.cmd.fire && io.bus.cmd.write && selTempl && io.bus.cmd.address(7 downto 2) === 0)
   val readFire = io.bus.cmd.fire && !io.bus.cmd.write
   val rspTempl = RegNextWhen(selTempl, readFire) init False
   val rspMeta = RegNextWhen(selMeta, readFire) init False
@@ -666,7 +799,8 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       convBusy -> RegField("CONVERTING", 2, 1, "NEXT_MSGSEQ is being converted to digits (about 32 cycles)"),
       refused -> RegField("REFUSED", 4, 1, "sticky: a write was refused (NEXT_* while not LOCKED, a command while CMD_BUSY)"),
       BufferCC(xUnderrun, False) -> RegField("UNDERRUN", 5, 1, "sticky: the output ran dry inside a frame (never expected)"),
-      BufferCC(xLogOverrun, False) -> RegField("LOG_OVERRUN", 6, 1, "sticky: a log word was lost (never expected)"))
+      BufferCC(xLogOverrun, False) -> RegField("LOG_OVERRUN", 6, 1, "sticky: a log word was lost (never expected)"),
+      lockedSync -> RegField("ENGINE_LOCKED", 7, 1, "the engine is in the lock (after LOCK is cleared: until it has taken the staged values and runs again)"))
     val statusClr = regs.writeFlow("STATUS_CLR", 0x00C, 32, "write 1 to bit 4 to clear STATUS.REFUSED")
     when(statusClr.valid && statusClr.payload(4)) { refused := False }
 
@@ -719,7 +853,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     when(armClr.valid) { command(Cmd.ARM_CLR, armClr.payload) }
     val msDiv = Reg(UInt(20 bits)) init 124999
     xMsDiv := msDiv
-    regs.rw("MS_DIVISOR", 0x02C, msDiv, "eth_tx cycles per millisecond minus 1 (taken by TIME_SET)")
+    regs.rw("MS_DIVISOR", 0x02C, msDiv, "eth_tx cycles per millisecond minus 1, at least 2 (taken by TIME_SET)")
     val timeLo = Reg(Bits(32 bits)) init 0
     regs.rw("TIME_LO", 0x030, timeLo, "time of day to set, packed BCD: [31:28] H ones, [27:20] MM, [19:12] SS, [11:0] sss")
     val timeSet = regs.writeFlow("TIME_SET", 0x034, 4, "write the tens of hours (BCD digit): sets the engine's time to it and TIME_LO, restarts the millisecond (command)")
@@ -766,7 +900,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   regs.window("META", MetaWindow, Templates * 16, "WO",
     "template metadata, 16 bytes per template (META0..META3, see ORDER_TX_META* constants); 32-bit writes only")
   regs.window("TEMPLATE", TemplateWindow, Templates * TemplateBytes, "RW",
-    "order templates, 256 bytes per template: the frame from DA to the end of the FIX message, patched fields holding placeholders")
+    "order templates, 256 bytes per template: the frame from DA to the end of the FIX message, patched fields holding placeholders; 32-bit writes (byte masks ignored)")
 
   /** Build constants for the C header. */
   def headerConstants: Seq[(String, String, String)] = Seq(

@@ -31,7 +31,7 @@ class OrderEngineSpec extends AnyFunSuite {
   val M32 = 0xFFFFFFFFL
 
   case class Fire(id: Int, template: Int, trigger: Int, ack: Long, var time: Long = -1)
-  class MacFrame(val bytes: Array[Int], val start: Long, val end: Long, val firstTakeCycle: Long)
+  class MacFrame(val bytes: Array[Int], val start: Long, val end: Long, val startCycle: Long)
 
   /** Everything around the DUT. */
   class Bench(dut: OrderEngineTestTop, clocks: Clocks, rnd: Random) {
@@ -99,7 +99,7 @@ class OrderEngineSpec extends AnyFunSuite {
     val cur = mutable.ArrayBuffer[Int]()
     var inFrame = false
     var curStart = 0L
-    var curTake = 0L
+    var curStartCycle = 0L
     var prevValid = false; var prevReady = false; var prevData = 0; var prevLast = false
     var phase = 0
     var cycles = 0L
@@ -115,12 +115,11 @@ class OrderEngineSpec extends AnyFunSuite {
       engineValidPrev = ev && !(et.ready.toBoolean && et.payload.last.toBoolean)
       if (inFrame) assert(v, s"bubble in a frame after ${cur.length} bytes")
       if (prevValid && !prevReady) assert(v && d == prevData && l == prevLast, "payload changed while valid && !ready")
-      if (v && !inFrame) { inFrame = true; curStart = simTime(); phase = 0 }
+      if (v && !inFrame) { inFrame = true; curStart = simTime(); curStartCycle = dutCycle; phase = 0 }
       if (v && r) {
-        if (cur.isEmpty) curTake = dutCycle
         cur += d
         if (l) {
-          val f = new MacFrame(cur.toArray, curStart, simTime(), curTake)
+          val f = new MacFrame(cur.toArray, curStart, simTime(), curStartCycle)
           if (f.bytes(0) == 0xFF) { cpuFrames.enqueue(f); cpuFramesAll += f } else { orderFrames.enqueue(f); orderFramesAll += f }
           cur.clear(); inFrame = false; phase = 0
           macMode = macModes(rnd.nextInt(macModes.length))
@@ -174,6 +173,7 @@ class OrderEngineSpec extends AnyFunSuite {
     val toRearm = mutable.Queue[Int]()
     var recCount = 0
     var lastStamp = -1L
+    var lastRecord: FireRecord = null
     val counts = mutable.Map[Int, Int]().withDefaultValue(0)
     val timeSettings = mutable.ArrayBuffer[(Long, Long, Int)]()   // (time of day set, DUT cycle soon after it applied, divisor)
     val latencies = mutable.ArrayBuffer[(Fire, Long)]()       // (fire, sim time from the fire's sampling edge to tx.valid at the arbiter output)
@@ -212,8 +212,9 @@ class OrderEngineSpec extends AnyFunSuite {
       val what = s"record $recCount ($r)"
       assert(r.recNo == (recCount & 0x3F), s"$what: record number")
       recCount += 1
-      assert(r.rxStamp > lastStamp && r.rxStamp < fires.length, s"$what: fires logged in order")
+      assert(r.rxStamp > lastStamp && r.rxStamp < fires.length, s"$what: fires logged in order (previous: $lastRecord)")
       lastStamp = r.rxStamp
+      lastRecord = r
       val f = fires(r.rxStamp.toInt)
       assert(r.template == f.template && r.trigger == f.trigger && r.ack == f.ack, s"$what: fire $f")
       val vals = (r.seq, r.msgSeq, r.ipId, r.window)
@@ -241,7 +242,7 @@ class OrderEngineSpec extends AnyFunSuite {
           val exp = expected(tp, r.seq, r.ack, r.window, r.ipId, r.msgSeq, got)
           assert(frame.bytes.length == exp.length && frame.bytes.sameElements(exp),
             s"$what: frame differs at ${exp.indices.find(i => i >= frame.bytes.length || frame.bytes(i) != exp(i))}\n got ${frame.bytes.map(b => f"$b%02x").mkString}\n exp ${exp.map(b => f"$b%02x").mkString}")
-          assert(r.txStamp == frame.firstTakeCycle, s"$what: tx stamp ${r.txStamp}, byte 0 taken at cycle ${frame.firstTakeCycle}")
+          assert(r.txStamp == frame.startCycle, s"$what: tx stamp ${r.txStamp}, byte 0 first valid at the MAC in cycle ${frame.startCycle}")
           latencies += ((f, frame.start - f.time))
           sends += ((r.seq, r.plen, r.msgSeq, "hw"))
           expSeq = (expSeq + r.plen) & M32; expMsg += 1; expIpId = (expIpId + 1) & 0xFFFF
@@ -340,11 +341,13 @@ class OrderEngineSpec extends AnyFunSuite {
         if (b._4 != "jump") assert(b._1 == ((a._1 + a._2) & M32), s"seq gap or overlap between $a and $b")
         if (b._4 != "jump") assert(b._3 == a._3 + 1, s"MsgSeqNum gap or reuse between $a and $b")
       }
+      val heldSent = latencies.count { case (f, _) => lockWindows.exists { case (a, b) => f.time > a && f.time < b } }
       // No order frame while firmware held the lock.
       for (f <- orderFramesAll; (a, b) <- lockWindows) assert(f.end < a || f.start > b, s"order frame [${f.start}, ${f.end}] inside lock window [$a, $b]")
       println(f"[$name] ${clocks.describe}: fires $nFires -> sent ${counts(OrderEngine.St.SENT)}, suppressed locked ${counts(OrderEngine.St.SUPPRESSED_LOCKED)}, " +
         f"suppressed width ${counts(OrderEngine.St.SUPPRESSED_WIDTH)}, ignored $ignored, not armed $notArmed, log drops $drops, rx overflow $ovf; " +
-        f"firmware sends ${sends.count(_._4 == "fw")}, lock sessions ${lockWindows.length}, CPU frames ${cpuFramesAll.length}, last MsgSeqNum ${expMsg - 1}, seq 0x${expSeq}%08X")
+        f"firmware sends ${sends.count(_._4 == "fw")}, lock sessions ${lockWindows.length} (${heldSent} fires held by CTRL.HOLD and sent after the unlock), " +
+        f"CPU frames ${cpuFramesAll.length}, last MsgSeqNum ${expMsg - 1}, seq 0x${expSeq}%08X")
     }
 
     /** Fires that found the engine idle: no other fire, order frame, CPU frame or state change just before. */
@@ -520,11 +523,96 @@ class OrderEngineSpec extends AnyFunSuite {
       assert(ovf >= 20, s"a 40-fire burst overflows the 16-entry queue (overflow $ovf)")
       assert(counts(OrderEngine.St.SENT) == 16, "the 16 armed templates are sent")
       assert(latencies.head._2 == OrderEngine.FireToValidCycles * clocks.tx, s"first order latency ${latencies.head._2 / clocks.tx}")
-      // While the queue drains, each order starts in the cycle after the previous one's last byte: no CPU frame between.
+      // While the queue drains, each order starts three cycles after the previous one's last byte: no CPU frame between.
       val o = orderFramesAll
-      for (i <- 1 until o.length; a = o(i - 1); c = o(i)) assert(c.start == a.end + clocks.tx, s"queued order starts ${(c.start - a.end) / clocks.tx} cycles after the previous one's last byte")
+      for (i <- 1 until o.length; a = o(i - 1); c = o(i)) assert(c.start == a.end + 3 * clocks.tx, s"queued order starts ${(c.start - a.end) / clocks.tx} cycles after the previous one's last byte")
       assert(cpuFramesAll.forall(_.start > o.last.end), "a CPU frame slipped between queued orders")
       println(s"[burst] 40 fires: ${o.length} orders back to back, rx overflow $ovf, not armed ${bus.read(NOT_ARMED)}, then ${cpuFramesAll.length} CPU frames")
+    }
+  }
+
+  test(s"through the LiteEth GMII MAC: fire.valid -> TX_EN, tx stamp -> TX_EN, frames and FCS on the pins (seed $seed)") {
+    OrderMacSim.compiled.doSim("mac", seed = seed) { dut =>
+      SimTimeout(400L * 1000 * 1000 * 100)
+      val rnd = new Random(seed)
+      dut.io.bus.cmd.valid #= false
+      dut.io.fire.valid #= false
+      dut.io.gmii_rx_clk #= false
+      dut.io.gmii_gtx_clk #= false
+      // sys, eth_rx and eth_tx at 125 MHz on the same edges (as the SoC simulation).
+      dut.clockDomain.forkStimulus(800)
+      fork { while (true) { sleep(400); dut.io.gmii_rx_clk #= true; dut.io.gmii_gtx_clk #= true; sleep(400); dut.io.gmii_rx_clk #= false; dut.io.gmii_gtx_clk #= false } }
+      val cd = dut.clockDomain
+      cd.waitSampling(); cd.waitSamplingWhere(!cd.isResetAsserted); cd.waitSampling(20)
+      val bus = new SimBusMaster(dut.io.bus, cd)
+      def status = bus.read(STATUS)
+      def waitCmd(): Unit = while ((status & ST_CMD_BUSY) != 0) cd.waitSampling()
+
+      // The pins: every frame TX_EN high, with the DUT cycle at which the PHY first samples TX_EN = 1.
+      case class PinFrame(bytes: Array[Int], enTime: Long, enCycle: Long)
+      val pinFrames = mutable.Queue[PinFrame]()
+      val cur = mutable.ArrayBuffer[Int]()
+      var en = false; var enTime = 0L; var enCycle = 0L
+      dut.txCd.onSamplings {
+        val e = dut.io.gmii_tx_en.toBoolean
+        if (e && !en) { enTime = simTime(); enCycle = dut.engine.tx.cycle.toLong; cur.clear() }
+        if (e) cur += dut.io.gmii_tx_data.toInt
+        if (!e && en) pinFrames.enqueue(PinFrame(cur.toArray, enTime, enCycle))
+        en = e
+      }
+      val fireTimes = mutable.ArrayBuffer[Long]()
+      def fire(t: Int, ack: Long): Unit = {
+        dut.rxCd.waitSampling(rnd.nextInt(7))
+        val p = dut.io.fire.payload
+        dut.io.fire.valid #= true
+        p.template #= t; p.trigger #= rnd.nextInt(64); p.ackSeq #= ack; p.stamp #= fireTimes.length; p.price #= 0
+        dut.rxCd.waitSampling()
+        fireTimes += simTime()
+        dut.io.fire.valid #= false
+      }
+
+      val tmpl = Array.fill[Template](8)(null)
+      def write(t: Int, tp: Template): Unit = {
+        for ((w, i) <- tp.words.zipWithIndex) bus.write(TEMPLATE + 256 * t + 4 * i, w)
+        for ((w, i) <- tp.meta.zipWithIndex) bus.write(META + 16 * t + 4 * i, w)
+        tmpl(t) = tp
+      }
+      for (t <- 0 until 8) write(t, build(rnd, 6 + rnd.nextInt(5), rnd.nextBoolean(), rnd.nextBoolean()))
+      bus.write(MS_DIVISOR, 124999); bus.write(TIME_LO, toBcd(9 * 3600000L + 30 * 60000L) & M32); waitCmd(); bus.write(TIME_SET, 0); waitCmd()
+      bus.write(CTRL, CTRL_LOCK); while ((status & ST_LOCKED) == 0) cd.waitSampling()
+      var seq = 0x10000000L; var msg = 4242L; var ipId = 100
+      bus.write(NEXT_SEQ, seq); bus.write(NEXT_MSGSEQ, msg); bus.write(IP_ID, ipId); bus.write(WINDOW, 4096)
+      bus.write(CTRL, CTRL_ENABLE)
+      while ((status & ST_ENGINE_LOCKED) != 0) cd.waitSampling()
+      waitCmd(); bus.write(ARM_SET, 0xFF); waitCmd()
+
+      val n = 40
+      val lat = mutable.ArrayBuffer[Long]()
+      val stampToEn = mutable.ArrayBuffer[Long]()
+      for (i <- 0 until n) {
+        val t = i % 8
+        val ack = rnd.nextLong() & M32
+        fire(t, ack)
+        while (bus.read(LOG_COUNT) == 0) cd.waitSampling(10)
+        val r = FireRecord.decode((0 until 8).map(_ => bus.read(LOG_DATA)))
+        assert(r.status == OrderEngine.St.SENT && r.template == t && r.ack == ack && r.seq == seq && r.msgSeq == msg && r.ipId == ipId, s"fire $i: $r")
+        while (pinFrames.isEmpty) cd.waitSampling(10)
+        val pf = pinFrames.dequeue()
+        val exp = expected(tmpl(t), r.seq, r.ack, r.window, r.ipId, r.msgSeq, fromBcd(r.timeBcd))
+        val padded = exp ++ Array.fill(math.max(0, 60 - exp.length))(0)
+        val fcs = OrderMacSim.crc32(padded.toSeq)
+        val wire = Array.fill(7)(0x55) ++ Array(0xD5) ++ padded ++ (0 until 4).map(k => ((fcs >> (8 * k)) & 0xFF).toInt)
+        assert(pf.bytes.sameElements(wire), s"fire $i: on the pins\n got ${pf.bytes.map(b => f"$b%02x").mkString}\n exp ${wire.map(b => f"$b%02x").mkString}")
+        lat += (pf.enTime - fireTimes(i)) / 800
+        stampToEn += pf.enCycle - r.txStamp
+        seq = (seq + r.plen) & M32; msg += 1; ipId += 1
+        write(t, build(rnd, 6 + rnd.nextInt(5), rnd.nextBoolean(), rnd.nextBoolean()))   // re-arm with new contents
+        waitCmd(); bus.write(ARM_SET, 1L << t); waitCmd()
+        cd.waitSampling(rnd.nextInt(500))
+      }
+      assert(lat.distinct.length == 1 && stampToEn.distinct.length == 1, s"latencies ${lat.distinct}, stamp -> TX_EN ${stampToEn.distinct}")
+      println(s"[mac] $n orders through the LiteEth GMII MAC, byte-exact with preamble and FCS on the pins; " +
+        s"fire.valid (sampling edge) -> TX_EN sampled high: ${lat.head} cycles, always; tx stamp -> TX_EN: +${stampToEn.head} cycles, always")
     }
   }
 
