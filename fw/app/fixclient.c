@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/netif.h"
+#include "app/offload.h"
 #include "app/stops.h"
 #include "drivers/offload_rx.h"
 #include "drivers/sysctrl.h"
@@ -13,6 +14,8 @@
 #include "fix/utc.h"
 #include "lib/console.h"
 #include "lib/parse.h"
+#include "net/arp.h"
+#include "net/ipv4.h"
 
 /* Build-time defaults (fw/Makefile: FIX_SENDER, FIX_TARGET, FIX_HEARTBEAT, FIX_HOST, FIX_PORT, FIX_SYMBOLS,
  * FIX_ACCOUNT, FIX_PRICE_DECIMALS, FIX_AUTOSTART). */
@@ -205,7 +208,27 @@ static void sess_event(void *ctx, fix_event_t ev, uint32_t arg, const char *text
     }
 }
 
+#ifdef TF_HAS_OFFLOAD
+static const fix_session_ops_t sess_ops = {sess_send, sess_disconnect, sess_event, offload_before_send};
+
+bool fixclient_order_spec(ofl_order_spec_t *sp) {
+    struct net_stack *ns = netif_stack();
+    memset(sp, 0, sizeof *sp);
+    if (fc.state != FC_ONLINE || !arp_lookup(ns, ipv4_next_hop(ns, cfg.host), sp->dst_mac)) return false;
+    memcpy(sp->src_mac, ns->mac, 6);
+    sp->src_ip = net_get_config(ns)->ip;
+    sp->dst_ip = cfg.host;
+    sp->src_port = tcp_local_port(fc.conn);
+    sp->dst_port = cfg.port;
+    sp->sender = cfg.sender;
+    sp->target = cfg.target;
+    sp->account = cfg.account;
+    sp->utc_day_ms = fix_session_utc(&session, now_ms());
+    return true;
+}
+#else
 static const fix_session_ops_t sess_ops = {sess_send, sess_disconnect, sess_event, NULL};
+#endif
 
 /* ---- application callbacks ---- */
 
@@ -288,6 +311,7 @@ static void tcp_connected(struct tcp_conn *c, void *user) {
     offload_rx_conn_t oc = {netif_stack()->mac, net_get_config(netif_stack())->ip, cfg.host, tcp_local_port(fc.conn),
                             cfg.port, tcp_hw_rcv_nxt(fc.conn), cfg.price_decimals};
     if (!offload_rx_follow(&oc)) printf("fix: the offload parser refused the connection settings\n");
+    offload_conn_up();
 #endif
     fix_session_connected(&session, now_ms());
 }
@@ -303,6 +327,9 @@ static unsigned count_msg_types(const uint8_t *d, size_t len) {
 static void tcp_data(struct tcp_conn *c, void *user, const uint8_t *data, size_t len) {
     (void)c;
     (void)user;
+#ifdef TF_HAS_OFFLOAD
+    offload_poll(); /* adopt the orders the hardware sent before their execution reports are read */
+#endif
     fc.cb_md = fc.cb_other = 0;
     uint32_t t0 = sysctrl_cycles32();
     fix_session_on_bytes(&session, data, len, now_ms());
@@ -319,6 +346,7 @@ static void tcp_data(struct tcp_conn *c, void *user, const uint8_t *data, size_t
 
 static void connection_gone(const char *why) {
 #ifdef TF_HAS_OFFLOAD
+    offload_conn_down();
     (void)offload_rx_stop();
 #endif
     fc.conn = NULL;
@@ -417,6 +445,9 @@ void fixclient_poll(void) {
         connection_gone("aborted");
     }
     if (fc.state == FC_ONLINE) fix_session_poll(&session, now);
+#ifdef TF_HAS_OFFLOAD
+    offload_poll();
+#endif
     if (fc.state == FC_WAIT && fc.want_up && tcp_backoff_due(&fc.backoff, now)) start_connect();
     if (fix_session_utc_valid(&session) && strcmp(fc.utc_source, "unknown") == 0) fc.utc_source = "the exchange";
 }

@@ -35,4 +35,12 @@ struct tcp_conn *fixclient_conn(void);
 /* Implied decimals of prices (fix set decimals). */
 unsigned fixclient_price_decimals(void);
 
+#include "soc.h"
+#ifdef TF_HAS_OFFLOAD
+#include "offload/template.h"
+/* The connection and identity part of an order template: MACs (the exchange's next hop from the ARP
+ * cache), addresses, ports, CompIDs, account, today's date. False when not connected or not resolved. */
+bool fixclient_order_spec(ofl_order_spec_t *sp);
+#endif
+
 #endif

@@ -5,14 +5,21 @@
 #include <string.h>
 
 #include "app/fixclient.h"
+#include "app/offload.h"
 #include "drivers/timer.h"
 #include "lib/console.h"
 #include "lib/parse.h"
 
 static stop_t stops[STOPS_MAX];
-static uint32_t fw_fires;
+static uint32_t fw_fires, hw_fires;
+#ifdef TF_HAS_OFFLOAD
+static bool hw_mode = true; /* new stops go to the hardware (`stop mode`) */
+#else
+static const bool hw_mode = false;
+#endif
 
 const stop_t *stops_get(unsigned i) { return i < STOPS_MAX ? &stops[i] : NULL; }
+stop_t *stops_slot(unsigned i) { return i < STOPS_MAX ? &stops[i] : NULL; }
 
 bool stop_crosses(char side, int64_t stop_px, int64_t trade_px) {
     return side == '1' ? trade_px >= stop_px : trade_px <= stop_px;
@@ -25,17 +32,32 @@ static void print_px(int64_t v) {
     printf("%s", buf);
 }
 
-static void fire_in_firmware(unsigned i, int64_t trade_px) {
+/* A stop fired: a one-shot stop is done, a repeating one is armed again (the hardware gets a new order). */
+static void fired(unsigned i, int64_t trade_px, bool hw, int order) {
     stop_t *s = &stops[i];
-    s->state = STOP_FIRED;
+    s->state = s->repeat ? STOP_ARMED : STOP_FIRED;
     s->fired_px = trade_px;
-    s->by_hw = false;
-    s->order = fix_app_new_order(fixclient_app(), s->symbol, s->side, s->qty, s->limit_px, timer_ms());
-    fw_fires++;
-    printf("stop %u: fired by firmware on trade ", i);
+    s->by_hw = hw;
+    s->order = order;
+    s->fires++;
+    printf("stop %u: fired by %s on trade ", i, hw ? "hardware" : "firmware");
     print_px(trade_px);
-    if (s->order >= 0) printf(": order %d sent\n", s->order);
-    else printf(": order NOT sent (%d)\n", s->order);
+    const fix_order_t *o = fix_app_order(fixclient_app(), order);
+    if (o) printf(": order %d %s sent", order, o->clordid);
+    else printf(": order NOT sent (%d)", order);
+}
+
+void stops_hw_fired(unsigned i, int64_t trade_px, int order, uint32_t msgseq, uint32_t cycles) {
+    hw_fires++;
+    fired(i, trade_px, true, order);
+    printf(", MsgSeqNum %lu, %lu cycles from the price to the MAC\n", (unsigned long)msgseq, (unsigned long)cycles);
+}
+
+void stops_fire_fw(unsigned i, int64_t trade_px) {
+    stop_t *s = &stops[i];
+    fw_fires++;
+    fired(i, trade_px, false, fix_app_new_order(fixclient_app(), s->symbol, s->side, s->qty, s->limit_px, timer_ms()));
+    printf("\n");
 }
 
 void stops_on_market_data(const fix_md_snapshot_t *md) {
@@ -44,8 +66,8 @@ void stops_on_market_data(const fix_md_snapshot_t *md) {
         if (e->type != '2' || !e->has_price) continue;
         for (unsigned i = 0; i < STOPS_MAX; i++) {
             stop_t *s = &stops[i];
-            if (s->state == STOP_ARMED && strcmp(s->symbol, md->symbol) == 0 && stop_crosses(s->side, s->stop_px, e->price))
-                fire_in_firmware(i, e->price);
+            if (s->state == STOP_ARMED && !s->hw && strcmp(s->symbol, md->symbol) == 0 && stop_crosses(s->side, s->stop_px, e->price))
+                stops_fire_fw(i, e->price);
         }
     }
 }
@@ -63,7 +85,7 @@ static int cmd_stops(int argc, char **argv) {
         const stop_t *s = &stops[i];
         if (s->state == STOP_FREE) continue;
         n++;
-        printf("%2u %-5s %-8s qty %-6lu stop ", i, s->side == '1' ? "buy" : "sell", s->symbol, (unsigned long)s->qty);
+        printf("%2u %s %-5s %-8s qty %-6lu stop ", i, s->hw ? "hw" : "fw", s->side == '1' ? "buy" : "sell", s->symbol, (unsigned long)s->qty);
         print_px(s->stop_px);
         printf(" limit ");
         print_px(s->limit_px);
@@ -73,10 +95,12 @@ static int cmd_stops(int argc, char **argv) {
             print_px(s->fired_px);
             printf(", order %d", s->order);
         }
+        if (s->repeat) printf(" (repeat: fired %lu times)", (unsigned long)s->fires);
         printf("\n");
     }
     if (n == 0) printf("no stop orders\n");
-    printf("fired by firmware: %lu\n", (unsigned long)fw_fires);
+    printf("fired by firmware: %lu, by hardware: %lu; new stops go to the %s\n", (unsigned long)fw_fires,
+           (unsigned long)hw_fires, hw_mode ? "hardware" : "firmware");
     return 0;
 }
 TF_COMMAND(stops, "list the stop orders", cmd_stops);
@@ -89,18 +113,35 @@ static int cmd_stop(int argc, char **argv) {
             printf("error: no armed stop %s\n", argv[2]);
             return 1;
         }
+#ifdef TF_HAS_OFFLOAD
+        if (stops[i].hw) (void)offload_cancel(i); /* a fire in flight is adopted meanwhile */
+        if (stops[i].state != STOP_ARMED) {
+            printf("error: stop %lu had fired\n", (unsigned long)i);
+            return 1;
+        }
+#endif
         stops[i].state = STOP_CANCELED;
         printf("stop %lu: canceled\n", (unsigned long)i);
         return 0;
     }
+#ifdef TF_HAS_OFFLOAD
+    if (argc == 3 && strcmp(argv[1], "mode") == 0 && (!strcmp(argv[2], "hw") || !strcmp(argv[2], "fw"))) {
+        hw_mode = argv[2][0] == 'h';
+        printf("new stops go to the %s\n", hw_mode ? "hardware" : "firmware");
+        return 0;
+    }
+#endif
     uint32_t qty;
     int64_t stop_px, limit_px;
+    bool repeat = argc == 7 && strcmp(argv[6], "repeat") == 0;
+    if (repeat) argc--;
     char side = argc == 6 && strcmp(argv[1], "buy") == 0 ? '1' : argc == 6 && strcmp(argv[1], "sell") == 0 ? '2' : 0;
     if (!side || strlen(argv[2]) == 0 || strlen(argv[2]) >= FIX_SYMBOL_MAX || !tf_parse_u32(argv[3], &qty) || qty == 0 ||
         fix_parse_decimal(argv[4], strlen(argv[4]), dec, &stop_px) != FIX_OK || stop_px <= 0 ||
         fix_parse_decimal(argv[5], strlen(argv[5]), dec, &limit_px) != FIX_OK || limit_px <= 0) {
-        printf("usage: stop buy|sell <symbol> <qty> <stop price> <limit price>   (prices with at most %u decimals)\n"
+        printf("usage: stop buy|sell <symbol> <qty> <stop price> <limit price> [repeat]   (prices with at most %u decimals)\n"
                "       stop cancel <n>\n"
+               "       stop mode hw|fw   (where new stops go; hw needs the offload)\n"
                "  a buy stop fires when a trade prints at or above its stop, a sell stop at or below\n",
                dec);
         return 1;
@@ -117,8 +158,17 @@ static int cmd_stop(int argc, char **argv) {
             i = j;
             break;
         }
+    /* the trigger table takes symbols of up to 8 characters from 0x21..0x5F, stops below 10^14 */
+    bool hw = hw_mode && strlen(argv[2]) <= 8 && stop_px < 100000000000000LL;
+    for (const char *c = argv[2]; hw && *c; c++) hw = *c >= 0x21 && *c <= 0x5F;
+    if (hw_mode && !hw) {
+        printf("error: the hardware takes symbols of up to 8 characters (no lowercase); `stop mode fw` for this one\n");
+        return 1;
+    }
     stop_t *s = &stops[i];
     memset(s, 0, sizeof *s);
+    s->hw = hw;
+    s->repeat = repeat;
     strcpy(s->symbol, argv[2]);
     s->side = side;
     s->qty = qty;
@@ -130,7 +180,7 @@ static int cmd_stop(int argc, char **argv) {
     print_px(stop_px);
     printf(" limit ");
     print_px(limit_px);
-    printf(" (firmware)\n");
+    printf(" (%s%s)\n", hw ? "hardware" : "firmware", repeat ? ", repeating" : "");
     return 0;
 }
 TF_COMMAND(stop, "arm a stop order: stop buy|sell <sym> <qty> <stop> <limit>, or stop cancel <n>", cmd_stop);

@@ -1,5 +1,6 @@
 /* Stop orders: a buy stop sends a limit buy when a trade prints at or above its stop price, a sell stop a
- * limit sell when a trade prints at or below it (DESIGN.md). One-shot: a stop that fired is done.
+ * limit sell when a trade prints at or below it (DESIGN.md). One-shot: a stop that fired is done, unless
+ * armed with `repeat` (it is armed again with a new order after each fire: benchmarks).
  *
  * Two paths decide and send, selectable at run time (`stop mode`):
  *  - firmware: every 35=W the FIX client parses goes through stops_on_market_data(), and a crossing trade
@@ -31,6 +32,9 @@ typedef struct {
     int order;        /* fix_app order index once fired, else -1 */
     int64_t fired_px; /* the trade price that crossed */
     bool by_hw;       /* fired by the hardware */
+    bool hw;          /* armed in the hardware trigger table (else the firmware path watches it) */
+    bool repeat;      /* armed again after each fire (benchmarks), else one-shot */
+    uint32_t fires;
 } stop_t;
 
 /* Market data from the FIX client (firmware path). */
@@ -38,5 +42,12 @@ void stops_on_market_data(const fix_md_snapshot_t *md);
 /* Does this trade price cross the stop? (shared with the host tests and the hardware's reference) */
 bool stop_crosses(char side, int64_t stop_px, int64_t trade_px);
 const stop_t *stops_get(unsigned i);
+stop_t *stops_slot(unsigned i);
+
+/* From the offload (app/offload.c): stop i's order went out from hardware (the trade price that crossed,
+ * or -1 if unknown; its order table index; its MsgSeqNum; trade price on the parser -> order at the MAC,
+ * in eth cycles), or firmware must send it itself (the hardware triggered but could not send). */
+void stops_hw_fired(unsigned i, int64_t trade_px, int order, uint32_t msgseq, uint32_t cycles);
+void stops_fire_fw(unsigned i, int64_t trade_px);
 
 #endif

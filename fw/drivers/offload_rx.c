@@ -11,6 +11,9 @@ static void wr(uint32_t r, uint32_t v) { tf_write32(OFFLOAD_RX_BASE + r, v); }
 
 #define CMD_CONFIG 1u
 #define CMD_LOAD_SEQ 2u
+#define CMD_WRITE_ENTRY 3u
+#define CMD_DISARM 5u
+#define CMD_DISARM_ALL 6u
 #define CMD_READ_STATE 7u
 
 static bool busy(void) { return (rd(OFFLOAD_RX_CMD_STATUS) >> OFFLOAD_RX_CMD_STATUS_BUSY_SHIFT) & OFFLOAD_RX_CMD_STATUS_BUSY_MASK; }
@@ -48,6 +51,39 @@ bool offload_rx_follow(const offload_rx_conn_t *c) {
 bool offload_rx_stop(void) {
     wr(OFFLOAD_RX_CTRL, 0u);
     return command(CMD_CONFIG, 0, NULL);
+}
+
+bool offload_rx_write_entry(unsigned i, const char *symbol, char side, int64_t stop, unsigned tmpl) {
+    uint32_t w[2] = {0, 0};
+    for (unsigned k = 0; k < 8 && symbol[k]; k++) w[k / 4] |= (uint32_t)(uint8_t)symbol[k] << (8 * (k % 4));
+    wr(OFFLOAD_RX_ENTRY_SYM0, w[0]);
+    wr(OFFLOAD_RX_ENTRY_SYM1, w[1]);
+    wr(OFFLOAD_RX_ENTRY_STOP_LO, (uint32_t)stop);
+    wr(OFFLOAD_RX_ENTRY_STOP_HI, (uint32_t)((uint64_t)stop >> 32));
+    wr(OFFLOAD_RX_ENTRY_CFG, (side == '2' ? 1u : 0u) | 2u /* one-shot */ | 4u /* arm */ | ((tmpl & 15u) << 4));
+    uint32_t res = 1;
+    return command(CMD_WRITE_ENTRY, i, &res) && !(res & 1u);
+}
+
+bool offload_rx_disarm(unsigned i, bool *was_armed) {
+    uint32_t res = 0;
+    bool ok = command(CMD_DISARM, i, &res);
+    if (was_armed) *was_armed = res & 1u;
+    return ok;
+}
+
+bool offload_rx_disarm_all(void) { return command(CMD_DISARM_ALL, 0, NULL); }
+
+bool offload_rx_pop_fire(unsigned *trigger, int64_t *price, uint32_t *stamp) {
+    uint32_t st = rd(OFFLOAD_RX_FIRE_STATUS);
+    if (!((st >> OFFLOAD_RX_FIRE_STATUS_VALID_SHIFT) & 1u)) return false;
+    *trigger = (st >> OFFLOAD_RX_FIRE_STATUS_TRIGGER_SHIFT) & OFFLOAD_RX_FIRE_STATUS_TRIGGER_MASK;
+    *price = ((st >> OFFLOAD_RX_FIRE_STATUS_RECORD_VALID_SHIFT) & 1u)
+                 ? (int64_t)(((uint64_t)rd(OFFLOAD_RX_FIRE_PRICE_HI) << 32) | rd(OFFLOAD_RX_FIRE_PRICE_LO))
+                 : -1;
+    *stamp = rd(OFFLOAD_RX_FIRE_STAMP);
+    wr(OFFLOAD_RX_FIRE_POP, 1u);
+    return true;
 }
 
 void offload_rx_counters(offload_rx_counters_t *c) {

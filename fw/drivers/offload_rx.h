@@ -1,7 +1,6 @@
 /* Driver of the offload's receive parser and trigger table (OFFLOAD_RX, hw/src/triggerfish/offload).
  * Everything firmware sets goes through the block's command channel, applied in eth_rx between frames.
- * This step of the offload only follows the live connection (parser on, no entry armed: nothing fires),
- * so that the hardware's count of well-formed 35=W can be compared with the firmware's. */
+ * The FIX client makes it follow the live connection; the stop orders arm its trigger table. */
 #ifndef TF_DRIVERS_OFFLOAD_RX_H
 #define TF_DRIVERS_OFFLOAD_RX_H
 
@@ -23,6 +22,16 @@ typedef struct {
 bool offload_rx_follow(const offload_rx_conn_t *c);
 /* Parser off (firmware-only mode). */
 bool offload_rx_stop(void);
+
+/* Trigger table entry i: symbol (<= 8 chars), side '1' buy / '2' sell, stop (fixed point with the
+ * connection's decimals), one-shot, the order engine template it fires; armed at once. */
+bool offload_rx_write_entry(unsigned i, const char *symbol, char side, int64_t stop, unsigned tmpl);
+/* Disarms entry i; *was_armed false for a one-shot entry means it fired (or never was armed). Once this
+ * returns, no fire for the entry can come. */
+bool offload_rx_disarm(unsigned i, bool *was_armed);
+bool offload_rx_disarm_all(void);
+/* The oldest fire record (trigger, trade price that crossed, stamp); false when none. */
+bool offload_rx_pop_fire(unsigned *trigger, int64_t *price, uint32_t *stamp);
 
 typedef struct {
     uint32_t seg_seen, seg_inorder, seg_ooo, seg_bad, seg_ignored, w_msgs, fix_errors, fires;

@@ -870,7 +870,8 @@ int tcp_adopt_sent(struct tcp_conn *c, uint32_t seq, const uint8_t *data, size_t
     memcpy(c->sndbuf, data + first, len - first);
     c->snd_end += (uint32_t)len;
     c->snd_nxt += (uint32_t)len;
-    c->hw_armed = false;
+    c->hw_seq += (uint32_t)len;     /* the lease goes on after the adopted bytes */
+    c->hw_max -= (uint32_t)len;
     c->stack->cnt.tcp_adopted_bytes += (uint32_t)len;
     if (len && c->rto_deadline == 0)
         arm_rto(c);

@@ -195,6 +195,7 @@ const char *tcp_state_name(enum tcp_state st);
  * The order engine may send one segment by itself on this connection. Hardware and
  * firmware must never use a sequence range twice nor leave a gap, and firmware keeps
  * the bytes for retransmission. Protocol:
+ * A lease covers max_len bytes from seq, in one or several hardware segments.
  *  1. tcp_hw_arm(c, max_len, &seq): allowed in ESTABLISHED when every buffered byte has
  *     been sent (snd_nxt == end of buffer) and max_len bytes of buffer are free. Returns
  *     the sequence number the hardware must use (= snd_nxt); firmware programs it together
@@ -203,9 +204,10 @@ const char *tcp_state_name(enum tcp_state st);
  *     seq + max_len are tolerated (the hardware segment may be ACKed before adoption).
  *  2a. The hardware fired: tcp_adopt_sent(c, seq, data, len) with the payload it sent.
  *      The bytes enter the send buffer as if sent by tcp_send at that moment: the
- *      retransmission timer covers them, snd_nxt moves past them, and the lease ends.
- *  2b. Firmware needs to send itself (or disarms the order): lock the engine, check it
- *      did not fire (else 2a), tcp_hw_disarm(c), tcp_send(...), and re-arm later with the
+ *      retransmission timer covers them and snd_nxt moves past them. The lease goes on for
+ *      the rest of max_len: the next hardware segment starts at seq + len.
+ *  2b. Firmware needs to send itself (or disarms the order): lock the engine, adopt what
+ *      it sent (2a), tcp_hw_disarm(c) (the lease ends), tcp_send(...), and re-arm later with the
  *      new sequence number once tcp_send_unsent(c) == 0.
  * Returns of tcp_adopt_sent: 0 ok; TCP_ADOPT_NOT_ARMED; TCP_ADOPT_BAD_SEQ (seq is not the
  * armed one); TCP_ADOPT_TOO_LONG (len > max_len given to tcp_hw_arm). */

@@ -77,6 +77,7 @@ int ofl_build_template(ofl_template_t *t, const ofl_order_spec_t *s) {
     t->tt_off = (uint8_t)(OFL_FIX_OFF + o60 + 9);
     t->cs_off = (uint8_t)(OFL_FIX_OFF + o10);
     t->fix_sum = fix_checksum(m, (size_t)o10 - 3);
+    memcpy(f + t->cs_off, "000", 3); /* the engine writes fix_sum + its digits over 0s */
     t->day_ms = day;
     /* IPv4: version 4, IHL 5, total length, id 0, DF, TTL 64, TCP */
     uint8_t *ip = f + OFL_ETH_HDR;
@@ -120,7 +121,7 @@ size_t ofl_materialize(const ofl_template_t *t, const ofl_patch_t *p, uint8_t *o
     uint64_t limit = 1;
     for (unsigned i = 0; i < t->msg_width; i++) limit *= 10u;
     if (p->msgseq >= limit || p->tod_ms >= DAY_MS || t->len == 0) return 0;
-    memcpy(out, t->frame, t->len);
+    memmove(out, t->frame, t->len); /* out may be t->frame */
     uint8_t *ip = out + OFL_ETH_HDR, *tcp = ip + OFL_IP_HDR, *m = out + OFL_FIX_OFF;
     put16(ip + 4, p->ip_id);
     put16(ip + 10, 0);

@@ -7,8 +7,9 @@
  *      checksums of the placeholder frame that the engine updates incrementally:
  *        IPv4 identification 0, TCP sequence/acknowledgment/window 0, MsgSeqNum (34) all '0' digits
  *        (fixed width: zero padding is legal FIX), SendingTime (52) and TransactTime (60)
- *        "YYYYMMDD-00:00:00.000" of that day (the engine writes the time of day), CheckSum (10) of the
- *        placeholder message; the IPv4 header and TCP checksums are those of the placeholder frame.
+ *        "YYYYMMDD-00:00:00.000" of that day (the engine writes the time of day), CheckSum (10) "000"
+ *        (fix_sum is the placeholder message's CheckSum); the IPv4 header and TCP checksums are those of
+ *        the placeholder frame as stored.
  * ofl_materialize() writes real values into a copy and recomputes every checksum from scratch: the
  * reference the host tests compare the hardware against, and how firmware reconstructs the exact bytes
  * the hardware sent (for TCP retransmission and FIX resend) from a fire-log record.
@@ -55,7 +56,7 @@ typedef struct {
     uint8_t tt_off;      /* frame offset of TransactTime's HH */
     uint16_t ip_csum;    /* IPv4 header checksum of the placeholder frame */
     uint16_t tcp_csum;   /* TCP checksum of the placeholder frame */
-    uint8_t fix_sum;     /* FIX CheckSum of the placeholder message */
+    uint8_t fix_sum;     /* FIX CheckSum of the placeholder message (its digits in the frame are 000) */
     uint64_t day_ms;     /* midnight UTC of the template's day */
 } ofl_template_t;
 
@@ -73,7 +74,7 @@ typedef struct {
 } ofl_patch_t;
 
 /* The frame the engine must send for these values, every checksum recomputed: writes t->len bytes to
- * out and returns t->len, or 0 when msgseq does not fit the width or tod_ms is not within a day. */
+ * out (which may be t->frame itself) and returns t->len, or 0 when msgseq does not fit the width or tod_ms is not within a day. */
 size_t ofl_materialize(const ofl_template_t *t, const ofl_patch_t *p, uint8_t *out);
 
 #endif

@@ -278,8 +278,7 @@ static void run_fuzz(uint32_t seed, unsigned iterations)
             } else if (a == 10 && tcp_hw_arm(conn, 1 + rnd() % 300, &seq)) {
                 if (rnd() % 2)
                     assert_int_equal(tcp_adopt_sent(conn, seq, PAY, rnd() % 300 + 1) <= 0, 1);
-                else
-                    tcp_hw_disarm(conn);
+                tcp_hw_disarm(conn); /* the lease ends (an adoption does not end it) */
             }
             check_invariants(&S);
         }

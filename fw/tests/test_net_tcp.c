@@ -848,9 +848,13 @@ static void test_hw_adopt(void **state)
     assert_int_equal(tcp_adopt_sent(c, seq + 1, PAT + 100, 60), TCP_ADOPT_BAD_SEQ);
     assert_int_equal(tcp_adopt_sent(c, seq, PAT + 100, 201), TCP_ADOPT_TOO_LONG);
     assert_int_equal(tcp_adopt_sent(c, seq, PAT + 100, 60), TCP_ADOPT_OK);
-    assert_int_equal(tcp_adopt_sent(c, seq, PAT + 100, 60), TCP_ADOPT_NOT_ARMED);
+    assert_int_equal(tcp_adopt_sent(c, seq, PAT + 100, 60), TCP_ADOPT_BAD_SEQ); /* that range is taken now */
     assert_int_equal(net_get_counters(&T.stack)->tcp_adopted_bytes, 60);
     assert_int_equal(tcp_send_unacked(c), 160);      /* the early ACK was ignored, kept for retransmit */
+    assert_int_equal(tcp_send(c, "no", 2), 0);       /* the lease goes on for the other 140 bytes */
+    assert_int_equal(tcp_adopt_sent(c, seq + 60, PAT + 160, 141), TCP_ADOPT_TOO_LONG);
+    tcp_hw_disarm(c);
+    assert_int_equal(tcp_adopt_sent(c, seq + 60, PAT + 160, 10), TCP_ADOPT_NOT_ARMED);
     t_clear();
     /* firmware continues right after the hardware bytes: no gap, no overlap */
     assert_int_equal(tcp_send(c, PAT + 160, 40), 40);

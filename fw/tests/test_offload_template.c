@@ -47,7 +47,7 @@ static uint16_t rd16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); 
 static uint32_t rd32(const uint8_t *p) { return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]; }
 
 /* Every checksum of a frame verifies, and the FIX message frames and parses as a 35=D. */
-static void assert_valid_frame(const uint8_t *f, size_t len, fix_msg_t *m) {
+static void assert_valid_headers(const uint8_t *f, size_t len) {
     const uint8_t *ip = f + OFL_ETH_HDR;
     assert_int_equal(rd16(f + 12), 0x0800);
     assert_int_equal(net_csum_fold(net_csum_add(0, ip, OFL_IP_HDR)), 0);
@@ -55,6 +55,9 @@ static void assert_valid_frame(const uint8_t *f, size_t len, fix_msg_t *m) {
     size_t l4 = len - OFL_ETH_HDR - OFL_IP_HDR;
     uint32_t sum = net_csum_pseudo(rd32(ip + 12), rd32(ip + 16), 6, (uint16_t)l4);
     assert_int_equal(net_csum_fold(net_csum_add(sum, ip + OFL_IP_HDR, l4)), 0);
+}
+
+static void assert_valid_fix(const uint8_t *f, size_t len, fix_msg_t *m) {
     fix_framer_t fr;
     fix_framer_init(&fr);
     assert_int_equal(fix_framer_feed(&fr, f + OFL_FIX_OFF, len - OFL_FIX_OFF), len - OFL_FIX_OFF);
@@ -66,13 +69,31 @@ static void assert_valid_frame(const uint8_t *f, size_t len, fix_msg_t *m) {
     assert_true(fix_msg_is_type(m, "D"));
 }
 
+static void assert_valid_frame(const uint8_t *f, size_t len, fix_msg_t *m) {
+    assert_valid_headers(f, len);
+    assert_valid_fix(f, len, m);
+}
+
+/* A template: headers and checksums valid as stored; the CheckSum placeholder is "000" (the engine adds
+ * the digits it writes to 0s) and fix_sum is the message's real CheckSum. */
+static void assert_valid_template(const ofl_template_t *t, fix_msg_t *m) {
+    static uint8_t f[OFL_TEMPLATE_MAX];
+    assert_valid_headers(t->frame, t->len);
+    assert_memory_equal(t->frame + t->cs_off - 3, "10=000\x01", 7);
+    memcpy(f, t->frame, t->len);
+    f[t->cs_off] = (uint8_t)('0' + t->fix_sum / 100);
+    f[t->cs_off + 1] = (uint8_t)('0' + t->fix_sum / 10 % 10);
+    f[t->cs_off + 2] = (uint8_t)('0' + t->fix_sum % 10);
+    assert_valid_fix(f, t->len, m);
+}
+
 static void test_template_layout_and_placeholders(void **state) {
     (void)state;
     ofl_template_t t;
     ofl_order_spec_t s = spec();
     assert_int_equal(ofl_build_template(&t, &s), OFL_OK);
     static fix_msg_t m;
-    assert_valid_frame(t.frame, t.len, &m);
+    assert_valid_template(&t, &m);
     /* DESIGN.md field order: 8 9 35 34 49 52 56 1 11 21 38 40 44 54 55 59 60 10 */
     static const uint32_t order[] = {8, 9, 35, 34, 49, 52, 56, 1, 11, 21, 38, 40, 44, 54, 55, 59, 60, 10};
     assert_int_equal(m.n, sizeof order / sizeof order[0]);
@@ -80,9 +101,7 @@ static void test_template_layout_and_placeholders(void **state) {
     assert_memory_equal(t.frame + t.msg_off, "00000000\x01", 9);
     assert_memory_equal(t.frame + t.st_off - 9, "20261122-00:00:00.000\x01", 22);
     assert_memory_equal(t.frame + t.tt_off - 9, "20261122-00:00:00.000\x01", 22);
-    assert_memory_equal(t.frame + t.cs_off - 3, "10=", 3);
-    assert_int_equal((t.frame[t.cs_off] - '0') * 100 + (t.frame[t.cs_off + 1] - '0') * 10 + (t.frame[t.cs_off + 2] - '0'),
-                     t.fix_sum);
+    assert_memory_equal(t.frame + t.cs_off - 3, "10=000", 6);
     assert_int_equal(rd16(t.frame + OFL_ETH_HDR + 4), 0);              /* IPv4 id */
     assert_int_equal(rd32(t.frame + OFL_ETH_HDR + OFL_IP_HDR + 4), 0); /* seq */
     assert_int_equal(rd32(t.frame + OFL_ETH_HDR + OFL_IP_HDR + 8), 0); /* ack */
@@ -155,7 +174,7 @@ static void test_sell_and_other_widths(void **state) {
     s.price_dec = 2;
     assert_int_equal(ofl_build_template(&t, &s), OFL_OK);
     static fix_msg_t m;
-    assert_valid_frame(t.frame, t.len, &m);
+    assert_valid_template(&t, &m);
     assert_int_equal(fix_msg_get_char(&m, 54), '2');
     const fix_field_t *px = fix_msg_get(&m, 44);
     assert_int_equal(px->len, 4);

@@ -1,0 +1,118 @@
+/* ORDER_TX driver (see order_tx.h). */
+#include "drivers/order_tx.h"
+
+#ifdef TF_HAS_OFFLOAD
+#include "drivers/sysctrl.h"
+
+static uint32_t rd(uint32_t r) { return tf_read32(ORDER_TX_BASE + r); }
+static void wr(uint32_t r, uint32_t v) { tf_write32(ORDER_TX_BASE + r, v); }
+#define BIT(reg, f) (1u << reg##_##f##_SHIFT)
+
+/* Waits until (STATUS & mask) == want, at most ~10 ms of sys cycles. */
+static bool wait_status(uint32_t mask, uint32_t want) {
+    uint32_t t0 = sysctrl_cycles32();
+    while ((rd(ORDER_TX_STATUS) & mask) != want)
+        if (sysctrl_cycles32() - t0 > TF_SYS_CLOCK_HZ / 100u) return false;
+    return true;
+}
+
+static uint32_t ctrl;
+void order_tx_enable(bool on) {
+    ctrl = on ? ctrl | BIT(ORDER_TX_CTRL, ENABLE) : ctrl & ~BIT(ORDER_TX_CTRL, ENABLE);
+    wr(ORDER_TX_CTRL, ctrl);
+}
+
+bool order_tx_lock(void) {
+    ctrl |= BIT(ORDER_TX_CTRL, LOCK);
+    wr(ORDER_TX_CTRL, ctrl);
+    return wait_status(BIT(ORDER_TX_STATUS, LOCKED), BIT(ORDER_TX_STATUS, LOCKED));
+}
+
+void order_tx_unlock(void) {
+    /* NEXT_MSGSEQ is converted to digits before the engine takes it; it starts nothing until then */
+    (void)wait_status(BIT(ORDER_TX_STATUS, CONVERTING), 0);
+    ctrl &= ~BIT(ORDER_TX_CTRL, LOCK);
+    wr(ORDER_TX_CTRL, ctrl);
+}
+
+static bool command(uint32_t reg, uint32_t v) {
+    if (!wait_status(BIT(ORDER_TX_STATUS, CMD_BUSY), 0)) return false;
+    wr(reg, v);
+    return wait_status(BIT(ORDER_TX_STATUS, CMD_BUSY), 0);
+}
+
+bool order_tx_arm(uint32_t mask, bool on) { return command(on ? ORDER_TX_ARM_SET : ORDER_TX_ARM_CLR, mask); }
+uint32_t order_tx_armed(void) { return rd(ORDER_TX_ARMED); }
+
+void order_tx_load(unsigned t, const ofl_template_t *tp) {
+    uint32_t base = ORDER_TX_TEMPLATE + t * ORDER_TX_TEMPLATE_BYTES;
+    for (unsigned i = 0; i < tp->len; i += 4) {
+        uint32_t w = 0;
+        for (unsigned k = 0; k < 4 && i + k < tp->len; k++) w |= (uint32_t)tp->frame[i + k] << (8 * k);
+        wr(base + i, w);
+    }
+    uint32_t m = ORDER_TX_META + t * 16u;
+    wr(m, tp->len | ((uint32_t)tp->msg_width << 12) | ((uint32_t)tp->msg_off << 16) | ((uint32_t)tp->cs_off << 24));
+    wr(m + 4, tp->st_off | (1u << 8) | ((uint32_t)tp->tt_off << 16) | (1u << 24));
+    wr(m + 8, tp->ip_csum | ((uint32_t)tp->tcp_csum << 16));
+    wr(m + 12, tp->fix_sum);
+}
+
+void order_tx_read(unsigned t, uint8_t *out, unsigned len) {
+    uint32_t base = ORDER_TX_TEMPLATE + t * ORDER_TX_TEMPLATE_BYTES;
+    for (unsigned i = 0; i < len; i += 4) {
+        uint32_t w = rd(base + i);
+        for (unsigned k = 0; k < 4 && i + k < len; k++) out[i + k] = (uint8_t)(w >> (8 * k));
+    }
+}
+
+bool order_tx_set_time(uint32_t tod_ms, uint32_t eth_cycles_per_ms) {
+    uint32_t ms = tod_ms % 1000u, s = tod_ms / 1000u;
+    uint32_t h = s / 3600u, mi = s / 60u % 60u, se = s % 60u;
+    uint32_t lo = ((h % 10u) << 28) | ((mi / 10u) << 24) | ((mi % 10u) << 20) | ((se / 10u) << 16) |
+                  ((se % 10u) << 12) | ((ms / 100u) << 8) | ((ms / 10u % 10u) << 4) | (ms % 10u);
+    wr(ORDER_TX_MS_DIVISOR, eth_cycles_per_ms - 1u);
+    wr(ORDER_TX_TIME_LO, lo);
+    return command(ORDER_TX_TIME_SET, h / 10u);
+}
+
+void order_tx_get_next(order_tx_next_t *n) {
+    n->seq = rd(ORDER_TX_NEXT_SEQ);
+    n->msgseq = rd(ORDER_TX_NEXT_MSGSEQ);
+    n->ip_id = (uint16_t)rd(ORDER_TX_IP_ID);
+    n->window = (uint16_t)rd(ORDER_TX_WINDOW);
+}
+
+void order_tx_set_next(const order_tx_next_t *n) {
+    wr(ORDER_TX_NEXT_SEQ, n->seq);
+    wr(ORDER_TX_NEXT_MSGSEQ, n->msgseq);
+    wr(ORDER_TX_IP_ID, n->ip_id);
+    wr(ORDER_TX_WINDOW, n->window);
+}
+
+static uint32_t bcd(uint32_t v, unsigned digits) {
+    uint32_t r = 0;
+    for (uint32_t m = 1; digits--; v >>= 4, m *= 10u) r += (v & 15u) * m;
+    return r;
+}
+
+bool order_tx_pop(order_tx_record_t *r) {
+    if (rd(ORDER_TX_LOG_COUNT) == 0) return false;
+    uint32_t w[ORDER_TX_RECORD_WORDS];
+    for (unsigned i = 0; i < ORDER_TX_RECORD_WORDS; i++) w[i] = rd(ORDER_TX_LOG_DATA);
+    r->seq = w[0];
+    r->ack = w[1];
+    r->msgseq = w[2];
+    uint32_t hours = ((w[7] >> 22) & 15u) * 10u + (w[3] >> 28);
+    r->tod_ms = ((hours * 60u + bcd(w[3] >> 20, 2)) * 60u + bcd(w[3] >> 12, 2)) * 1000u + bcd(w[3], 3);
+    r->window = (uint16_t)(w[4] >> 16);
+    r->ip_id = (uint16_t)w[4];
+    r->rx_stamp = w[5];
+    r->tx_stamp = w[6];
+    r->payload_len = (uint8_t)w[7];
+    r->tmpl = (w[7] >> 8) & 15u;
+    r->trigger = (w[7] >> 12) & 63u;
+    r->status = (w[7] >> 18) & 15u;
+    return true;
+}
+#endif
