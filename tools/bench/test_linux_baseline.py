@@ -233,6 +233,42 @@ class PairingTest(unittest.TestCase):
             self.assertEqual(lb.main(["--analyze", pcap, "--stops", "sell:MSFT:1169.50:10:1168.50"]), 1)
         self.assertIn("FAILED", err.getvalue())
 
+    def test_generated_market(self):
+        tpl = os.path.join(self.dir, "t.path")
+        with open(tpl, "w") as f:
+            f.write("# header\n0 MSFT 1169.75 1170.25\n10 MSFT 1170.75 1171.25 trade 1171 100  # up\n"
+                    "\n12 MSFT 1168.75 1169.25 trade 1169 100\n")
+        steps = lb.read_template(tpl)
+        self.assertEqual(steps, [(0, "MSFT 1169.75 1170.25"), (10, "MSFT 1170.75 1171.25 trade 1171 100"),
+                                 (12, "MSFT 1168.75 1169.25 trade 1169 100")])
+        out = os.path.join(self.dir, "market.path")
+        info = lb.make_market(steps, 2000, 1000, 2, out, "t.path")
+        # warm-up: 2000 - 100 (5%) fires = 950 passes of 2 trades; measured: (1000 + 100) * 1.5 + 100 -> 875 passes
+        self.assertEqual((info["warmup_passes"], info["measure_passes"]), (950, 875))
+        with open(out) as f:
+            lines = [ln for ln in f.read().splitlines() if not ln.startswith("#")]
+        self.assertEqual(len(lines), 3 * (950 + 875))
+        self.assertEqual(lines[:3], ["2 MSFT 1169.75 1170.25", "2 MSFT 1170.75 1171.25 trade 1171 100",
+                                     "2 MSFT 1168.75 1169.25 trade 1169 100"])
+        self.assertEqual(lines[3 * 950:3 * 950 + 3], ["0 MSFT 1169.75 1170.25", "10 MSFT 1170.75 1171.25 trade 1171 100",
+                                                      "12 MSFT 1168.75 1169.25 trade 1169 100"])
+        info = lb.make_market(steps, 10, 5, 1, out, "t.path", measure_step_ms=4)   # small warm-up: margin is all of it
+        self.assertEqual((info["warmup_passes"], info["measure_step_ms"]), (0, [4, 4, 4]))
+        with open(tpl, "w") as f:
+            f.write("0 MSFT 1169.75 1170.25\n")
+        with self.assertRaises(lb.InputError):   # nothing would ever fire
+            lb.read_template(tpl)
+        with self.assertRaises(lb.InputError):
+            lb.read_template(os.path.join(self.dir, "missing.path"))
+
+    def test_the_committed_template_fits_the_default_stops(self):
+        steps = lb.read_template(lb.DEFAULT_PATH)
+        trades = [lb.Decimal(r.split()[r.split().index("trade") + 1]) for _d, r in steps if " trade " in f" {r} "]
+        self.assertEqual(len(trades), len(STOPS))
+        for i, px in enumerate(trades):   # trade step i crosses stop i and no other
+            for j, stop in enumerate(STOPS):
+                self.assertEqual(lb.crosses(stop, px), i == j, (i, j))
+
     def test_stats(self):
         s = lb.stats(list(range(1, 101)))
         self.assertEqual((s["min"], s["median"], s["max"], s["mean"], s["p90"], s["p99"]), (1, 50.5, 100, 50.5, 90, 99))
