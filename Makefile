@@ -4,6 +4,7 @@
 #   make demo      run the whole SoC in Verilator and tell the story
 #   make sim       the whole SoC interactively (UART console on this terminal; Ctrl-C ends it)
 #   make bench     measurements (written under build/bench)
+#   make bench-linux  the Linux software baseline: a QuickFIX/J stop client on the kernel's TCP (root)
 #   make synth-ecp5  synthesis + place and route of the SoC for LFE5U-25F without pins (size and Fmax)
 #   make bitstream BOARD=<b>  a board's bitstream, utilisation and Fmax in build/boards/<b>/ (fails on timing)
 #                    boards: colorlight-i5 colorlight-5a-75b (ECP5), pynq-z1 pz7020-starlite (Zynq PL:
@@ -25,9 +26,9 @@ SIM_BIN      := build/sim/obj/VSoc
 VERILATOR_FLAGS := --cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast --noassert --trace-fst \
                    -Wno-fatal -Wno-lint -Wno-style -Wno-UNOPTFLAT --top-module Soc
 
-.PHONY: help deps test test-hw test-fw-host test-sim test-sim-run demo sim bench bitstream flash synth-ecp5 firmware hw clean
+.PHONY: help deps test test-hw test-fw-host test-sim test-sim-run demo sim bench bench-linux bitstream flash synth-ecp5 firmware hw clean
 help:
-	@sed -n '2,12p' Makefile | sed 's/^# //'
+	@sed -n '2,13p' Makefile | sed 's/^# //'
 
 deps:
 	@tools/deps.sh
@@ -104,6 +105,16 @@ synth-ecp5: deps
 
 bench: deps
 	@echo "make bench: no benchmarks yet (the latency benchmarks arrive with the offload datapath)"; exit 1
+
+# The Linux software baseline (tools/bench/README.md): the paper's "QuickFIX on a Linux PC", timed from a
+# capture on the exchange's side. Root (network namespaces). BASELINE_ARGS passes options, e.g. --fires 2000.
+BASELINE_JAR := out/baseline/assembly.dest/out.jar
+$(BASELINE_JAR): $(shell find tools/bench/baseline/src -name '*.java') build.sc
+	@echo "== building the Linux baseline's stop client (tools/bench/baseline)"
+	$(MILL) baseline.assembly
+
+bench-linux: deps $(EXCHANGE_JAR) $(BASELINE_JAR)
+	@$(VENV)/bin/python tools/bench/linux_baseline.py $(BASELINE_ARGS)
 
 # --- boards (tools/board.sh; settings in boards/<board>/board.mk) ---------------------------------------
 # Overridable on the command line: SEEDS (nextpnr seeds tried in turn), SYS_MHZ, OFFLOAD (yes/no), NET_MAC,

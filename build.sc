@@ -1,8 +1,9 @@
-// Triggerfish build (Mill 0.12.17). Three modules:
+// Triggerfish build (Mill 0.12.17). Four modules:
 //   cpu      Scala 2.11 + SpinalHDL 1.7.1: VexRiscv (sources from the pip package pythondata-cpu-vexriscv)
 //            plus our CPU configuration (hw/cpu/). Generates the CPU Verilog only.
 //   hw       Scala 2.13 + SpinalHDL 1.14.2: the SoC, peripherals, board tops, SpinalSim tests (hw/src, hw/test).
 //   exchange Java + QuickFIX/J: the exchange simulator (tools/exchange).
+//   baseline Java + QuickFIX/J: the Linux software baseline's stop-order client (tools/bench/baseline).
 // The Python venv that holds the pip packages is made by `make deps` (TRIGGERFISH_VENV overrides its place).
 import mill._, scalalib._
 
@@ -70,5 +71,20 @@ object exchange extends JavaModule {
   object test extends JavaTests with TestModule.Junit4 {
     def ivyDeps = super.ivyDeps() ++ Agg(ivy"junit:junit:4.13.2")
     def forkArgs = Seq(s"-Dexchange.cfg=${exchange.millSourcePath / "exchange.cfg"}")
+  }
+}
+
+// The benchmark's Linux software baseline: a stop-order client on QuickFIX/J and the host kernel's TCP
+// (tools/bench/README.md). Same pinned QuickFIX/J as the exchange; its tests run it against the exchange.
+object baseline extends JavaModule {
+  def millSourcePath = super.millSourcePath / os.up / "tools" / "bench" / "baseline"
+  def mainClass = Some("triggerfish.bench.Main")
+  def ivyDeps = T { exchange.ivyDeps() }
+  object test extends JavaTests with TestModule.Junit4 {
+    def moduleDeps = super.moduleDeps ++ Seq(exchange)
+    def ivyDeps = super.ivyDeps() ++ Agg(ivy"junit:junit:4.13.2")
+    def forkArgs = Seq(
+      s"-Dexchange.cfg=${exchange.millSourcePath / "exchange.cfg"}",
+      s"-Dbench.dir=${baseline.millSourcePath / os.up}")
   }
 }

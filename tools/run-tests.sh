@@ -8,13 +8,14 @@
 #   6. the harness's Ethernet plug-in (sim/eth/test: GMII models, pcap, libslirp, TAP when root)
 #   7. whole-SoC simulation tests (sim/tests, Verilator; the network ones need root)
 #   8. the latency analysis tool (tools/latency, unittest on synthetic captures)
-#   9. board builds (tools/test-boards.sh): both Colorlight bitstreams meeting timing, both Zynq syntheses
+#   9. the benchmark's Linux baseline (tools/bench: its QuickFIX/J client in JUnit, the pcap pairing in unittest)
+#  10. board builds (tools/test-boards.sh): both Colorlight bitstreams meeting timing, both Zynq syntheses
 # TF_TESTS="hw fw" runs a subset. Logs: build/test-logs/<suite>.log.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=build/test-logs
 mkdir -p "$LOGS"
-SUITES=${TF_TESTS:-hw fw net exchange liteeth simeth sim latency boards}
+SUITES=${TF_TESTS:-hw fw net exchange liteeth simeth sim latency bench boards}
 total_pass=0; total_fail=0; summary=()
 
 record() { # record <suite> <passed> <failed> <rc>
@@ -84,12 +85,24 @@ latency)
   f=$(sed -n 's/^FAILED (\(failures\|errors\)=\([0-9]*\).*/\2/p' $LOGS/latency.log | tail -1)
   sk=$(grep -c '\.\.\. skipped' $LOGS/latency.log)
   record "latency analysis tool" $(( ${n:-0} - ${f:-0} - sk )) "${f:-0}" $rc ;;
+bench)
+  VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
+  run "Linux baseline client (JUnit)" $LOGS/bench-client.log ./mill -i baseline.test; rc=$?
+  sed -i 's/\x1b\[[0-9;]*m//g' $LOGS/bench-client.log
+  grep -o 'Test run .* finished: .*total' $LOGS/bench-client.log | sed 's/^/   /'
+  t=$(grep -o 'finished: [0-9]* failed, [0-9]* ignored, [0-9]* total' $LOGS/bench-client.log | awk '{f+=$2; t+=$6} END {print t+0, f+0}')
+  record "Linux baseline client" "$(( ${t% *} - ${t#* } ))" "${t#* }" $rc
+  run "Linux baseline pairing (unittest)" $LOGS/bench-pairing.log "$VENV/bin/python" -m unittest -v tools/bench/test_linux_baseline.py; rc=$?
+  grep -E 'FAIL|ERROR' $LOGS/bench-pairing.log | grep -v '^Ran' | sed 's/^/   /' | head -20
+  n=$(sed -n 's/^Ran \([0-9]*\) test.*/\1/p' $LOGS/bench-pairing.log | tail -1)
+  f=$(sed -n 's/^FAILED (\(failures\|errors\)=\([0-9]*\).*/\2/p' $LOGS/bench-pairing.log | tail -1)
+  record "Linux baseline pairing" $(( ${n:-0} - ${f:-0} )) "${f:-0}" $rc ;;
 boards)
   run "board builds (ECP5 bitstreams, Zynq synthesis)" $LOGS/boards.log tools/test-boards.sh; rc=$?
   grep -E '^\[(ok|FAIL)\]|^     ' $LOGS/boards.log | sed 's/^/   /'
   line=$(grep -oE '^[0-9]+ passed, [0-9]+ failed' $LOGS/boards.log | tail -1)
   record "board builds" "${line%% *}" "$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')" $rc ;;
-*) echo "unknown suite $s (hw fw net exchange liteeth simeth sim latency boards)"; exit 2 ;;
+*) echo "unknown suite $s (hw fw net exchange liteeth simeth sim latency bench boards)"; exit 2 ;;
 esac; done
 
 echo
