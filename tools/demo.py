@@ -3,7 +3,8 @@
 
 Starts the QuickFIX/J exchange simulator, boots the SoC in Verilator (on a TAP in a private network
 namespace as root, else on libslirp), and drives the firmware's console: UTC, FIX logon, market data,
-stop orders armed, the scripted market moving through them, the orders they send and their fills,
+stop orders armed in the hardware trigger table, the scripted market moving through them, the orders the
+hardware sends (with their latency) and their fills,
 logout. Then stops everything it started and prints a summary with the latencies measured from the
 simulation's pcap and frame log (tools/latency) and where the files are.
 
@@ -52,6 +53,7 @@ class Demo:
         self.log_pos = 0
         self.lines = []
         self.events = {"fills": 0, "fires": 0, "md": 0, "orders": 0}
+        self.fires = []  # (ClOrdID, hw|fw) from the console
 
     # ---- processes -------------------------------------------------------------------------------
     def netns_prefix(self):
@@ -78,7 +80,8 @@ class Demo:
         self.exch_out = open(os.path.join(self.exch_dir, "stdout.log"), "w")
         cmd = self.netns_prefix() + ["java", "-jar", JAR, "--settings", os.path.join(ROOT, "tools/exchange/exchange.cfg"),
                                      "--bind", bind, "--port", "9876", "--log-dir", self.exch_dir,
-                                     "--path", os.path.join(ROOT, self.args.path), "--wait-subscriber"]
+                                     "--path", os.path.join(ROOT, self.args.path), "--wait-subscriber"] + \
+            (["--loop"] if getattr(self.args, "loop", False) else [])
         self.exch = subprocess.Popen(cmd, stdout=self.exch_out, stderr=subprocess.STDOUT, cwd=ROOT)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -149,7 +152,8 @@ class Demo:
             (r"^fix: subscribed to market data for (\S+)", lambda m: f"FIX: market data subscription (35=V) for {m.group(1)}"),
             (r"^stop (\d+): armed (.*)", lambda m: f"stop order {m.group(1)} armed: {m.group(2)}"),
             (r"^md: (\S+) (.*)", self.md_line),
-            (r"^stop (\d+): fired by (\w+) on trade (\S+): order (\d+) sent", lambda m: self.count("fires", f"FIRE: stop {m.group(1)} fired by {m.group(2)} on trade {m.group(3)}: New Order Single sent (order {m.group(4)})")),
+            (r"^stop (\d+): in the hardware trigger table \(order (\S+), (\d+) bytes\)", lambda m: f"offload: stop order {m.group(1)} in the hardware trigger table, its New Order Single {m.group(2)} prebuilt ({m.group(3)}-byte frame)"),
+            (r"^stop (\d+): fired by (\w+) on trade (\S+): order (-?\d+) (\S+) sent(?:, MsgSeqNum (\d+), (\d+) cycles)?", self.fire_line),
             (r"^exec: order (\d+) (\S+) (\w+) (\S+) fill (\d+) @ (\S+), (.*)", lambda m: self.count("fills", f"FILL: order {m.group(1)} ({m.group(2)}) {m.group(3)} {m.group(5)} {m.group(4)} @ {m.group(6)}: {m.group(7)}")),
             (r"^exec: order (\d+) (\S+) (\w+) (\S+) new ", lambda m: f"exchange: order {m.group(1)} ({m.group(2)}) accepted, resting"),
             (r"^fix: logging out", lambda m: "FIX: Logout sent"),
@@ -163,6 +167,12 @@ class Demo:
                 if text:
                     say(text)
                 return
+
+    def fire_line(self, m):
+        self.fires.append((m.group(5), "hw" if m.group(2) == "hardware" else "fw"))
+        how = (f"sent by the hardware, MsgSeqNum {m.group(6)}, {m.group(7)} cycles ({int(m.group(7)) * 8} ns) from the "
+               f"trade price in the parser to the order at the MAC" if m.group(2) == "hardware" else "sent by the firmware")
+        return self.count("fires", f"FIRE: stop {m.group(1)} on trade {m.group(3)}: New Order Single {m.group(5)} {how}")
 
     def count(self, key, text):
         self.events[key] += 1
@@ -240,8 +250,11 @@ class Demo:
         lat = os.path.join(ROOT, "tools/latency/analyze.py")
         j = os.path.join(self.out, "latency.json")
         png = os.path.join(self.out, "latency.png")
+        fires = os.path.join(self.out, "fires.csv")
+        with open(fires, "w") as f:
+            f.write("clordid,path\n" + "".join(f"{c},{p}\n" for c, p in self.fires))
         r = subprocess.run([sys.executable, lat, "--pcap", self.pcap, "--frames", self.frames, "--stops", stops,
-                            "--path", "fw", "--json", j, "--plot", png, "--quiet"], capture_output=True, text=True, cwd=ROOT)
+                            "--fires", fires, "--json", j, "--plot", png, "--quiet"], capture_output=True, text=True, cwd=ROOT)
         if r.returncode == 0:
             res = json.load(open(j))
         print("\n== What happened")
@@ -249,12 +262,13 @@ class Demo:
                 ("fills", str(self.events["fills"])), ("35=W market data messages", str(self.events["md"]))]
         if wcost:
             rows.append(("firmware cost of one 35=W", wcost.group(1)))
-        if res and res.get("fw", {}).get("eof2sof", {}).get("count"):
-            for metric in ("t2t", "eof2sof", "sof2sof"):
-                d = res["fw"][metric]
-                rows.append((f"{metric.upper()} firmware path (cycles)",
-                             f"min {d['cycles']['min']} / median {d['cycles']['median']} / max {d['cycles']['max']} over {d['count']}"))
-        elif r.returncode != 0:
+        for path, name in (("hw", "hardware"), ("fw", "firmware")):
+            if res and res.get(path, {}).get("eof2sof", {}).get("count"):
+                for metric in ("t2t", "eof2sof", "sof2sof"):
+                    d = res[path][metric]
+                    rows.append((f"{metric.upper()} {name} path (cycles of 8 ns)",
+                                 f"min {d['cycles']['min']} / median {d['cycles']['median']} / max {d['cycles']['max']} over {d['count']}"))
+        if r.returncode != 0:
             rows.append(("latency analysis", "failed: " + (r.stderr.strip().splitlines() or ["?"])[-1]))
         if speed:
             rows.append(("simulation", f"{int(speed.group(1)):,} cycles ({speed.group(2)} ms simulated) in {speed.group(3)} s wall"))
@@ -267,7 +281,9 @@ class Demo:
                         ("latency plot", png if os.path.exists(png) else None), ("latency JSON", j if res else None)):
             if p:
                 print(f"  {what:<58} {os.path.relpath(p, ROOT)}")
-        print("\nThe stops fired in firmware: the hardware offload datapath is not in this SoC yet.")
+        print("\nT2T: trade price's SOH on the RX pins -> TX_EN of the order; EOF2SOF: last FCS byte of the market data "
+              "frame -> TX_EN; SOF2SOF: first preamble byte -> TX_EN (DESIGN.md). Measured on the simulation's pcap and "
+              "frame log by tools/latency/analyze.py.")
         return self.events["fills"] >= len(STOPS)
 
 

@@ -33,6 +33,7 @@ static struct {
     uint64_t time_set_ms;
     meta_t meta[STOPS_MAX];
     uint32_t sent, not_sent, errors, locks;
+    uint32_t acked;   /* the highest ACK an order carried (the parser's view of the peer's stream) */
     uint32_t lat_min, lat_max, lat_n;
     uint64_t lat_sum;
 } ofl;
@@ -98,6 +99,7 @@ static void handle(const order_tx_record_t *r) {
     }
     const uint8_t *fix = tp.frame + OFL_FIX_OFF;
     struct tcp_conn *c = fixclient_conn();
+    if (ofl.sent == 1 || (int32_t)(r->ack - ofl.acked) > 0) ofl.acked = r->ack;
     if (c && tcp_get_state(c) != TCP_CLOSED) {
         int rc = tcp_adopt_sent(c, r->seq, fix, m->fix_len);
         if (rc != TCP_ADOPT_OK) error("TCP refused the hardware's segment", rc);
@@ -168,7 +170,9 @@ void offload_conn_down(void) {
     ofl.fallback = 0;
 }
 
-/* Builds stop i's order and puts it in the engine and the trigger table (under the lock). */
+/* Builds stop i's order and puts it in the engine and the trigger table: under the lock, or while the
+ * engine owns the numbers if the TCP lease can grow by the order's bytes (template i is disarmed: it was
+ * sent, or never armed). */
 static bool load(unsigned i, const stop_t *st) {
     ofl_order_spec_t sp;
     char id[FIX_ID_MAX];
@@ -186,6 +190,7 @@ static bool load(unsigned i, const stop_t *st) {
         error("cannot build the order template", rc);
         return false;
     }
+    if (!ofl.locked && !tcp_hw_extend(fixclient_conn(), tp.fix_len)) return false;
     meta_t *m = &ofl.meta[i];
     *m = (meta_t){tp.len, tp.fix_len, tp.msg_off, tp.msg_width, tp.cs_off, tp.st_off, tp.tt_off};
     order_tx_load(i, &tp);
@@ -227,17 +232,23 @@ static void release(void) {
     ofl.locked = false;
 }
 
-void offload_poll(void) {
+void offload_poll(bool rx_idle) {
     if (!ofl.up) return;
+    /* only ACKs of records taken before netif_poll read the ring: their trigger frames were in it */
+    uint32_t lost = rx_idle && ofl.sent ? tcp_rcv_give_up(fixclient_conn(), ofl.acked) : 0;
     if (!ofl.locked) drain();
+    if (lost) printf("offload: %lu received bytes lost before firmware read them (the order had ACKed them)\n", (unsigned long)lost);
     while (ofl.fallback) {
         unsigned i = (unsigned)__builtin_ctz(ofl.fallback);
         ofl.fallback &= ~(1u << i);
         ofl.loaded &= ~(1u << i);
+        (void)order_tx_arm(1u << i, false); /* its trigger entry disarmed itself: nothing can fire it meanwhile */
         stops_fire_fw(i, -1);
     }
     if (timer_ms() - ofl.time_set_ms > 60000u) set_time();
-    if (!ofl.locked && (wanted() & ~ofl.loaded)) take_lock(); /* a new stop: load it under the lock */
+    uint32_t todo = wanted() & ~ofl.loaded;
+    for (unsigned i = 0; !ofl.locked && todo; i++, todo >>= 1)
+        if ((todo & 1u) && fixclient_conn() && !load(i, stops_get(i))) take_lock(); /* no room in the lease */
     release();
 }
 

@@ -26,8 +26,10 @@ void offload_conn_up(void);
 void offload_conn_down(void);
 /* The FIX session's before_send hook. */
 void offload_before_send(void *ctx);
-/* Main loop: adopt fires, send fallbacks, load stops, release the lock. */
-void offload_poll(void);
+/* Adopt fires, send fallbacks, load stops, release the lock. rx_idle: called from the main loop with no
+ * received frame waiting (then received bytes the engine's orders acknowledged but firmware never got are
+ * given up: tcp_rcv_give_up). */
+void offload_poll(bool rx_idle);
 /* Disarms stop i's entry and template, safe against a fire in flight. Returns false if it had fired. */
 bool offload_cancel(unsigned i);
 #endif

@@ -41,7 +41,8 @@ static void fired(unsigned i, int64_t trade_px, bool hw, int order) {
     s->order = order;
     s->fires++;
     printf("stop %u: fired by %s on trade ", i, hw ? "hardware" : "firmware");
-    print_px(trade_px);
+    if (trade_px >= 0) print_px(trade_px);
+    else printf("?");
     const fix_order_t *o = fix_app_order(fixclient_app(), order);
     if (o) printf(": order %d %s sent", order, o->clordid);
     else printf(": order NOT sent (%d)", order);

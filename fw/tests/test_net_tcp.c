@@ -853,7 +853,11 @@ static void test_hw_adopt(void **state)
     assert_int_equal(tcp_send_unacked(c), 160);      /* the early ACK was ignored, kept for retransmit */
     assert_int_equal(tcp_send(c, "no", 2), 0);       /* the lease goes on for the other 140 bytes */
     assert_int_equal(tcp_adopt_sent(c, seq + 60, PAT + 160, 141), TCP_ADOPT_TOO_LONG);
+    assert_true(tcp_hw_extend(c, 1));                /* another order armed: 141 bytes now */
+    assert_false(tcp_hw_extend(c, 65536));           /* more than the send buffer */
+    assert_int_equal(tcp_adopt_sent(c, seq + 60, PAT + 160, 142), TCP_ADOPT_TOO_LONG);
     tcp_hw_disarm(c);
+    assert_false(tcp_hw_extend(c, 1));
     assert_int_equal(tcp_adopt_sent(c, seq + 60, PAT + 160, 10), TCP_ADOPT_NOT_ARMED);
     t_clear();
     /* firmware continues right after the hardware bytes: no gap, no overlap */
@@ -865,6 +869,27 @@ static void test_hw_adopt(void **state)
     assert_memory_equal(t_tcp_of(1).data, PAT, 200);
     peer(PSEQ + 2, ISS + 201, TCP_FLAG_ACK, 65535, NULL, 0);
     assert_int_equal(tcp_send_unacked(c), 0);
+}
+
+/* An offload order ACKed bytes that firmware then lost (receive buffer overflow): they are given up. */
+static void test_rcv_give_up(void **state)
+{
+    (void)state;
+    struct tcp_conn *c = open_conn(1460, 65535);
+    peer(PSEQ, ISS + 1, TCP_FLAG_ACK, 65535, "abcd", 4);
+    assert_int_equal(T.rx_len, 4);
+    peer(PSEQ + 10, ISS + 1, TCP_FLAG_ACK, 65535, "klmn", 4);   /* bytes 4..9 never arrive: held */
+    assert_int_equal(T.rx_len, 4);
+    assert_int_equal(tcp_rcv_give_up(c, PSEQ + 2), 0);          /* already received */
+    assert_int_equal(tcp_rcv_give_up(c, PSEQ + 4 + 70000), 0);  /* beyond the window: not an ACK we sent */
+    t_clear();
+    assert_int_equal(tcp_rcv_give_up(c, PSEQ + 10), 6);
+    assert_int_equal(T.rx_len, 8);                              /* the held bytes follow at once */
+    assert_memory_equal(T.rx + 4, "klmn", 4);
+    assert_int_equal(tcp_hw_rcv_nxt(c), PSEQ + 14);
+    check_seg(T.ncap - 1, ISS + 1, PSEQ + 14, TCP_FLAG_ACK, 0);
+    assert_int_equal(net_get_counters(&T.stack)->tcp_rx_given_up, 6);
+    assert_int_equal(tcp_rcv_give_up(NULL, 1), 0);
 }
 
 static void test_hw_arm_rules(void **state)
@@ -930,6 +955,7 @@ int main(void)
         cmocka_unit_test_setup(test_backoff_helper, setup),
         cmocka_unit_test_setup(test_hw_adopt, setup),
         cmocka_unit_test_setup(test_hw_arm_rules, setup),
+        cmocka_unit_test_setup(test_rcv_give_up, setup),
     };
     return cmocka_run_group_tests_name("net_tcp", tests, NULL, NULL);
 }
