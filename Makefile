@@ -103,12 +103,12 @@ test-sim-run: $(SIM_BIN) $(FW_SIM) $(EXCHANGE_JAR)
 synth-ecp5: deps
 	@tools/synth-ecp5.sh
 
-bench: deps
-	@echo "make bench: no benchmarks yet (the latency benchmarks arrive with the offload datapath)"; exit 1
+BASELINE_JAR := out/baseline/assembly.dest/out.jar
+bench: deps $(SIM_BIN) $(FW_SIM) $(EXCHANGE_JAR) $(BASELINE_JAR)
+	@$(VENV)/bin/python tools/bench/bench.py $(BENCH_ARGS)
 
 # The Linux software baseline (tools/bench/README.md): the paper's "QuickFIX on a Linux PC", timed from a
 # capture on the exchange's side. Root (network namespaces). BASELINE_ARGS passes options, e.g. --fires 2000.
-BASELINE_JAR := out/baseline/assembly.dest/out.jar
 $(BASELINE_JAR): $(shell find tools/bench/baseline/src -name '*.java') build.sc
 	@echo "== building the Linux baseline's stop client (tools/bench/baseline)"
 	$(MILL) baseline.assembly
