@@ -20,7 +20,8 @@
 //   lag 3: symbol match S, price comparison state, crossing C and trade-log index per entry, message-start
 //          reset of S and C (BRAM address registered, RAM read, RAM output registered)
 //   lag 4: trade-log slot allocation; lag 8: trade-log write (price after the padding to the implied decimals)
-//   t+1:   fire sequencer reads P; t+10: end-of-segment housekeeping (snapshot commit or restore, P cleared)
+//   t:     fire sequencer splits the lowest entry off P (then number and slot, then template and record: fire in t+3);
+//   t+10:  end-of-segment housekeeping (snapshot commit or restore, P cleared)
 // The FIX structure guarantees the distances this relies on: a message's CheckSum field ("10=ccc|", 7 bytes)
 // follows its last price and symbol; two evaluated prices are at least 12 bytes apart; a segment's payload
 // starts at least 54 bytes after the previous frame's last beat.
@@ -78,7 +79,7 @@ object OffloadRx {
   // Price table classes: row = position * 16 + class; classes 0..9 are the digits.
   val CL_DOT = 10; val CL_END_NODOT = 11; val CL_END_FRAC = 12
   val beginLiteral: Seq[Int] = "8=FIX.4.4\u00019=".map(_.toInt)
-  object EngState extends SpinalEnum { val IDLE, TOKEN, PRE, CONVERT, NORMALIZE, SWEEP, POST, ACK = newElement() }
+  object EngState extends SpinalEnum { val IDLE, TOKEN, PRE, PRE_APPLY, CONVERT, NORMALIZE, SWEEP, POST, POST_APPLY, ACK = newElement() }
 }
 
 case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Component {
@@ -194,9 +195,11 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     val v = io.rx.valid
     val b = io.rx.payload.data.asUInt
     val eof = v && io.rx.payload.last
+    // byte classes as nibble patterns (plain LUTs; a magnitude compare would become a carry chain)
     val isSoh = b === SOH
-    val isDig = b >= 0x30 && b <= 0x39
+    val isDig = b(7 downto 4) === 3 && (!b(3) || b(2 downto 1) === 0)
     val dig = b(3 downto 0)   // the digit when isDig
+    val isSymChar = !b(7) && ((b(6 downto 5) === 1 && b(4 downto 0) =/= 0) || b(6 downto 5) === 2)   // 0x21..0x5F
 
     // Configuration in force (applied from the transfer registers between frames).
     val cfgEnable = RegInit(False)
@@ -263,15 +266,25 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val acceptR = RegInit(False)
       val accept = !first && acceptR
       val skipLeft = Reg(UInt(16 bits)) init 0
-      val expByte = Reg(Bits(8 bits)) init 0      // the value the current byte must have, when expCheck
-      val expCheck = RegInit(False)
+      // The last 6 bytes; a field is compared with the configuration at the byte after it (no mux of the
+      // configuration by position, nothing but the capture between the byte and the compare).
+      val sr = Reg(Bits(48 bits)) init 0
+      val chk = Reg(Bits(6 bits)) init 0          // compare this beat: 0 MAC, 1 type, 2 protocol, 3 peer IP, 4 our IP, 5 peer port
+      val chkOurPort = RegInit(False)
       val feedR = RegInit(False)                  // the current beat (if any) is payload for the scanner
 
       // a ones' complement sum held as a 16-bit accumulator and a pending end-around carry is good (0xFFFF) when
       def onesOk(acc: UInt, c: Bool): Bool = (acc === 0xFFFF && !c) || (acc === 0xFFFE && c) || (acc === 0 && !c)
 
-      val inDgram = lenKnown && ipLeft =/= 0
-      val byteOk = Bool(); byteOk := !expCheck || b.asBits === expByte
+      // ipLeft === 0 / === 1, kept beside it so that no 16-bit compare sits in the per-byte paths
+      val ipLeftZeroR = RegInit(True)
+      val ipLeftOneR = RegInit(False)
+      val inDgram = lenKnown && !ipLeftZeroR
+      val byteOk = Bool(); byteOk := True
+      val fieldOk = !(chk(0) && sr =/= cfgOurMac) && !(chk(1) && sr(15 downto 0) =/= B"x0800") &&
+        !(chk(2) && sr(7 downto 0) =/= B"x06") && !(chk(3) && sr(31 downto 0) =/= cfgPeerIp) &&
+        !(chk(4) && sr(31 downto 0) =/= cfgOurIp) && !(chk(5) && sr(15 downto 0) =/= cfgPeerPort)
+      val chkNext = Bits(6 bits); chkNext := 0
       val lenBadNow = Bool(); lenBadNow := lenBad
       val word = odd ? b.resize(16) | (b.resize(16) |<< 8)
       val ipAdd = Bool(); ipAdd := False
@@ -287,7 +300,8 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
 
       when(v) { switch(sec) {
         is(S_ETH) {
-          when(spos === 13) { nextSec := S_IP; nextSpos := 0 }
+          when(spos === 5) { chkNext(0) := True }
+          when(spos === 13) { chkNext(1) := True; nextSec := S_IP; nextSpos := 0 }
         }
         is(S_IP) {
           ipAdd := True
@@ -298,7 +312,11 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
           switch(spos) {
             is(0) { byteOk := b(7 downto 4) === 4 && b(3 downto 0) >= 5; ipEndPos := ((b(3 downto 0) << 2) - 1).resized }
             is(2) { totHi := b.asBits }
-            is(3) { ipLeft := (totHi ## b).asUInt - 4; lenKnownR := True }
+            is(3) {
+              val left = (totHi ## b).asUInt - 4
+              ipLeft := left; lenKnownR := True
+              ipLeftZeroR := left === 0; ipLeftOneR := left === 1
+            }
             is(4) {
               val hdrMinus4 = (ipEndPos - 3).resize(16)
               when(ipLeft < hdrMinus4) { lenBadNow := True }
@@ -309,15 +327,19 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
             is(7) { when(b =/= 0) { fragR := True } }
           }
           when(spos >= 12 && spos < 20) { tcpAdd := True }   // pseudo header: the addresses
+          when(spos === 9) { chkNext(2) := True }
+          when(spos === 15) { chkNext(3) := True }
+          when(spos === 19) { chkNext(4) := True }
           when(spos === ipEndPos) { nextSec := S_TCP; nextSpos := 0 }
         }
         is(S_TCP) {
           decIpLeft := True
           when(!inDgram) { lenBadNow := True }
           tcpAdd := inDgram
-          when(spos === 3) { oursR := ok && byteOk }
-          when(spos >= 4 && spos < 8) { seq := (seq(23 downto 0) ## b).asUInt }
-          when(spos === 8) { skip := rcvNxt - seq }
+          when(spos === 1) { chkNext(5) := True }
+          // byte 4: the destination port (bytes 2, 3) is the last of the addresses
+          when(spos === 4) { oursR := ok && fieldOk && sr(15 downto 0) === cfgOurPort }
+          when(spos === 8) { seq := sr(31 downto 0).asUInt; skip := rcvNxt - sr(31 downto 0).asUInt }
           when(spos === 12) { tcpEndPos := ((b(7 downto 4) << 2) - 1).resized; when(b(7 downto 4) < 5) { lenBadNow := True } }
           when(spos === 13) {
             fin := b(0); syn := b(1); rst := b(2)
@@ -329,12 +351,12 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
           when(spos === 15) { nextSeq := seq + payLen + fin.asUInt.resize(32) }
           when(spos === tcpEndPos && spos >= 19) {
             tcpEnd := True
-            acceptNow := ok && byteOk && onesOk(ipAcc, ipC) && !lenBadNow && !fragR && !syn && !rst && cfgEnable && !closed && seqOk
+            acceptNow := oursR && ok && onesOk(ipAcc, ipC) && !lenBadNow && !fragR && !syn && !rst && cfgEnable && !closed && seqOk
             acceptR := acceptNow
             startSeg := acceptNow
             skipLeft := skip(15 downto 0)
             skipNextZero := skip(15 downto 0) === 0
-            nextSec := (ipLeft === 1) ? U(S_PAD, 3 bits) | U(S_PAY, 3 bits)
+            nextSec := ipLeftOneR ? U(S_PAD, 3 bits) | U(S_PAY, 3 bits)
           }
         }
         is(S_PAY) {
@@ -343,47 +365,25 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
           when(inDgram) {
             when(skipLeft =/= 0) { skipLeft := skipLeft - 1 }
             skipNextZero := skipLeft <= 1
-            when(ipLeft === 1) { nextSec := S_PAD }
+            when(ipLeftOneR) { nextSec := S_PAD }
           }
         }
       } }
 
-      // The expected value of the next byte, from its position.
-      val eNext = Bits(8 bits); eNext := 0
-      val cNext = Bool(); cNext := False
-      def cfgByte(x: Bits, i: UInt, n: Int): Bits = Vec(x.subdivideIn(8 bits).reverse)(i.resize(log2Up(n)))
-      switch(nextSec) {
-        is(S_ETH) {
-          when(nextSpos < 6) { eNext := cfgByte(cfgOurMac, nextSpos, 6); cNext := True }
-          when(nextSpos === 12) { eNext := 0x08; cNext := True }
-          when(nextSpos === 13) { eNext := 0x00; cNext := True }
-        }
-        is(S_IP) {
-          when(nextSpos === 9) { eNext := 0x06; cNext := True }
-          when(nextSpos >= 12 && nextSpos < 16) { eNext := cfgByte(cfgPeerIp, nextSpos - 12, 4); cNext := True }
-          when(nextSpos >= 16 && nextSpos < 20) { eNext := cfgByte(cfgOurIp, nextSpos - 16, 4); cNext := True }
-        }
-        is(S_TCP) {
-          when(nextSpos < 2) { eNext := cfgByte(cfgPeerPort, nextSpos, 2); cNext := True }
-          when(nextSpos >= 2 && nextSpos < 4) { eNext := cfgByte(cfgOurPort, nextSpos - 2, 2); cNext := True }
-        }
-        default {}
-      }
-
       val ipSum = ipAcc.resize(17) + (ipAdd ? word | U(0, 16 bits)).resize(17) + ipC.asUInt.resize(17)
       val tcpSum = tcpAcc.resize(17) + (tcpAdd ? tcpIn | U(0, 16 bits)).resize(17) + tcpC.asUInt.resize(17)
       // The datagram is complete with this byte: the frame may end here (what follows is Ethernet padding).
-      val complete = sec === S_PAD || (inDgram && ipLeft === 1 && (sec === S_PAY || sec === S_TCP))
+      val complete = sec === S_PAD || (inDgram && ipLeftOneR && (sec === S_PAY || sec === S_TCP))
 
       when(v) {
         inFrame := !io.rx.payload.last
         oddR := !odd
         secR := nextSec
         sposR := nextSpos
-        okR := ok && byteOk
+        okR := ok && byteOk && fieldOk
         lenBadR := lenBadNow
-        expByte := eNext
-        expCheck := cNext
+        sr := sr(39 downto 0) ## b.asBits
+        chk := chkNext
         feedR := nextSec === S_PAY && (tcpEnd ? acceptNow | accept) && skipNextZero
         when(first) {
           oursR := False; lenKnownR := False; fragR := False; acceptR := False
@@ -392,10 +392,13 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
           when(ipAdd) { ipAcc := ipSum(15 downto 0); ipC := ipSum(16) }
           when(tcpAdd) { tcpAcc := tcpSum(15 downto 0); tcpC := tcpSum(16) }
         }
-        when(decIpLeft && inDgram) { ipLeft := ipLeft - 1 }
-        when(io.rx.payload.last) { feedR := False; expByte := cfgByte(cfgOurMac, U(0), 6); expCheck := True }
+        when(decIpLeft && inDgram) {
+          ipLeft := ipLeft - 1
+          ipLeftZeroR := ipLeftOneR
+          ipLeftOneR := ipLeft === 2
+        }
+        when(io.rx.payload.last) { feedR := False; chk := 0 }
       }
-      when(!inFrame && !v) { expByte := cfgByte(cfgOurMac, U(0), 6); expCheck := True }   // for the next frame's byte 0
 
       // End of frame, what is known in the cycle of the last beat; the TCP checksum verdict follows a cycle later.
       val eofAccept = RegNextWhen(accept, eof) init False
@@ -487,7 +490,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val evPriceDigit = Bool(); evPriceDigit := False
       val priceAddr = UInt(8 bits); priceAddr := 0
       val evPriceEnd = Bool(); evPriceEnd := False
-      val evCommit = Bool(); evCommit := False
+      val evCommit = Bool()
       val evRejected = Bool(); evRejected := False
       val accStep = Bool(); accStep := False
 
@@ -610,7 +613,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
                   }
                   is(T_55) {
                     when(evalOk) {
-                      when(valLen < symChars && b >= 0x21 && b <= 0x5F) {
+                      when(valLen < symChars && isSymChar) {
                         evSymLook := True; symAddr := valLen(2 downto 0) @@ (b - 0x20)(5 downto 0)
                       } otherwise { evSymKill := True }
                     }
@@ -666,12 +669,14 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
               when(lit === 5) { commitReady := isW && !bad && cokAcc && dig === csumOnes }
               when(lit === 6) {
                 mode := M_HUNT; prevSoh := True
-                when(commitReady) { evCommit := True } elsewhen (isW) { evRejected := True }
+                when(!commitReady && isW) { evRejected := True }
               }
             }
           }
         }
       }
+      // the commit: the SOH of "10=ddd" when the digits and the message were right (decided at the third digit)
+      evCommit := mode === M_TRAILER && lit === 6 && isSoh && commitReady
       // the per-segment counts, a cycle later
       when(RegNext(feed && evCommit) init False) { satInc(segW) }
       when(RegNext(feed && evRejected) init False) { satInc(segErr) }
@@ -799,26 +804,41 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     table.inPriceEnd := feed && scan.evPriceEnd
 
     // -------------------------------------------------------------------------------------------
-    // End of frame: fire sequencer (t+1..) and housekeeping (t+10)
+    // End of frame: fire sequencer (t..) and housekeeping (t+10)
     val eofR = RegNext(eof) init False
     val ackSeqR = RegNextWhen(hdr.nextSeq, eof) init 0
 
     val fireSeq = new Area {
       import table._
-      // Cycle t+1: the pending set if the segment was good; then one entry per cycle, lowest index first.
+      // Cycle t (the last beat): the lowest pending entry is split off the pending set, for both outcomes of that
+      // beat's commit (P or P | NP, both from registers; the beat only selects). Then one entry per cycle from the
+      // rest, lowest index first. The segment's verdict, known in t+1, gates the result, not the input.
+      def lowest(x: Bits): (Bits, Bits) = { val m1 = (x.asUInt - 1).asBits; (x & ~m1, x & m1) }
+      val (ohP, restP) = lowest(P)
+      val (ohPN, restPN) = lowest(P | NP)
+      val commitNow = feed && scan.evCommit
       val rest = Reg(Bits(N bits)) init 0
-      // (the segment's verdict arrives in that cycle too: it gates the result, not the chain's input)
-      val src = eofR ? P | rest
-      val srcM1 = (src.asUInt - 1).asBits
+      val (ohRest, restRest) = lowest(rest)
       val drop = eofR && !hdr.segGood1
-      rest := drop ? B(0, N bits) | (src & srcM1)
-      val idx = RegNext(OHToUInt(src & ~srcM1)) init 0
-      val ohValid = RegNext(src =/= 0 && !drop) init False
+      val oh = Reg(Bits(N bits)) init 0
+      val ohValid = RegInit(False)
+      when(eof) {
+        oh := commitNow ? ohPN | ohP
+        rest := commitNow ? restPN | restP
+        ohValid := (P | (commitNow ? NP | B(0, N bits))) =/= 0
+      } otherwise {
+        oh := ohRest
+        rest := drop ? B(0, N bits) | restRest
+        ohValid := rest =/= 0 && !drop
+      }
       val fireCommit = eofR && hdr.segGood1
-      // Fire stage: template, trade log record.
-      val trigSel = trig(idx)
+      // t+1 and after: the entry's number and its trade log slot (a 64-way selection), registered; then the
+      // template and the record (LUT RAM reads) into the fire register.
+      val idx = RegNext(OHToUInt(oh)) init 0
+      val trigSel = RegNext((0 until N).map(j => oh(j) ? trig(j) | U(0, 4 bits)).reduceBalancedTree(_ | _)) init 0
+      val validB = RegNext(ohValid && !drop) init False
       val rec = tradeLog.readAsync(trigSel)
-      val fireV = RegNext(ohValid) init False
+      val fireV = RegNext(validB) init False
       val fireP = Reg(OffloadFire())
       fireP.trigger := idx.resized
       fireP.template := tmplMem.readAsync(idx)
@@ -828,8 +848,8 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       fireP.recordValid := trigSel =/= logSlots - 1
       io.fire.valid := fireV
       io.fire.payload := fireP
-      val restZero = RegNext(rest === 0) init True     // one cycle late: ohValid and fireV cover the gap
-      val idle = !eofR && restZero && !ohValid && !fireV
+      val restZero = RegNext(rest === 0) init True     // one cycle late: ohValid, validB and fireV cover the gap
+      val idle = !eofR && restZero && !ohValid && !validB && !fireV
     }
 
     val hk = new Area {
@@ -844,8 +864,9 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
         cnt := 9; accepted := hdr.eofAccept; good := hdr.segGood1; kind := hdr.kind1
       } elsewhen (cnt =/= 0) { cnt := cnt - 1 }
       val now = cnt === 1
-      val commit = now && accepted && good
-      val restore = now && accepted && !good
+      // registered, decided a cycle before: they fan out to every snapshotted register
+      val commit = RegNext(cnt === 2 && accepted && good) init False
+      val restore = RegNext(cnt === 2 && accepted && !good) init False
       // After a good segment only the trade log slots of the message still in progress stay live.
       val newTail = (scan.mode =/= M_HUNT) ? table.msgStartHead | table.head
       when(commit) {
@@ -895,7 +916,8 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val tok = Reg(Bits(N bits)) init 1
       val tokIdx = Reg(UInt(log2Up(N) bits)) init 0
       val entryOh = tok
-      val scannerReset = Bool(); scannerReset := False
+      val scannerResetNow = Bool(); scannerResetNow := False
+      val scannerReset = RegNext(scannerResetNow) init False   // takes effect a cycle later (fans out widely)
       val applied = Bool(); applied := False     // a command changed state (then the snapshot follows it)
       val armSet, armClr, armClrAll, post = Bool()
       armSet := False; armClr := False; armClrAll := False; post := False
@@ -930,26 +952,34 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       when(engPriceGo) { pricePtr := pricePtr + 1 }
 
       when(reqSync =/= reqPrev) { st := EngState.TOKEN; tok := 1; tokIdx := 0 }
+      // the command's comparisons, while the token turns (the transfer registers are stable)
+      val decimalsBad = RegNext(x.xDecimals > maxDecimals) init False
+      val decimalsChanged = RegNext(x.xDecimals =/= cfgDecimals) init False
+      val maxIntNew = RegNext(U(maxDigits, 4 bits) - x.xDecimals) init maxDigits
       switch(st) {
         is(EngState.TOKEN) {
           when(tokIdx === entry) { st := EngState.PRE } otherwise { tok := tok.rotateLeft(1); tokIdx := tokIdx + 1 }
         }
-        is(EngState.PRE) {
-          when(idlePoint) {
+        // Between frames (idlePoint) the command is decided; it takes effect a cycle later, which nothing in a frame
+        // that starts then can notice: the header compares its fields with the configuration from byte 6 on, and
+        // no payload byte comes within the first 54.
+        is(EngState.PRE) { when(idlePoint) { st := EngState.PRE_APPLY } }
+        is(EngState.PRE_APPLY) {
+          {
             applied := True
             result := 0
             st := EngState.ACK
             switch(x.xOp) {
               is(Op.CONFIG) {
-                when(x.xDecimals > maxDecimals) { result := 1 } otherwise {
+                when(decimalsBad) { result := 1 } otherwise {
                   cfgEnable := x.xEnable; cfgOurMac := x.xOurMac; cfgOurIp := x.xOurIp; cfgOurPort := x.xOurPort
                   cfgPeerIp := x.xPeerIp; cfgPeerPort := x.xPeerPort; cfgDecimals := x.xDecimals; cfgTradeType := x.xTradeType
-                  maxIntDigits := U(maxDigits, 4 bits) - x.xDecimals
-                  when(x.xDecimals =/= cfgDecimals) { armClrAll := True }
-                  scannerReset := True
+                  maxIntDigits := maxIntNew
+                  when(decimalsChanged) { armClrAll := True }
+                  scannerResetNow := True
                 }
               }
-              is(Op.LOAD_SEQ) { rcvNxt := x.xRcvNxt; closed := False; scannerReset := True }
+              is(Op.LOAD_SEQ) { rcvNxt := x.xRcvNxt; closed := False; scannerResetNow := True }
               is(Op.WRITE_ENTRY) {
                 armClr := True
                 bcd := 0; steps := 0; st := EngState.CONVERT
@@ -989,8 +1019,9 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
         is(EngState.SWEEP) {
           when(symPtr(9) && pricePtr(8) && !rmwSym1 && !rmwSym1b && !rmwSym2 && !rmwPrice1 && !rmwPrice1b && !rmwPrice2) { st := EngState.POST }
         }
-        is(EngState.POST) {
-          when(idlePoint) {
+        is(EngState.POST) { when(idlePoint) { st := EngState.POST_APPLY } }
+        is(EngState.POST_APPLY) {
+          {
             applied := True
             post := True
             when(x.xArm) { armSet := True }
