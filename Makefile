@@ -5,6 +5,10 @@
 #   make sim       the whole SoC interactively (UART console on this terminal; Ctrl-C ends it)
 #   make bench     measurements (written under build/bench)
 #   make synth-ecp5  synthesis + place and route of the SoC for LFE5U-25F without pins (size and Fmax)
+#   make bitstream BOARD=<b>  a board's bitstream, utilisation and Fmax in build/boards/<b>/ (fails on timing)
+#                    boards: colorlight-i5 colorlight-5a-75b (ECP5), pynq-z1 pz7020-starlite (Zynq PL:
+#                    synthesis only unless openXC7's nextpnr-xilinx is installed); see boards/<b>/README.md
+#   make flash BOARD=<b> [FLASH=spi] [CABLE=...]  load it with openFPGALoader (SRAM, or the SPI flash)
 # Everything generated goes under build/.
 SHELL        := /bin/bash
 .DEFAULT_GOAL := help
@@ -23,7 +27,7 @@ VERILATOR_FLAGS := --cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast 
 
 .PHONY: help deps test test-hw test-fw-host test-sim test-sim-run demo sim bench bitstream flash synth-ecp5 firmware hw clean
 help:
-	@sed -n '2,8p' Makefile | sed 's/^# //'
+	@sed -n '2,12p' Makefile | sed 's/^# //'
 
 deps:
 	@tools/deps.sh
@@ -71,9 +75,8 @@ SIM_NET ?= +slirp
 sim: deps $(SIM_BIN) $(FW_SIM)
 	$(SIM_BIN) +firmware=$(FW_SIM) +stdin $(SIM_NET) +pcap=build/sim/sim.pcap $(SIM_ARGS)
 
-demo: deps $(SIM_BIN) $(FW_SIM)
-	@echo "== Triggerfish demo: the SoC boots its firmware in Verilator, runs the self-test and exits"
-	$(SIM_BIN) +firmware=$(FW_SIM) +uart-in='info\rexit\r' +uart-in-delay=3000000 +timeout=50000000
+demo: deps $(SIM_BIN) $(FW_SIM) $(EXCHANGE_JAR)
+	@$(VENV)/bin/python tools/demo.py
 
 # --- tests ---------------------------------------------------------------------------------------------
 test: deps
@@ -85,8 +88,14 @@ test-hw: deps
 test-fw-host: deps
 	$(MAKE) -s -C fw host-test
 
+# The exchange simulator (QuickFIX/J), for the whole-SoC FIX tests and the demo.
+EXCHANGE_JAR := out/exchange/assembly.dest/out.jar
+$(EXCHANGE_JAR): $(shell find tools/exchange/src -name '*.java') build.sc
+	@echo "== building the exchange simulator (tools/exchange)"
+	$(MILL) exchange.assembly
+
 test-sim: deps test-sim-run
-test-sim-run: $(SIM_BIN) $(FW_SIM)
+test-sim-run: $(SIM_BIN) $(FW_SIM) $(EXCHANGE_JAR)
 	@FW=$(FW_SIM:.hex=) sim/tests/run.sh
 
 # --- implementation figures ----------------------------------------------------------------------------
@@ -96,8 +105,20 @@ synth-ecp5: deps
 bench: deps
 	@echo "make bench: no benchmarks yet (the latency benchmarks arrive with the offload datapath)"; exit 1
 
-bitstream flash:
-	@echo "make $@: the board builds (ECP5 Colorlight, Zynq PL) are not built yet; make synth-ecp5 gives the SoC's size and Fmax"; exit 1
+# --- boards (tools/board.sh; settings in boards/<board>/board.mk) ---------------------------------------
+# Overridable on the command line: SEEDS (nextpnr seeds tried in turn), SYS_MHZ, OFFLOAD (yes/no), NET_MAC,
+# NET_IP, NET_NETMASK, NET_GATEWAY, FIX_HOST, FIX_PORT, CABLE (openFPGALoader cable where the board has no
+# probe), REQUIRE_BITSTREAM=1 (Zynq without nextpnr-xilinx fails instead of stopping after synthesis).
+# (Passed to tools/board.sh only: exported globally, an unset NET_MAC would reach the simulation firmware's
+# build as an empty value and switch its network off.)
+BOARD_ENV := SEEDS="$(SEEDS)" SYS_MHZ="$(SYS_MHZ)" NET_MAC="$(NET_MAC)" NET_IP="$(NET_IP)" NET_NETMASK="$(NET_NETMASK)" \
+             NET_GATEWAY="$(NET_GATEWAY)" FIX_HOST="$(FIX_HOST)" FIX_PORT="$(FIX_PORT)" \
+             OFFLOAD="$(OFFLOAD)" CABLE="$(CABLE)" REQUIRE_BITSTREAM="$(REQUIRE_BITSTREAM)"
+bitstream: deps
+	@$(BOARD_ENV) tools/board.sh bitstream "$(BOARD)"
+
+flash:
+	@$(BOARD_ENV) tools/board.sh flash "$(BOARD)" $(FLASH)
 
 clean:
 	rm -rf build out

@@ -3,7 +3,7 @@
 # Included by fw/Makefile; run with `make -C fw host-test` (or `make test-fw-host` at the top).
 HOST_CC      ?= gcc
 HOST_BUILD   ?= ../build/fw/host
-HOST_DIRS    := lib net fix
+HOST_DIRS    := lib net fix offload
 HOST_SRCS    := $(foreach d,$(HOST_DIRS),$(wildcard $(d)/*.c))
 HOST_HDRS    := $(foreach d,$(HOST_DIRS),$(wildcard $(d)/*.h)) $(wildcard tests/*.h)
 HOST_TESTS   := $(patsubst tests/%.c,$(HOST_BUILD)/%,$(wildcard tests/test_*.c))

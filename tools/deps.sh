@@ -13,6 +13,7 @@ APT_PACKAGES=(
   gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
   libcmocka-dev
   iproute2 iputils-ping libslirp-dev tcpdump tshark
+  openfpgaloader
 )
 
 missing=()

@@ -7,12 +7,14 @@
 #   5. the LiteEth MAC on its own (hw/liteeth/test: frames through the GMII pins, the CRC fix)
 #   6. the harness's Ethernet plug-in (sim/eth/test: GMII models, pcap, libslirp, TAP when root)
 #   7. whole-SoC simulation tests (sim/tests, Verilator; the network ones need root)
+#   8. the latency analysis tool (tools/latency, unittest on synthetic captures)
+#   9. board builds (tools/test-boards.sh): both Colorlight bitstreams meeting timing, both Zynq syntheses
 # TF_TESTS="hw fw" runs a subset. Logs: build/test-logs/<suite>.log.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=build/test-logs
 mkdir -p "$LOGS"
-SUITES=${TF_TESTS:-hw fw net exchange liteeth simeth sim}
+SUITES=${TF_TESTS:-hw fw net exchange liteeth simeth sim latency boards}
 total_pass=0; total_fail=0; summary=()
 
 record() { # record <suite> <passed> <failed> <rc>
@@ -74,7 +76,20 @@ sim)
   if [ -z "$line" ]; then tail -20 $LOGS/sim.log | sed 's/^/   | /'; fi
   record "whole-SoC simulation tests" "$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')" \
          "$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')" $rc ;;
-*) echo "unknown suite $s (hw fw net exchange liteeth simeth sim)"; exit 2 ;;
+latency)
+  VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
+  run "latency analysis tool" $LOGS/latency.log "$VENV/bin/python" -m unittest -v tools/latency/test_analyze.py; rc=$?
+  grep -E 'FAIL|ERROR' $LOGS/latency.log | grep -v '^Ran' | sed 's/^/   /' | head -20
+  n=$(sed -n 's/^Ran \([0-9]*\) test.*/\1/p' $LOGS/latency.log | tail -1)
+  f=$(sed -n 's/^FAILED (\(failures\|errors\)=\([0-9]*\).*/\2/p' $LOGS/latency.log | tail -1)
+  sk=$(grep -c '\.\.\. skipped' $LOGS/latency.log)
+  record "latency analysis tool" $(( ${n:-0} - ${f:-0} - sk )) "${f:-0}" $rc ;;
+boards)
+  run "board builds (ECP5 bitstreams, Zynq synthesis)" $LOGS/boards.log tools/test-boards.sh; rc=$?
+  grep -E '^\[(ok|FAIL)\]|^     ' $LOGS/boards.log | sed 's/^/   /'
+  line=$(grep -oE '^[0-9]+ passed, [0-9]+ failed' $LOGS/boards.log | tail -1)
+  record "board builds" "${line%% *}" "$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')" $rc ;;
+*) echo "unknown suite $s (hw fw net exchange liteeth simeth sim latency boards)"; exit 2 ;;
 esac; done
 
 echo

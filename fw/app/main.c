@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/fixclient.h"
 #include "app/netif.h"
 #include "app/selftest.h"
 #include "drivers/sysctrl.h"
@@ -17,6 +18,22 @@
 
 static int boot_selftest_failed;
 
+/* Stack high-water mark: the unused stack is painted at boot; `info` reports how deep it has been used. */
+#define STACK_PAINT 0x5AC35AC3u
+extern uint32_t __heap_end[], __stack_top[];
+
+static void stack_paint(void) {
+    uint32_t *sp;
+    __asm__ volatile("mv %0, sp" : "=r"(sp));
+    for (uint32_t *p = __heap_end; p < sp - 16; p++) *p = STACK_PAINT;
+}
+
+static unsigned long stack_used(void) {
+    const uint32_t *p = __heap_end;
+    while (p < __stack_top && *p == STACK_PAINT) p++;
+    return (unsigned long)((__stack_top - p) * 4);
+}
+
 static void banner(void) {
     printf("\nTriggerfish firmware %s (target %s)\n", TF_FW_VERSION, TF_TARGET_NAME);
     printf("  hardware id %08lx version %08lx\n", (unsigned long)sysctrl_read(SYSCTRL_ID),
@@ -31,6 +48,7 @@ static int cmd_info(int argc, char **argv) {
     (void)argv;
     banner();
     printf("  uptime %lu ms, cycles %lu\n", (unsigned long)timer_ms(), (unsigned long)sysctrl_cycles());
+    printf("  stack: %lu of %lu bytes used at most\n", stack_used(), (unsigned long)((__stack_top - __heap_end) * 4));
     return 0;
 }
 TF_COMMAND(info, "show the build, clock and uptime", cmd_info);
@@ -75,6 +93,7 @@ static void console_out(const char *s, size_t n) {
 }
 
 int main(void) {
+    stack_paint();
     uart_init();
     banner();
     boot_selftest_failed = selftest_run();
@@ -84,6 +103,7 @@ int main(void) {
 #endif
 #ifdef TF_HAS_ETH
     netif_init();
+    fixclient_init();
 #endif
     static struct console con;
     console_init(&con, __tf_commands_start, (size_t)(__tf_commands_end - __tf_commands_start), console_out, true);
@@ -93,6 +113,7 @@ int main(void) {
         if (c >= 0) console_feed(&con, (char)c);
 #ifdef TF_HAS_ETH
         netif_poll();
+        fixclient_poll();
 #endif
     }
 }

@@ -105,7 +105,7 @@ static int test_cycle_counter(void) {
     return 0;
 }
 
-#define RAM_TEST_WORDS 1024 /* 4 KiB */
+#define RAM_TEST_WORDS 256 /* 1 KiB: every lane and a spread of address bits; the RAM is too full for more */
 static uint32_t ram_area[RAM_TEST_WORDS];
 
 static int test_ram(void) {

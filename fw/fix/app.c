@@ -140,6 +140,31 @@ int fix_app_new_order(fix_app_t *a, const char *symbol, char side, int64_t qty, 
     return idx;
 }
 
+void fix_app_take_clordid(fix_app_t *a, char out[FIX_ID_MAX]) { make_clordid(a, out); }
+
+int fix_app_adopt_order(fix_app_t *a, const char *clordid, const char *symbol, char side, int64_t qty, int64_t price,
+                        uint32_t seq, uint64_t now_ms)
+{
+    if ((side != '1' && side != '2') || qty <= 0 || !clordid || strlen(clordid) >= FIX_ID_MAX || !symbol ||
+        strlen(symbol) >= FIX_SYMBOL_MAX)
+        return FIX_E_RANGE;
+    int idx = alloc_order(a);
+    if (idx < 0) return FIX_E_FULL;
+    fix_order_t *o = &a->orders[idx];
+    memset(o, 0, sizeof *o);
+    o->state = FIX_ORD_PENDING_NEW;
+    o->prev_state = FIX_ORD_PENDING_NEW;
+    copy_str(o->clordid, sizeof o->clordid, clordid);
+    copy_str(o->symbol, sizeof o->symbol, symbol);
+    o->side = side;
+    o->qty = qty;
+    o->price = price;
+    o->leaves_qty = qty;
+    o->seq = seq;
+    o->sent_ms = now_ms;
+    return idx;
+}
+
 int fix_app_cancel(fix_app_t *a, int idx, uint64_t now_ms)
 {
     if (idx < 0 || idx >= FIX_APP_MAX_ORDERS) return FIX_E_RANGE;

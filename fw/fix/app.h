@@ -130,6 +130,13 @@ int fix_app_new_order(fix_app_t *a, const char *symbol, char side, int64_t qty, 
 /* Cancel request for order idx (must be pending new, new or partially filled). */
 int fix_app_cancel(fix_app_t *a, int idx, uint64_t now_ms);
 
+/* Hardware offload: a ClOrdID for an order the hardware will send (the counter moves on), and the order
+ * table entry for an order the hardware sent with MsgSeqNum seq (pending new, like fix_app_new_order's),
+ * so that its execution reports are matched. Returns the index, FIX_E_RANGE or FIX_E_FULL. */
+void fix_app_take_clordid(fix_app_t *a, char out[FIX_ID_MAX]);
+int fix_app_adopt_order(fix_app_t *a, const char *clordid, const char *symbol, char side, int64_t qty, int64_t price,
+                        uint32_t seq, uint64_t now_ms);
+
 const fix_order_t *fix_app_order(const fix_app_t *a, int idx);
 int fix_app_find(const fix_app_t *a, const char *clordid); /* index or -1 */
 

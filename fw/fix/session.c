@@ -99,8 +99,19 @@ static void learn_utc(fix_session_t *s, uint64_t now, uint64_t their_utc)
 }
 
 /* Standard header, in the order DESIGN.md gives: 8, 9, 35, 34, 49, 52, 56. */
+/* Every message starts here: the owner's before_send hook runs first (the hardware offload may have sent
+ * messages with numbers it reserved and recorded meanwhile), then a new message takes next_out as it is
+ * after the hook. */
+static void before_send(fix_session_t *s)
+{
+    if (s->ops.before_send) s->ops.before_send(s->ctx);
+}
+
 static fix_builder_t *begin_msg(fix_session_t *s, const char *type, uint32_t seq, uint64_t now)
 {
+    const bool fresh = seq == s->next_out;
+    before_send(s);
+    if (fresh) seq = s->next_out;
     fix_builder_t *b = &s->b;
     fix_build_begin(b, s->tx, sizeof s->tx, type);
     fix_build_uint(b, 34, seq);
@@ -114,6 +125,7 @@ static fix_builder_t *begin_msg(fix_session_t *s, const char *type, uint32_t seq
  * The caller adds OrigSendingTime (122) next. */
 static fix_builder_t *begin_possdup(fix_session_t *s, const char *type, uint32_t seq, uint64_t now)
 {
+    before_send(s);
     fix_builder_t *b = &s->b;
     fix_build_begin(b, s->tx, sizeof s->tx, type);
     fix_build_uint(b, 34, seq);

@@ -121,6 +121,10 @@ typedef struct {
     void (*send)(void *ctx, const uint8_t *data, size_t len);
     void (*disconnect)(void *ctx, const char *reason);
     void (*on_event)(void *ctx, fix_event_t ev, uint32_t arg, const char *text); /* optional */
+    /* Optional: called before every message is built (new, resent or gap fill), before its MsgSeqNum is
+     * taken. With a hardware offload the owner takes its send lock here and adopts what the hardware sent
+     * (fix_session_reserve_seqnum + fix_session_record_sent), so the message gets the next free number. */
+    void (*before_send)(void *ctx);
 } fix_session_ops_t;
 
 /* What an application handler asks the session to answer. */

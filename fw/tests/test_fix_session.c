@@ -752,6 +752,47 @@ static void test_offload_unused_reserved_seqnums_gap_filled(void **st)
     FX_EXPECT(&T, base, "35=4|34=2|43=Y|" HDR_US "122=*|123=Y|36=4|");
 }
 
+/* The before_send hook: the "hardware" sends an order (number reserved and recorded inside the hook)
+ * just before the session answers a TestRequest; the answer takes the next number, and a later
+ * ResendRequest gap-fills the hardware's order (orders are never resent by default). */
+static int hook_calls, hook_pending;
+static void hw_hook(void *ctx)
+{
+    fx_t *t = ctx;
+    hook_calls++;
+    if (!hook_pending) return;
+    hook_pending = 0;
+    uint32_t seq = fix_session_reserve_seqnum(&t->s, 1);
+    uint8_t hw[256];
+    fix_builder_t b;
+    fix_build_begin(&b, hw, sizeof hw, "D");
+    fix_build_uint_padded(&b, 34, seq, 8);
+    fix_build_str(&b, 49, FX_US);
+    fix_build_str(&b, 52, "20260105-14:30:01.000");
+    fix_build_str(&b, 56, FX_THEM);
+    fix_app_put_nos_body(&b, "ACC", "HW7", 10, 0, 11702500, 4, '2', "AAPL", 1767623401000ull);
+    size_t n = fix_build_end(&b);
+    assert_int_equal(fix_session_record_sent(&t->s, hw, n, 2000), FIX_OK);
+}
+
+static void test_offload_before_send_hook_adopts_hardware_message(void **st)
+{
+    (void)st;
+    logon_default();
+    T.s.ops.before_send = hw_hook;
+    hook_calls = 0;
+    hook_pending = 1;
+    int base = T.nsent;
+    fx_in(&T, 2000, "35=1|34=2|112=PING|");
+    assert_int_equal(hook_calls, 1);
+    FX_EXPECT(&T, base, "35=0|34=3|" HDR_US "112=PING|");
+    assert_int_equal(fix_session_next_out(&T.s), 4);
+    base = T.nsent;
+    fx_in(&T, 3000, "35=2|34=3|7=2|16=0|");
+    FX_EXPECT(&T, base, "35=4|34=2|43=Y|" HDR_US "122=*|123=Y|36=4|");
+    assert_true(hook_calls >= 2); /* the gap fill went through the hook too */
+}
+
 static void test_stream_split_and_batched_messages(void **st)
 {
     (void)st;
@@ -879,6 +920,7 @@ int main(void)
         cmocka_unit_test(test_reset_on_logon_restarts_seqnums_on_reconnect),
         cmocka_unit_test(test_offload_reserved_seqnum_recorded_and_resent_consistently),
         cmocka_unit_test(test_offload_unused_reserved_seqnums_gap_filled),
+        cmocka_unit_test(test_offload_before_send_hook_adopts_hardware_message),
         cmocka_unit_test(test_stream_split_and_batched_messages),
         cmocka_unit_test(test_fuzz_session_never_crashes_and_only_answers_well_formed),
     };

@@ -8,9 +8,15 @@
 # no wishbone, no MDIO. Output: one Verilog file that SpinalHDL instantiates as a BlackBox.
 #
 # Usage:
-#   gen_mac.py --phy {gmii,rgmii_ecp5,mii,rmii} --out DIR [--name NAME] [--no-crc-buffers] [--no-crc-fix]
+#   gen_mac.py --phy {gmii,rgmii_ecp5,rgmii_s7,mii,rmii} --out DIR [--name NAME] [--no-crc-buffers] [--no-crc-fix]
+#              [--tx-delay NS] [--rx-delay NS] [--fast-crc-check]
 #   --no-crc-buffers  drop LiteEthMACCore's pipeline buffers before the CRC checker/inserter (-1 cycle each way)
 #   --no-crc-fix      stock liteeth 2024.12 RX behaviour (bad FCS never flagged); for the test only
+#   --tx-delay NS     RGMII only: delay of TXC against TX_CTL/TXD added by the FPGA (default 2.0; 0 when the
+#                     PHY adds its own TX clock delay, as the Colorlight boards' PHYs do)
+#   --rx-delay NS     RGMII only: delay the FPGA adds to RX_CTL/RXD against RXC (default 2.0)
+#   --fast-crc-check  RX FCS verdict from precomputed registers: same behaviour and latency, shorter eth_rx
+#                     timing path (see FastCRC32Checker); the board builds use it
 # writes DIR/<NAME>.v (default NAME: liteeth_mac_<phy>) and DIR/<NAME>.ports.txt
 # (one port per line: direction width name).
 #
@@ -19,6 +25,7 @@
 # AsyncResetSynchronizer) are lowered to the right vendor cells:
 #   gmii       -> litex.build.sim.SimPlatform        (no vendor cells at all; simulation build)
 #   rgmii_ecp5 -> LatticePlatform(LFE5U-25F, trellis) (ODDRX1F, IDDRX1F, DELAYG, FD1S3BX)
+#   rgmii_s7   -> XilinxPlatform(xc7z020, openxc7)   (ODDR, IDDR, IDELAYE2, IBUF, OBUF, FDPE)
 #   mii        -> XilinxPlatform(xc7z020, openxc7)   (FDPE)
 #   rmii       -> XilinxPlatform(xc7z020, openxc7)   (ODDR, IDDR, FDPE)
 #
@@ -61,9 +68,20 @@
 #   input         rgmii_rx_ctl      via DELAYG (2 ns) + IDDRX1F
 #   input  [3:0]  rgmii_rx_data     via DELAYG (2 ns) + IDDRX1F
 #   input         rgmii_gtx_clk     125 MHz from the SoC PLL -> eth_tx clock
-#   output        rgmii_tx_clk      TXC pin: rgmii_gtx_clk forwarded by ODDRX1F + DELAYG (2 ns)
+#   output        rgmii_tx_clk      TXC pin: rgmii_gtx_clk forwarded by ODDRX1F + DELAYG (--tx-delay, 2 ns)
 #   output        rgmii_tx_ctl      ODDRX1F + DELAYG(0)
 #   output [3:0]  rgmii_tx_data     ODDRX1F + DELAYG(0)
+#   (RX delays: --rx-delay, 2 ns by default.)
+# Variant rgmii_s7 (Xilinx 7-series / Zynq-7000 PL, 1000 Mb/s):
+#   input         rgmii_rx_clk      PHY RXC (125 MHz) -> eth_rx clock (synthesis puts it on a BUFG)
+#   input         rgmii_rx_ctl      IBUF + IDELAYE2 (FIXED, --rx-delay, 200 MHz reference) + IDDR
+#   input  [3:0]  rgmii_rx_data     IBUF + IDELAYE2 + IDDR. The design needs an IDELAYCTRL (in the top).
+#   input         rgmii_gtx_clk     125 MHz from the top's MMCM/PLL -> eth_tx clock
+#   input         rgmii_txc_clk     125 MHz, the clock forwarded to TXC: rgmii_gtx_clk shifted by the TX delay
+#                                   (2 ns = 90 degrees) in the MMCM, or rgmii_gtx_clk itself if the PHY delays TXC
+#   output        rgmii_tx_clk      TXC pin: rgmii_txc_clk forwarded by an ODDR
+#   output        rgmii_tx_ctl      ODDR + OBUF
+#   output [3:0]  rgmii_tx_data     ODDR + OBUF
 # Variant mii (Zynq-7000 PL, 100/10 Mb/s; eth clocks are 25 / 2.5 MHz, 4-bit nibbles):
 #   input         mii_rx_clk        PHY RX_CLK -> eth_rx clock
 #   input         mii_rx_dv
@@ -104,15 +122,16 @@ from liteeth.phy.gmii import LiteEthPHYGMIITX, LiteEthPHYGMIIRX
 from liteeth.phy.mii import LiteEthPHYMIITX, LiteEthPHYMIIRX
 from liteeth.phy.rmii import LiteEthPHYRMIITX, LiteEthPHYRMIIRX
 from liteeth.phy.ecp5rgmii import LiteEthPHYRGMIITX, LiteEthPHYRGMIIRX
+from liteeth.phy import s7rgmii
 from litex.build.io import DDROutput
 
-PHYS = ["gmii", "rgmii_ecp5", "mii", "rmii"]
+PHYS = ["gmii", "rgmii_ecp5", "rgmii_s7", "mii", "rmii"]
 
 
 class RawMAC(LiteXModule):
     """LiteEth PHY + MAC blocks (8-bit) with raw streams in eth_rx / eth_tx."""
 
-    def __init__(self, phy, crc_fix=True, crc_buffers=True):
+    def __init__(self, phy, crc_fix=True, crc_buffers=True, tx_delay=2e-9, rx_delay=2e-9, fast_crc_check=False):
         self.ios = ios = []
 
         def port(name, width=1):
@@ -164,16 +183,35 @@ class RawMAC(LiteXModule):
             gtx    = port("rgmii_gtx_clk")
             txc    = port("rgmii_tx_clk")
             self.comb += [self.cd_eth_rx.clk.eq(rx_clk), self.cd_eth_tx.clk.eq(gtx)]
-            # TX clock forwarding, as LiteEthPHYRGMIICRG does it (tx_delay = 2 ns, 25 ps per tap).
+            # TX clock forwarding, as LiteEthPHYRGMIICRG does it (tx_delay, 25 ps per DELAYG tap).
             txc_oddr = Signal()
             self.specials += [
                 DDROutput(clk=ClockSignal("eth_tx"), i1=1, i2=0, o=txc_oddr),
-                Instance("DELAYG", p_DEL_MODE="SCLK_ALIGNED", p_DEL_VALUE=int(2e-9/25e-12),
+                Instance("DELAYG", p_DEL_MODE="SCLK_ALIGNED", p_DEL_VALUE=int(round(tx_delay/25e-12)),
                     i_A=txc_oddr, o_Z=txc),
             ]
             phy_tx = LiteEthPHYRGMIITX(p)
             # In-band status would need CSRs (and a sys domain): left out.
-            phy_rx = LiteEthPHYRGMIIRX(p, rx_delay=2e-9, with_inband_status=False)
+            phy_rx = LiteEthPHYRGMIIRX(p, rx_delay=rx_delay, with_inband_status=False)
+        elif phy == "rgmii_s7":
+            p = SimpleNamespace(
+                rx_ctl  = port("rgmii_rx_ctl"),
+                rx_data = port("rgmii_rx_data", 4),
+                tx_ctl  = port("rgmii_tx_ctl"),
+                tx_data = port("rgmii_tx_data", 4),
+            )
+            rx_clk = port("rgmii_rx_clk")
+            gtx    = port("rgmii_gtx_clk")
+            txc_in = port("rgmii_txc_clk")
+            txc    = port("rgmii_tx_clk")
+            self.comb += [self.cd_eth_rx.clk.eq(rx_clk), self.cd_eth_tx.clk.eq(gtx)]
+            # TX clock forwarding as LiteEth's S7 CRG does it: an ODDR clocked by the (phase-shifted) clock.
+            # The shift itself (tx_delay) is the MMCM's job in the top: the core only forwards rgmii_txc_clk.
+            self.cd_eth_txc = ClockDomain("eth_txc", reset_less=True)
+            self.comb += self.cd_eth_txc.clk.eq(txc_in)
+            self.specials += DDROutput(clk=ClockSignal("eth_txc"), i1=1, i2=0, o=txc)
+            phy_tx = s7rgmii.LiteEthPHYRGMIITX(p)
+            phy_rx = s7rgmii.LiteEthPHYRGMIIRX(p, rx_delay=rx_delay)
         elif phy == "mii":
             p = SimpleNamespace(
                 rx_dv   = port("mii_rx_dv"),
@@ -242,9 +280,13 @@ class RawMAC(LiteXModule):
             ]
             rx_src = rx_fixed
         self.rx_preamble = ClockDomainsRenamer("eth_rx")(preamble.LiteEthMACPreambleChecker(8))
-        rx_crc = crc.LiteEthMACCRC32Checker(eth_phy_description(8))
-        if crc_buffers:  # as in LiteEthMACCore ("FIXME: Still required?"): +1 cycle of RX latency
-            rx_crc = BufferizeEndpoints({"sink": DIR_SINK})(rx_crc)
+        if fast_crc_check:
+            assert crc_buffers, "--fast-crc-check needs the buffer in front of the CRC checker"
+            rx_crc = FastCRC32Checker()
+        else:
+            rx_crc = crc.LiteEthMACCRC32Checker(eth_phy_description(8))
+            if crc_buffers:  # as in LiteEthMACCore ("FIXME: Still required?"): +1 cycle of RX latency
+                rx_crc = BufferizeEndpoints({"sink": DIR_SINK})(rx_crc)
         self.rx_crc = ClockDomainsRenamer("eth_rx")(rx_crc)
         self.comb += [
             rx_src.connect(self.rx_preamble.sink),
@@ -290,6 +332,106 @@ class RawMAC(LiteXModule):
         ]
 
 
+def _crc32_step(c, d):
+    """One byte through LiteEthMACCRCEngine's LFSR (IEEE 802.3 polynomial, data bit 0 first)."""
+    for n in range(8):
+        fb = ((c >> 31) & 1) ^ ((d >> n) & 1)
+        c = (c << 1) & 0xFFFFFFFF
+        if fb:
+            c ^= crc.LiteEthMACCRC32.polynom
+    return c
+
+
+class FastCRC32Checker(LiteXModule):
+    """The buffered LiteEthMACCRC32Checker of LiteEthMACCore (8-bit: BufferizeEndpoints' PipeValid in front
+    of the checker), cycle for cycle, with the FCS verdict computed from registers (--fast-crc-check).
+
+    The stock checker decides `error` on the last beat as crc_next(reg, data) != 0xC704DD7B: an XOR tree over
+    the CRC register and the byte, a 32-bit compare, then the last/error gating and whatever registers the
+    beat downstream, all in one eth_rx cycle (about 8 LUT levels: on ECP5-6 it misses 125 MHz on many
+    placements). The CRC step is linear: crc_next = A.reg ^ B.data. This checker keeps two more registers:
+      q = A.reg ^ check   updated with reg (reset: A.init ^ check; on ce: A.crc_next ^ check)
+      d = B.data           for the byte in the buffer, loaded together with the buffer from its input
+    so that crc_next != check  <=>  (q ^ d) != 0: one XOR per bit and an OR reduction after the registers.
+    FIFO, FSM, valid/ready/last/error behaviour and latency are the stock checker's (hw/liteeth/test/run.sh
+    runs the same testbench on it)."""
+
+    def __init__(self):
+        desc = eth_phy_description(8)
+        self.sink = stream.Endpoint(desc)      # in front of the buffer, as BufferizeEndpoints exposes it
+        self.source = source = stream.Endpoint(desc)
+
+        # Buffer (BufferizeEndpoints({"sink": DIR_SINK}) uses a PipeValid).
+        self.buf = buf = stream.PipeValid(desc)
+        self.comb += self.sink.connect(buf.sink)
+        sink = buf.source
+        buf_load = Signal()
+        self.comb += buf_load.eq(~buf.source.valid | buf.source.ready)
+
+        poly, init, check = crc.LiteEthMACCRC32.polynom, crc.LiteEthMACCRC32.init, crc.LiteEthMACCRC32.check
+        crc_reset, crc_ce = Signal(), Signal()
+
+        # CRC register, as LiteEthMACCRC32 (ResetInserter over CEInserter: reset wins).
+        reg = Signal(32, reset=init)
+        self.eng = eng = crc.LiteEthMACCRCEngine(8, 32, poly)       # A.reg ^ B.data
+        self.comb += [eng.data.eq(sink.data), eng.crc_prev.eq(reg)]
+        self.sync += If(crc_reset, reg.eq(init)).Elif(crc_ce, reg.eq(eng.crc_next))
+
+        # q = A.reg ^ check, kept in step with reg.
+        q = Signal(32, reset=_crc32_step(init, 0) ^ check)
+        self.eng_q = eng_q = crc.LiteEthMACCRCEngine(8, 32, poly)   # A.(crc_next)
+        self.comb += [eng_q.data.eq(0), eng_q.crc_prev.eq(eng.crc_next)]
+        self.sync += If(crc_reset, q.eq(_crc32_step(init, 0) ^ check)).Elif(crc_ce, q.eq(eng_q.crc_next ^ check))
+
+        # d = B.data of the buffered byte, loaded with the buffer.
+        d = Signal(32)
+        self.eng_d = eng_d = crc.LiteEthMACCRCEngine(8, 32, poly)   # B.(buffer input)
+        self.comb += [eng_d.data.eq(self.sink.data), eng_d.crc_prev.eq(0)]
+        self.sync += If(buf_load, d.eq(eng_d.crc_next))
+
+        crc_error = Signal()
+        self.comb += crc_error.eq(sink.last_be[0] & ((q ^ d) != 0))
+
+        # From here on: LiteEthMACCRC32Checker (data_width 8).
+        ratio = 4
+        self.fifo = fifo = ResetInserter()(stream.SyncFIFO(desc, ratio + 1))
+        fifo_in, fifo_out, fifo_full = Signal(), Signal(), Signal()
+        self.comb += [
+            fifo_full.eq(fifo.level == ratio),
+            fifo_in.eq(sink.valid & (~fifo_full | fifo_out)),
+            fifo_out.eq(source.valid & source.ready),
+            sink.connect(fifo.sink),
+            fifo.sink.valid.eq(fifo_in),
+            sink.ready.eq(fifo_in),
+            fifo.source.connect(source, omit={"valid", "ready", "last", "last_be"}),
+        ]
+        self.fsm = fsm = FSM(reset_state="RESET")
+        fsm.act("RESET",
+            crc_reset.eq(1),
+            fifo.reset.eq(1),
+            NextState("IDLE"),
+        )
+        fsm.act("IDLE",
+            If(sink.valid & sink.ready,
+                crc_ce.eq(1),
+                NextState("COPY"),
+            )
+        )
+        fsm.act("COPY",
+            fifo.source.ready.eq(fifo_out),
+            source.valid.eq(sink.valid & fifo_full),
+            source.last.eq(sink.last),
+            source.last_be.eq(sink.last_be),
+            source.error.eq(sink.error | (crc_error & sink.last)),
+            If(sink.valid & sink.ready,
+                crc_ce.eq(1),
+                If(sink.last,
+                    NextState("RESET"),
+                )
+            )
+        )
+
+
 class _SimResetSyncImpl(Module):
     """Reset synchronizer for the simulation (gmii) build: 2 flops on the target clock, assert on
     the next edge, release 2 edges after `async_reset` falls.
@@ -332,6 +474,14 @@ def main():
     ap.add_argument("--name", default=None, help="Verilog module/file name (default liteeth_mac_<phy>)")
     ap.add_argument("--no-crc-fix", action="store_true",
         help="reproduce stock liteeth 2024.12 RX behaviour (CRC errors never flagged); tests only")
+    ap.add_argument("--tx-delay", type=float, default=2.0,
+        help="RGMII: TXC delay added by the FPGA, ns (rgmii_ecp5: DELAYG; rgmii_s7: documents the MMCM shift the "
+             "top must apply to rgmii_txc_clk). 0 when the PHY delays TXC itself. Default 2.0")
+    ap.add_argument("--rx-delay", type=float, default=2.0,
+        help="RGMII: delay the FPGA adds to RX_CTL/RXD, ns (DELAYG / IDELAYE2). Default 2.0")
+    ap.add_argument("--fast-crc-check", action="store_true",
+        help="RX FCS verdict from precomputed registers (same behaviour and latency as the stock buffered "
+             "checker, shorter eth_rx timing path; boards use it to meet 125 MHz on ECP5)")
     ap.add_argument("--no-crc-buffers", action="store_true",
         help="omit the pipeline buffer LiteEthMACCore puts in front of the CRC checker and the CRC "
              "inserter (saves 1 cycle RX and 1 cycle TX; longer combinational ready/valid paths)")
@@ -340,7 +490,9 @@ def main():
     name = args.name or f"liteeth_mac_{args.phy}"
     os.makedirs(args.out, exist_ok=True)
     platform = make_platform(args.phy)
-    top = RawMAC(args.phy, crc_fix=not args.no_crc_fix, crc_buffers=not args.no_crc_buffers)
+    top = RawMAC(args.phy, crc_fix=not args.no_crc_fix, crc_buffers=not args.no_crc_buffers,
+                 tx_delay=args.tx_delay * 1e-9, rx_delay=args.rx_delay * 1e-9,
+                 fast_crc_check=args.fast_crc_check)
     so = {AsyncResetSynchronizer: _SimResetSync} if args.phy == "gmii" else {}
     conv = platform.get_verilog(top, ios=set(top.ios), name=name, special_overrides=so)
     path = os.path.join(args.out, name + ".v")

@@ -278,7 +278,14 @@ void EthPort::tx_complete() {
                 st_.tx_runts++;
                 logf(tx_sof_ns_, "tx#%llu: runt, %zu bytes + FCS (minimum 60 + 4), forwarded", (unsigned long long)seq, len);
             }
-            if (drop_tx_ > 0) {
+            if (drop_tx_match_ > 0 &&
+                std::search(frame, frame + len, drop_tx_pattern_.begin(), drop_tx_pattern_.end()) != frame + len) {
+                drop_tx_match_--;
+                st_.tx_dropped_ctl++;
+                dropped = true;
+                logf(tx_sof_ns_, "tx#%llu (%zu bytes) dropped by drop-tx-match '%s' (%llu more to drop); still in the pcap",
+                     (unsigned long long)seq, len, drop_tx_pattern_.c_str(), (unsigned long long)drop_tx_match_);
+            } else if (drop_tx_ > 0) {
                 drop_tx_--;
                 st_.tx_dropped_ctl++;
                 dropped = true;
@@ -502,6 +509,17 @@ bool EthPort::exec(const std::string &line, uint64_t now_ns) {
              f.size(), (unsigned long long)first, (unsigned long long)rx_seq_, ser_.ifg());
         return true;
     }
+    if (cmd == "drop-tx-match") {
+        uint64_t n;
+        std::string count = rest.substr(0, rest.find(' '));
+        std::string pat = rest.find(' ') == std::string::npos ? "" : rest.substr(rest.find(' ') + 1);
+        if (!parse_u64(count, n) || pat.empty()) return fail("want 'drop-tx-match <n> <text>'");
+        drop_tx_match_ = n;
+        drop_tx_pattern_ = pat;
+        logf(now_ns, "ctl: drop-tx-match: the next %llu frames from the SoC containing '%s' are dropped",
+             (unsigned long long)n, pat.c_str());
+        return true;
+    }
     if (cmd == "drop-tx" || cmd == "drop-rx") {
         uint64_t n;
         if (!parse_u64(rest, n)) return fail("want a count");
@@ -548,6 +566,7 @@ bool EthPort::exec(const std::string &line, uint64_t now_ns) {
                 "  inject-raw <hex>       exactly these bytes after the SFD (no FCS added)\n"
                 "  inject-burst <n> <hex> n copies at the current gap\n"
                 "  drop-tx <n> | drop-rx <n>  drop the next n frames from the SoC | from the host\n"
+                "  drop-tx-match <n> <text>   drop the next n frames from the SoC whose bytes contain text\n"
                 "  ifg <n>                idle byte times between frames to the SoC (default 12)\n"
                 "  at <ns> <command>      run the command when simulated time reaches <ns>\n"
                 "  mark <text>            log the text with the simulated time\n"

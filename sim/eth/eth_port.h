@@ -173,6 +173,8 @@ private:
     uint64_t tx_seq_ = 0, tx_cycle_ = 0, tx_sof_ns_ = 0, tx_sof_cycle_ = 0, tx_eof_ns_ = 0, tx_eof_cycle_ = 0;
     std::vector<uint64_t> tx_byte_ns_;
     uint64_t drop_tx_ = 0;
+    uint64_t drop_tx_match_ = 0;     // drop-tx-match: how many more frames containing drop_tx_pattern_
+    std::string drop_tx_pattern_;
 
     // control channel
     int ctl_fd_ = -1, ctl_wfd_ = -1;

@@ -76,3 +76,41 @@ soc_wait_for() { # soc_wait_for REGEX [seconds]: waits until the console log mat
   done
   return 1
 }
+
+# --- The exchange simulator (tools/exchange, QuickFIX/J) beside the SoC ------------------------------------
+# exch_start NAME [exchange options...]: starts it (inside $SOC_NS when set, bound to $SOC_KIP:9876 there,
+# else on 127.0.0.1) with its QuickFIX logs in build/sim/tests/NAME-exchange/ and waits for its ready line.
+# Sets EXCH_PID, EXCH_OUT (its stdout), EXCH_MSGLOG (the SoC session's message log). exch_stop: SIGTERM
+# (the exchange logs its sessions out first); exch_kill: SIGKILL (a crash: no Logout, the kernel closes).
+EXCHANGE_JAR=${EXCHANGE_JAR:-out/exchange/assembly.dest/out.jar}
+exch_start() {
+  local name=$1; shift
+  local dir="build/sim/tests/$name-exchange"
+  local bind=127.0.0.1
+  [ -n "${SOC_NS:-}" ] && bind=$SOC_KIP
+  mkdir -p "$dir"
+  EXCH_OUT="$dir/stdout.log"
+  EXCH_MSGLOG="$dir/log/FIX.4.4-EXCH-TFISH1.messages.log"
+  ${SOC_NS:+ip netns exec "$SOC_NS"} java -jar "$EXCHANGE_JAR" --settings tools/exchange/exchange.cfg \
+    --bind "$bind" --port 9876 --log-dir "$dir" "$@" >> "$EXCH_OUT" 2>&1 &
+  EXCH_PID=$!
+  local i
+  for i in $(seq 1 300); do
+    [ "$(grep -c 'EXCHANGE READY' "$EXCH_OUT")" -gt "${EXCH_READY_SEEN:-0}" ] && { EXCH_READY_SEEN=$((${EXCH_READY_SEEN:-0} + 1)); return 0; }
+    kill -0 "$EXCH_PID" 2>/dev/null || { echo "the exchange ended during start-up:"; tail -5 "$EXCH_OUT"; return 1; }
+    sleep 0.1
+  done
+  echo "the exchange did not start in 30 s"; return 1
+}
+exch_stop() {
+  [ -n "${EXCH_PID:-}" ] || return 0
+  kill "$EXCH_PID" 2>/dev/null
+  local i; for i in $(seq 1 100); do kill -0 "$EXCH_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$EXCH_PID" 2>/dev/null; wait "$EXCH_PID" 2>/dev/null; EXCH_PID=""
+}
+exch_kill() {
+  [ -n "${EXCH_PID:-}" ] || return 0
+  kill -9 "$EXCH_PID" 2>/dev/null; wait "$EXCH_PID" 2>/dev/null; EXCH_PID=""
+}
+# fix_msgs FILE: the messages of a QuickFIX message log, one per line, SOH shown as '|'.
+fix_msgs() { tr '\001' '|' < "$1"; }

@@ -15,3 +15,8 @@ module ODDR #(parameter DDR_CLK_EDGE = "OPPOSITE_EDGE", parameter INIT = 1'b0, p
   (input C, input CE, input D1, input D2, input R, input S, output Q); endmodule
 module IDDR #(parameter DDR_CLK_EDGE = "OPPOSITE_EDGE", parameter INIT_Q1 = 1'b0, parameter INIT_Q2 = 1'b0, parameter SRTYPE = "SYNC")
   (input C, input CE, input D, input R, input S, output Q1, output Q2); endmodule
+// ---- Xilinx 7-series (rgmii_s7)
+module IDELAYE2 #(parameter IDELAY_TYPE = "FIXED", parameter IDELAY_VALUE = 0, parameter REFCLK_FREQUENCY = 200.0)
+  (input C, input LD, input CE, input LDPIPEEN, input INC, input IDATAIN, output DATAOUT); endmodule
+module IBUF (input I, output O); endmodule
+module OBUF (input I, output O); endmodule

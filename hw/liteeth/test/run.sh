@@ -5,7 +5,8 @@
 #  2. gmii variant built with --no-crc-fix (stock liteeth 2024.12 behaviour): the same testbench must FAIL
 #     to flag bad-FCS frames (proves the bug and that the fix is what makes 1. pass).
 #  2b. gmii variant with --no-crc-buffers: all testbench checks must pass (latencies 1 cycle lower each way).
-#  3. rgmii_ecp5, mii, rmii variants: generated and `verilator --lint-only` with port-only primitive stubs;
+#  2c. gmii variant with --fast-crc-check (used by the board builds): all checks pass, same latencies as 1.
+#  3. rgmii_ecp5, rgmii_s7, mii, rmii variants: generated and `verilator --lint-only` with port-only primitive stubs;
 #     lists the vendor primitives each one instantiates.
 # Output under build/liteeth/test. Final line: "N passed, M failed"; exit status 1 on any failure.
 # Env: PYTHON (default ~/.cache/triggerfish/venv/bin/python), VERILATOR (default verilator),
@@ -72,8 +73,25 @@ else
   bad "build_gmii_nobuf: see $OUT/build_liteeth_mac_gmii_nobuf.log"
 fi
 
+# ---- 2c. gmii with --fast-crc-check (the boards' RX FCS checker): every check, and the same latencies as 1.
+if gen gmii liteeth_mac_gmii_fastcrc --fast-crc-check && build_tb liteeth_mac_gmii_fastcrc; then
+  "$OUT/obj_liteeth_mac_gmii_fastcrc/tb_liteeth_mac_gmii_fastcrc" $TB_ARGS > "$OUT/tb_gmii_fastcrc.log" 2>&1
+  rc=$?
+  lat_fast=$(grep -E '^(PASS|FAIL) (rx|tx)_latency' "$OUT/tb_gmii_fastcrc.log" | sed -E 's/^(PASS|FAIL) //')
+  lat_std=$(grep -E '^(PASS|FAIL) (rx|tx)_latency' "$OUT/tb_gmii.log" 2>/dev/null | sed -E 's/^(PASS|FAIL) //')
+  if [ $rc -ne 0 ]; then
+    bad "gmii_fastcrc: $(grep -c '^FAIL' "$OUT/tb_gmii_fastcrc.log") testbench checks failed, see $OUT/tb_gmii_fastcrc.log"
+  elif [ "$lat_fast" != "$lat_std" ]; then
+    bad "gmii_fastcrc: latencies differ from the stock checker's: $(echo "$lat_fast" | tr '\n' ' ')"
+  else
+    ok "gmii_fastcrc: all testbench checks pass with --fast-crc-check, latencies identical to the stock checker"
+  fi
+else
+  bad "build_gmii_fastcrc: see $OUT/gen_liteeth_mac_gmii_fastcrc.log / $OUT/build_liteeth_mac_gmii_fastcrc.log"
+fi
+
 # ---- 3. other variants: generate + lint, list primitives
-for phy in rgmii_ecp5 mii rmii; do
+for phy in rgmii_ecp5 rgmii_s7 mii rmii; do
   name="liteeth_mac_$phy"
   if ! gen "$phy" "$name"; then bad "gen_$phy: see $OUT/gen_$name.log"; continue; fi
   prims=$(grep -oE '^[A-Z][A-Z0-9_]+ ' "$OUT/gen/$name.v" | sort | uniq -c | awk '{printf "%s%s x%s", sep, $2, $1; sep=", "}')

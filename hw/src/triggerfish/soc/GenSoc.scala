@@ -1,7 +1,8 @@
 // Generates the SoC Verilog and, from the same description, the firmware's view of it:
 //   <out>/Soc.v (+ TfRam inline), <out>/soc.h (address map, registers, build constants), <out>/memory.ld
 // Usage: runMain triggerfish.soc.GenSoc --target sim|ecp5 --out DIR [--version HEX] [--ram-kib N]
-//        [--ram-init HEX] [--cpu VexRiscv.v] [--eth-phy gmii|rgmii_ecp5|mii|rmii|none]
+//        [--ram-init HEX] [--cpu VexRiscv.v] [--eth-phy gmii|rgmii_ecp5|mii|rmii|none] [--mac-dir DIR]
+// --mac-dir: where the LiteEth MAC Verilog and its port list are (default build/liteeth).
 package triggerfish.soc
 
 import spinal.core._
@@ -24,11 +25,11 @@ object GenSoc {
       ramBytes = arg("ram-kib").map(_.toInt * 1024).getOrElse(base.ramBytes),
       cpuVerilog = arg("cpu").getOrElse(base.cpuVerilog),
       ramInitFile = arg("ram-init").getOrElse(""),
-      eth = arg("eth-phy") match {
+      eth = (arg("eth-phy") match {
         case Some("none") => None
         case Some(phy) => Some(base.eth.getOrElse(SocEthConfig(phy)).copy(phy = phy))
         case None => base.eth
-      })
+      }).map(e => arg("mac-dir").fold(e)(d => e.copy(macDir = d))))
     val outDir = arg("out").getOrElse(s"build/hw/$target")
     val report = SpinalConfig(targetDirectory = outDir, oneFilePerComponent = false,
       defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
@@ -61,7 +62,9 @@ object GenSoc {
       ("TF_GPIO_WIDTH", s"${c.gpioWidth}", "GPIO width"),
       ("TF_VERSION", f"0x${c.versionHash}%08XUL", "build version (git commit prefix)")
     ) ++ soc.irqNumbers.map { case (n, i, d) => (s"TF_IRQ_$n", s"$i", d) } ++
-      soc.eth.toSeq.flatMap(e => ("TF_HAS_ETH", "1", s"Ethernet (${e.mac.ports.size} MAC ports)") +: e.buffers.headerConstants)
+      soc.eth.toSeq.flatMap(e => ("TF_HAS_ETH", "1", s"Ethernet (${e.mac.ports.size} MAC ports)") +: e.buffers.headerConstants) ++
+      soc.eth.toSeq.flatMap(e => e.offRx.toSeq.flatMap(r => ("TF_HAS_OFFLOAD", "1", "stop-order offload (OFFLOAD_RX, ORDER_TX)") +: r.headerConstants)) ++
+      soc.eth.toSeq.flatMap(e => e.engine.toSeq.flatMap(_.headerConstants))
     CHeader("TF_SOC_H", s"Triggerfish SoC address map and build constants (target $target)",
       soc.peripherals.map { case (base, _, _, regs) => (base, regs) }, constants)
   }

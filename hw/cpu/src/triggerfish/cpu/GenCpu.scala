@@ -1,10 +1,12 @@
-// Triggerfish CPU configuration: VexRiscv RV32IM for firmware that reacts in well under a microsecond.
+// Triggerfish CPU configuration: VexRiscv RV32IMC for firmware that reacts in well under a microsecond.
 //
 // Choices (why):
 // - IBusSimple/DBusSimple straight to tightly coupled on-chip RAM (one-cycle latency, no caches): every
 //   instruction fetch and load takes the same time, so the firmware's reaction time has no cache-miss jitter.
 // - Full bypassing and a barrel shifter: fewer pipeline stalls on the hot paths (protocol parsing).
 // - Single-cycle multiplier (DSP blocks on ECP5) and an iterative divider: RV32IM.
+// - Compressed instructions (C): the firmware (TCP/IP + FIX engine + console) is a quarter smaller, which
+//   is what lets it live in on-chip RAM on the LFE5U-25F (56 BRAM blocks shared with the MAC and offload).
 // - Machine mode only: mtvec/mepc/mcause/mtval/mstatus/mie/mip, mcycle/minstret, ecall; machine timer
 //   and external interrupt lines come in from the SoC (the SoC implements mtime/mtimecmp itself).
 // Output: one Verilog file with a VexRiscv module whose ports are clk, reset, iBus_*, dBus_*,
@@ -30,7 +32,7 @@ object GenCpu {
         cmdForkPersistence = false,
         prediction = STATIC,
         catchAccessFault = false,
-        compressedGen = false
+        compressedGen = true
       ),
       new DBusSimplePlugin(catchAddressMisaligned = false, catchAccessFault = false),
       new CsrPlugin(CsrPluginConfig.small(mtvecInit = resetVector + 0x20).copy(
@@ -41,7 +43,7 @@ object GenCpu {
         ucycleAccess = CsrAccess.READ_ONLY,
         ecallGen = true,
         wfiGenAsWait = true,
-        misaExtensionsInit = (1 << ('I' - 'A')) | (1 << ('M' - 'A')),
+        misaExtensionsInit = (1 << ('I' - 'A')) | (1 << ('M' - 'A')) | (1 << ('C' - 'A')),
         misaAccess = CsrAccess.READ_ONLY
       )),
       new DecoderSimplePlugin(catchIllegalInstruction = true),

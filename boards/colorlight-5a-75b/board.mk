@@ -1,0 +1,38 @@
+# Colorlight 5A-75B v8.0: build settings, read by tools/board.sh (make bitstream/flash BOARD=colorlight-5a-75b).
+# "KEY := value" lines only. SEEDS, SYS_MHZ, NET_* and CABLE can be overridden from make's command line.
+BOARD_NAME  := Colorlight 5A-75B v8.0
+FAMILY      := ecp5
+PART        := LFE5U-25F-6BG256C
+DEVICE      := 25k
+PACKAGE     := CABGA256
+SPEED       := 6
+LPF         := colorlight-5a-75b.lpf
+# LiteEth variant; TX clock delay left to the PHY, as litex-boards' colorlight_5a_75x target does
+# (tx_delay=0); the FPGA delays the received data by 2 ns.
+ETH_PHY     := rgmii_ecp5
+MAC_FLAGS   := --tx-delay 0 --rx-delay 2 --fast-crc-check
+# sys clock from the PLL (VCO 750 MHz / 20). 50 MHz no longer fits: with the RVC CPU and the 80 KiB RAM the
+# sys critical path (RAM read -> bank mux -> decompressor -> register file) reaches 44-45 MHz on ECP5-6.
+# 37.5 MHz leaves about 15 % margin (41.667 MHz, the next exact setting, about 6 %;
+# 40 MHz and 125 MHz have no common VCO in 400..800 MHz). The firmware's clock and time base follow it.
+SYS_MHZ     := 37.5
+# the stop-order offload datapath: left out, it does not fit (63 of 56 DP16KD; see colorlight-i5/board.mk)
+OFFLOAD     := no
+CLOCKS      := sys=clk_sys eth_tx=pll_CLKOP|clk_eth_tx eth_rx=rgmii_rx_clk
+SEEDS       := 1 2 3 4
+# more weight on timing in nextpnr's placer (default 10): with the 80 KiB SoC the eth_rx path from the RX
+# frame buffer's slot logic into a block RAM write enable missed 125 MHz on seeds 1-4 of the 5A-75B
+# (102-124 MHz); with 40, seeds 1-3 met it (126-131 MHz)
+NEXTPNR_FLAGS := --placer-heap-timingweight 40
+NET_MAC     := 02:54:46:00:00:75
+NET_IP      := 192.168.1.51
+NET_NETMASK := 255.255.255.0
+NET_GATEWAY := 192.168.1.1
+# the FIX exchange (the PC running tools/exchange); `fix set host`/`fix set port` change it on the console
+FIX_HOST    := 192.168.1.10
+FIX_PORT    := 9876
+# openFPGALoader: openFPGALoader's "colorlight" board entry (5A-75B) with a JTAG cable on J27/J31/J32/J30
+# (the board has no probe of its own); CABLE=ft232 by default, e.g. make flash ... CABLE=dirtyJtag
+OFL_ARGS    := -b colorlight -c {CABLE}
+CABLE       := ft232
+OFL_SPI     := yes

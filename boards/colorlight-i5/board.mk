@@ -1,0 +1,40 @@
+# Colorlight i5: build settings, read by tools/board.sh (make bitstream/flash BOARD=colorlight-i5).
+# "KEY := value" lines only. SEEDS, SYS_MHZ, NET_* and CABLE can be overridden from make's command line.
+BOARD_NAME  := Colorlight i5 v7.0
+FAMILY      := ecp5
+PART        := LFE5U-25F-6BG381C
+DEVICE      := 25k
+PACKAGE     := CABGA381
+SPEED       := 6
+LPF         := colorlight-i5.lpf
+# LiteEth variant; the B50612D delays TXC itself (litex-boards' colorlight_i5 target: tx_delay=0), the FPGA
+# delays the received data by 2 ns.
+ETH_PHY     := rgmii_ecp5
+MAC_FLAGS   := --tx-delay 0 --rx-delay 2 --fast-crc-check
+# sys clock from the PLL (VCO 750 MHz / 20). 50 MHz no longer fits: with the RVC CPU and the 80 KiB RAM the
+# sys critical path (RAM read -> bank mux -> decompressor -> register file) reaches 44-45 MHz on ECP5-6.
+# 37.5 MHz leaves about 15 % margin (41.667 MHz, the next exact setting, about 6 %;
+# 40 MHz and 125 MHz have no common VCO in 400..800 MHz). The firmware's clock and time base follow it.
+SYS_MHZ     := 37.5
+# the stop-order offload datapath in the SoC: left out, it does not fit. With it the SoC needs 63 of the
+# 56 DP16KD (80 KiB RAM 40, Ethernet buffers 12, offload 11), as SocConfig.ecp5 says.
+OFFLOAD     := no
+# clock domains that must meet timing: domain=net as nextpnr names it
+CLOCKS      := sys=clk_sys eth_tx=pll_CLKOP|clk_eth_tx eth_rx=rgmii_rx_clk
+# nextpnr seeds tried in order until every domain meets timing
+SEEDS       := 1 2 3 4
+# more weight on timing in nextpnr's placer (default 10): with the 80 KiB SoC the eth_rx path from the RX
+# frame buffer's slot logic into a block RAM write enable missed 125 MHz on seeds 1-4 of the 5A-75B
+# (102-124 MHz); with 40, seeds 1-3 met it (126-131 MHz)
+NEXTPNR_FLAGS := --placer-heap-timingweight 40
+# firmware network configuration (console: ifconfig changes it at run time)
+NET_MAC     := 02:54:46:00:00:15
+NET_IP      := 192.168.1.50
+NET_NETMASK := 255.255.255.0
+NET_GATEWAY := 192.168.1.1
+# the FIX exchange (the PC running tools/exchange); `fix set host`/`fix set port` change it on the console
+FIX_HOST    := 192.168.1.10
+FIX_PORT    := 9876
+# openFPGALoader: the extension board's CMSIS-DAP (DAPLink) probe
+OFL_ARGS    := -b colorlight-i5
+OFL_SPI     := yes

@@ -1,0 +1,716 @@
+/* FIX client glue (see fixclient.h). In: TCP events and bytes from fw/net, the time (timer_ms), console
+ * commands. Out: bytes to TCP, lines on the console. */
+#include "app/fixclient.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "app/netif.h"
+#include "app/stops.h"
+#include "drivers/offload_rx.h"
+#include "drivers/sysctrl.h"
+#include "drivers/timer.h"
+#include "fix/utc.h"
+#include "lib/console.h"
+#include "lib/parse.h"
+
+/* Build-time defaults (fw/Makefile: FIX_SENDER, FIX_TARGET, FIX_HEARTBEAT, FIX_HOST, FIX_PORT, FIX_SYMBOLS,
+ * FIX_ACCOUNT, FIX_PRICE_DECIMALS, FIX_AUTOSTART). */
+#ifndef TF_FIX_SENDER
+#define TF_FIX_SENDER "TFISH1"
+#endif
+#ifndef TF_FIX_TARGET
+#define TF_FIX_TARGET "EXCH"
+#endif
+#ifndef TF_FIX_HEARTBEAT
+#define TF_FIX_HEARTBEAT 30
+#endif
+#ifndef TF_FIX_HOST
+#define TF_FIX_HOST "10.77.0.1"
+#endif
+#ifndef TF_FIX_PORT
+#define TF_FIX_PORT 9876
+#endif
+#ifndef TF_FIX_SYMBOLS
+#define TF_FIX_SYMBOLS "MSFT"
+#endif
+#ifndef TF_FIX_ACCOUNT
+#define TF_FIX_ACCOUNT "TFISH"
+#endif
+#ifndef TF_FIX_PRICE_DECIMALS
+#define TF_FIX_PRICE_DECIMALS 4
+#endif
+#ifndef TF_FIX_AUTOSTART
+#define TF_FIX_AUTOSTART 0
+#endif
+
+#define SYMBOLS_MAX 4
+#define SYMBOLS_TEXT_MAX (SYMBOLS_MAX * FIX_SYMBOL_MAX)
+
+static struct {
+    char sender[FIX_COMPID_MAX + 1];
+    char target[FIX_COMPID_MAX + 1];
+    uint32_t heartbeat_s;
+    uint32_t host;
+    uint16_t port;
+    char symbols[SYMBOLS_TEXT_MAX]; /* comma separated */
+    char account[FIX_ID_MAX];
+    uint32_t price_decimals;
+} cfg;
+
+typedef enum { FC_OFF = 0, FC_CONNECTING, FC_ONLINE, FC_WAIT } fc_state_t;
+static const char *const fc_state_names[] = {"off", "connecting", "online", "waiting to reconnect"};
+
+/* Last market data per subscribed symbol, for `md`. */
+typedef struct {
+    char symbol[FIX_SYMBOL_MAX];
+    uint32_t updates;
+    bool has[3];
+    int64_t px[3], qty[3]; /* bid, offer, trade */
+} md_last_t;
+
+static struct {
+    fc_state_t state;
+    bool want_up;       /* started and not stopped: reconnect when the connection drops */
+    bool send_failed;   /* the TCP send buffer refused part of a message: the connection is broken */
+    bool closing;       /* tcp_close issued, waiting for on_closed */
+    struct tcp_conn *conn;
+    struct tcp_backoff backoff;
+    uint32_t connects, logons, disconnects;
+    uint32_t md_msgs, execs;
+    bool watch;         /* print every market data message */
+    const char *utc_source;
+    /* cost of one 35=W through the session and application layers (framing, parse, checks, callback) */
+    uint32_t w_cycles_min, w_cycles_max, w_count;
+    uint64_t w_cycles_sum;
+    uint32_t cb_md, cb_other; /* callbacks during the current on_data */
+    md_last_t md[SYMBOLS_MAX];
+} fc;
+
+static fix_session_t session;
+static fix_app_t app;
+static char clordid_prefix[9];
+
+fix_session_t *fixclient_session(void) { return &session; }
+fix_app_t *fixclient_app(void) { return &app; }
+struct tcp_conn *fixclient_conn(void) { return fc.state == FC_ONLINE ? fc.conn : NULL; }
+unsigned fixclient_price_decimals(void) { return cfg.price_decimals; }
+
+static uint64_t now_ms(void) { return timer_ms(); }
+
+static void print_utc(uint64_t utc_ms) {
+    char ts[FIX_UTC_TS_LEN + 1];
+    fix_utc_format(ts, utc_ms);
+    ts[FIX_UTC_TS_LEN] = 0;
+    printf("%s", ts);
+}
+
+static void print_px(int64_t v) {
+    char buf[32];
+    size_t n = fix_fmt_decimal(buf, v, cfg.price_decimals);
+    buf[n] = 0;
+    printf("%s", buf);
+}
+
+/* Splits cfg.symbols ("A,B,C") into out[] (pointers into buf). */
+static size_t split_symbols(char *buf, const char *out[SYMBOLS_MAX]) {
+    strcpy(buf, cfg.symbols);
+    size_t n = 0;
+    for (char *p = buf; *p && n < SYMBOLS_MAX;) {
+        out[n++] = p;
+        char *comma = strchr(p, ',');
+        if (!comma) break;
+        *comma = 0;
+        p = comma + 1;
+    }
+    return n;
+}
+
+/* ---- session <-> TCP ---- */
+
+static void sess_send(void *ctx, const uint8_t *data, size_t len) {
+    (void)ctx;
+    if (!fc.conn || fc.send_failed || fc.closing) return;
+    size_t n = tcp_send(fc.conn, data, len);
+    if (n != len) {
+        /* A partial FIX message on the wire cannot be taken back: drop the connection (fixclient_poll). */
+        printf("fix: TCP send buffer full (%lu of %lu bytes taken): dropping the connection\n", (unsigned long)n,
+               (unsigned long)len);
+        fc.send_failed = true;
+    }
+}
+
+static void sess_disconnect(void *ctx, const char *reason) {
+    (void)ctx;
+    printf("fix: disconnecting: %s\n", reason);
+    if (fc.conn && !fc.closing) {
+        fc.closing = true;
+        tcp_close(fc.conn);
+    }
+}
+
+/* ClOrdIDs must be unique across boots for the exchange's day: the prefix is taken once per boot, at the
+ * first Logon, from the UTC clock (seconds, base 36, 6 digits: unique for boots a second apart). */
+static void make_clordid_prefix(void) {
+    static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    uint64_t sec = fix_session_utc(&session, now_ms()) / 1000u;
+    uint32_t v = (uint32_t)sec;
+    char *p = clordid_prefix;
+    *p++ = 'T';
+    for (int i = 5; i >= 0; i--) {
+        p[i] = digits[v % 36u];
+        v /= 36u;
+    }
+    p[6] = '-';
+    p[7] = 0;
+    strcpy(app.prefix, clordid_prefix); /* the application copied the (empty) prefix at init */
+}
+
+static void sess_event(void *ctx, fix_event_t ev, uint32_t arg, const char *text) {
+    (void)ctx;
+    switch (ev) {
+    case FIX_EV_LOGON: {
+        fc.logons++;
+        if (!clordid_prefix[0]) make_clordid_prefix();
+        tcp_backoff_reset(&fc.backoff);
+        printf("fix: logged on to %s as %s (heartbeat %lu s, next out %lu, next in %lu)\n", cfg.target, cfg.sender,
+               (unsigned long)cfg.heartbeat_s, (unsigned long)fix_session_next_out(&session),
+               (unsigned long)fix_session_next_in(&session));
+        char buf[SYMBOLS_TEXT_MAX];
+        const char *syms[SYMBOLS_MAX];
+        size_t n = split_symbols(buf, syms);
+        for (size_t i = 0; i < SYMBOLS_MAX; i++) {
+            if (i < n && strcmp(fc.md[i].symbol, syms[i]) != 0) memset(&fc.md[i], 0, sizeof fc.md[i]);
+            if (i < n) strncpy(fc.md[i].symbol, syms[i], FIX_SYMBOL_MAX - 1);
+            else fc.md[i].symbol[0] = 0;
+        }
+        if (n > 0) {
+            int64_t r = fix_app_subscribe(&app, syms, n, 1, now_ms());
+            if (r < 0) printf("fix: market data request failed (%ld)\n", (long)r);
+            else printf("fix: subscribed to market data for %s (MD%ld)\n", cfg.symbols, (long)r);
+        }
+        break;
+    }
+    case FIX_EV_LOGOUT: printf("fix: logged out%s%s\n", text && text[0] ? ": " : "", text ? text : ""); break;
+    case FIX_EV_REJECT_RECEIVED:
+        printf("fix: the exchange rejected our message %lu: %s\n", (unsigned long)arg, text ? text : "");
+        break;
+    case FIX_EV_REJECT_SENT: printf("fix: rejected a message from the exchange (reason %lu)\n", (unsigned long)arg); break;
+    case FIX_EV_GARBLED: printf("fix: dropped a garbled message (%lu so far)\n", (unsigned long)arg); break;
+    case FIX_EV_RESEND_REQUESTED: printf("fix: gap detected, resend requested from %lu\n", (unsigned long)arg); break;
+    case FIX_EV_SEQ_RESET: printf("fix: sequence reset, next in %lu\n", (unsigned long)arg); break;
+    case FIX_EV_ORDER_GAPFILLED:
+        printf("fix: order message %lu not resent (stale), gap-filled instead\n", (unsigned long)arg);
+        break;
+    }
+}
+
+static const fix_session_ops_t sess_ops = {sess_send, sess_disconnect, sess_event, NULL};
+
+/* ---- application callbacks ---- */
+
+static const char *const entry_names[3] = {"bid", "offer", "trade"};
+
+static void on_market_data(void *ctx, const fix_md_snapshot_t *md) {
+    (void)ctx;
+    fc.md_msgs++;
+    fc.cb_md++;
+    stops_on_market_data(md);
+    md_last_t *last = NULL;
+    for (size_t i = 0; i < SYMBOLS_MAX; i++)
+        if (fc.md[i].symbol[0] && strcmp(fc.md[i].symbol, md->symbol) == 0) last = &fc.md[i];
+    if (last) {
+        last->updates++;
+        for (size_t k = 0; k < 3; k++) last->has[k] = false;
+        for (size_t i = 0; i < md->n; i++) {
+            const fix_md_entry_t *e = &md->e[i];
+            if (e->type < '0' || e->type > '2' || !e->has_price) continue;
+            size_t k = (size_t)(e->type - '0');
+            last->has[k] = true;
+            last->px[k] = e->price;
+            last->qty[k] = e->has_size ? e->size : 0;
+        }
+    }
+    if (fc.watch) {
+        printf("md: %s", md->symbol);
+        for (size_t i = 0; i < md->n; i++) {
+            const fix_md_entry_t *e = &md->e[i];
+            if (e->type < '0' || e->type > '2' || !e->has_price) continue;
+            printf(" %s ", entry_names[e->type - '0']);
+            print_px(e->price);
+            printf(" x %ld", (long)e->size);
+        }
+        printf("\n");
+    }
+}
+
+static const char *ord_state_name(fix_ord_state_t s) {
+    static const char *const names[] = {"free", "pending new", "new", "partially filled", "filled",
+                                        "pending cancel", "canceled", "rejected"};
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
+}
+
+static void on_execution(void *ctx, const fix_order_t *o, const fix_exec_event_t *ev) {
+    (void)ctx;
+    fc.execs++;
+    fc.cb_other++;
+    if (!o) {
+        printf("exec: report %c for an unknown order: %s\n", ev->exec_type ? ev->exec_type : ev->msg_type, ev->text);
+        return;
+    }
+    int idx = (int)(o - app.orders);
+    printf("exec: order %d %s %s %s ", idx, o->clordid, o->side == '1' ? "buy" : "sell", o->symbol);
+    if (ev->msg_type == '8' && (ev->exec_type == 'F' || ev->exec_type == '1' || ev->exec_type == '2')) {
+        printf("fill %ld @ ", (long)ev->last_qty);
+        print_px(ev->last_px);
+        printf(", ");
+    }
+    printf("%s (cum %ld, leaves %ld)%s%s\n", ord_state_name(o->state), (long)o->cum_qty, (long)o->leaves_qty,
+           ev->text[0] ? ": " : "", ev->text);
+}
+
+static void on_md_reject(void *ctx, const char *md_req_id, char reason, const char *text) {
+    (void)ctx;
+    printf("fix: market data request %s rejected (281=%c) %s\n", md_req_id, reason ? reason : '?', text ? text : "");
+}
+
+static const fix_app_ops_t app_ops = {on_market_data, on_execution, on_md_reject};
+
+/* ---- TCP callbacks ---- */
+
+static void tcp_connected(struct tcp_conn *c, void *user) {
+    (void)c;
+    (void)user;
+    fc.state = FC_ONLINE;
+    printf("fix: TCP connected (local port %u), sending Logon\n", (unsigned)tcp_local_port(fc.conn));
+#ifdef TF_HAS_OFFLOAD
+    /* The offload's parser follows the connection from its first byte (no entry armed: nothing fires). */
+    offload_rx_conn_t oc = {netif_stack()->mac, net_get_config(netif_stack())->ip, cfg.host, tcp_local_port(fc.conn),
+                            cfg.port, tcp_hw_rcv_nxt(fc.conn), cfg.price_decimals};
+    if (!offload_rx_follow(&oc)) printf("fix: the offload parser refused the connection settings\n");
+#endif
+    fix_session_connected(&session, now_ms());
+}
+
+/* Counts "\x01" "35=" in a segment: how many FIX messages begin in it. */
+static unsigned count_msg_types(const uint8_t *d, size_t len) {
+    unsigned n = 0;
+    for (size_t i = 0; i + 3 < len; i++)
+        if (d[i] == 1 && d[i + 1] == '3' && d[i + 2] == '5' && d[i + 3] == '=') n++;
+    return n;
+}
+
+static void tcp_data(struct tcp_conn *c, void *user, const uint8_t *data, size_t len) {
+    (void)c;
+    (void)user;
+    fc.cb_md = fc.cb_other = 0;
+    uint32_t t0 = sysctrl_cycles32();
+    fix_session_on_bytes(&session, data, len, now_ms());
+    uint32_t dt = sysctrl_cycles32() - t0;
+    /* A segment holding exactly one whole message, a 35=W, with nothing printed: the firmware's cost of a
+     * market data message from bytes to the application callback. */
+    if (fc.cb_md == 1 && fc.cb_other == 0 && !fc.watch && data[0] == '8' && count_msg_types(data, len) == 1) {
+        if (fc.w_count == 0 || dt < fc.w_cycles_min) fc.w_cycles_min = dt;
+        if (dt > fc.w_cycles_max) fc.w_cycles_max = dt;
+        fc.w_cycles_sum += dt;
+        fc.w_count++;
+    }
+}
+
+static void connection_gone(const char *why) {
+#ifdef TF_HAS_OFFLOAD
+    (void)offload_rx_stop();
+#endif
+    fc.conn = NULL;
+    fc.closing = false;
+    fc.send_failed = false;
+    fc.disconnects++;
+    fix_session_disconnected(&session);
+    if (fc.want_up) {
+        tcp_backoff_failed(&fc.backoff, now_ms(), sysctrl_cycles32());
+        fc.state = FC_WAIT;
+        printf("fix: connection %s; reconnecting in %lu ms\n", why,
+               (unsigned long)(fc.backoff.next_ms > now_ms() ? fc.backoff.next_ms - now_ms() : 0));
+    } else {
+        fc.state = FC_OFF;
+        printf("fix: connection %s; stopped\n", why);
+    }
+}
+
+static void tcp_closed(struct tcp_conn *c, void *user) {
+    (void)c;
+    (void)user;
+    connection_gone("closed");
+}
+
+static void tcp_error(struct tcp_conn *c, void *user, enum tcp_error err) {
+    (void)c;
+    (void)user;
+    static const char *const names[] = {"ok", "refused", "reset by the peer", "timed out", "unreachable (no ARP answer)"};
+    connection_gone((unsigned)err < 5 ? names[err] : "failed");
+}
+
+static const struct tcp_callbacks tcp_cb = {tcp_connected, tcp_data, tcp_closed, tcp_error};
+
+/* ---- life cycle ---- */
+
+static void session_setup(bool reset_app) {
+    fix_session_config_t sc;
+    memset(&sc, 0, sizeof sc);
+    sc.sender_comp_id = cfg.sender;
+    sc.target_comp_id = cfg.target;
+    sc.heartbeat_s = cfg.heartbeat_s;
+    /* keep the UTC clock and sequence numbers of an earlier session object */
+    bool had_utc = fix_session_utc_valid(&session);
+    uint64_t utc = fix_session_utc(&session, now_ms());
+    uint32_t out = fix_session_next_out(&session), in = fix_session_next_in(&session);
+    fix_session_init(&session, &sc, &sess_ops, NULL);
+    if (had_utc) fix_session_set_utc(&session, now_ms(), utc);
+    if (out >= 1 && in >= 1) fix_session_set_seqnums(&session, out, in);
+    if (reset_app) {
+        fix_app_config_t ac = {cfg.account, clordid_prefix, cfg.price_decimals, 0};
+        fix_app_init(&app, &session, &ac, &app_ops, NULL);
+    } else {
+        fix_session_set_app(&session, &app.handler, &app); /* keep the order table */
+    }
+}
+
+static void start_connect(void) {
+    uint32_t ip = cfg.host;
+    fc.conn = tcp_connect(netif_stack(), ip, cfg.port, &tcp_cb, NULL);
+    fc.closing = false;
+    fc.send_failed = false;
+    if (!fc.conn) {
+        printf("fix: no TCP connection slot free (or no address); retrying\n");
+        tcp_backoff_failed(&fc.backoff, now_ms(), sysctrl_cycles32());
+        fc.state = FC_WAIT;
+        return;
+    }
+    fc.connects++;
+    fc.state = FC_CONNECTING;
+    printf("fix: connecting to %lu.%lu.%lu.%lu:%u\n", (unsigned long)(ip >> 24), (unsigned long)((ip >> 16) & 255),
+           (unsigned long)((ip >> 8) & 255), (unsigned long)(ip & 255), (unsigned)cfg.port);
+}
+
+void fixclient_init(void) {
+    strncpy(cfg.sender, TF_FIX_SENDER, FIX_COMPID_MAX);
+    strncpy(cfg.target, TF_FIX_TARGET, FIX_COMPID_MAX);
+    cfg.heartbeat_s = TF_FIX_HEARTBEAT;
+    if (!tf_parse_ipv4(TF_FIX_HOST, &cfg.host)) cfg.host = 0;
+    cfg.port = TF_FIX_PORT;
+    strncpy(cfg.symbols, TF_FIX_SYMBOLS, SYMBOLS_TEXT_MAX - 1);
+    strncpy(cfg.account, TF_FIX_ACCOUNT, FIX_ID_MAX - 1);
+    cfg.price_decimals = TF_FIX_PRICE_DECIMALS;
+    fc.utc_source = "unknown";
+    tcp_backoff_init(&fc.backoff, FIXCLIENT_BACKOFF_MIN_MS, FIXCLIENT_BACKOFF_MAX_MS);
+    session_setup(true);
+    if (TF_FIX_AUTOSTART) {
+        fc.want_up = true;
+        start_connect();
+    }
+}
+
+void fixclient_poll(void) {
+    uint64_t now = now_ms();
+    if (fc.send_failed && fc.conn) {
+        tcp_abort(fc.conn);
+        connection_gone("aborted");
+    }
+    if (fc.state == FC_ONLINE) fix_session_poll(&session, now);
+    if (fc.state == FC_WAIT && fc.want_up && tcp_backoff_due(&fc.backoff, now)) start_connect();
+    if (fix_session_utc_valid(&session) && strcmp(fc.utc_source, "unknown") == 0) fc.utc_source = "the exchange";
+}
+
+/* ---- console ---- */
+
+static void print_config(void) {
+    uint32_t ip = cfg.host;
+    printf("fix: sender %s target %s heartbeat %lu s exchange %lu.%lu.%lu.%lu:%u symbols %s account %s decimals %lu\n",
+           cfg.sender, cfg.target, (unsigned long)cfg.heartbeat_s, (unsigned long)(ip >> 24),
+           (unsigned long)((ip >> 16) & 255), (unsigned long)((ip >> 8) & 255), (unsigned long)(ip & 255),
+           (unsigned)cfg.port, cfg.symbols, cfg.account, (unsigned long)cfg.price_decimals);
+}
+
+static void print_status(void) {
+    static const char *const sess_names[] = {"disconnected", "logon sent", "active", "logout sent",
+                                             "logout received"};
+    fix_sess_state_t st = fix_session_state(&session);
+    printf("fix: client %s, session %s, next out %lu, next in %lu\n", fc_state_names[fc.state],
+           (unsigned)st < 5 ? sess_names[st] : "?", (unsigned long)fix_session_next_out(&session),
+           (unsigned long)fix_session_next_in(&session));
+    if (fc.conn && fc.state == FC_ONLINE)
+        printf("fix: TCP %s local port %u, rto %lu ms, unacked %lu bytes\n", tcp_state_name(tcp_get_state(fc.conn)),
+               (unsigned)tcp_local_port(fc.conn), (unsigned long)tcp_current_rto(fc.conn),
+               (unsigned long)tcp_send_unacked(fc.conn));
+    printf("fix: connects %lu, logons %lu, disconnects %lu, market data %lu, execution reports %lu\n",
+           (unsigned long)fc.connects, (unsigned long)fc.logons, (unsigned long)fc.disconnects,
+           (unsigned long)fc.md_msgs, (unsigned long)fc.execs);
+    if (fc.w_count)
+        printf("fix: 35=W cost (one message per segment, bytes to callback): min %lu / avg %lu / max %lu cycles over %lu\n",
+               (unsigned long)fc.w_cycles_min, (unsigned long)(fc.w_cycles_sum / fc.w_count),
+               (unsigned long)fc.w_cycles_max, (unsigned long)fc.w_count);
+}
+
+static int set_option(const char *key, const char *val) {
+    uint32_t v;
+    if (strcmp(key, "sender") == 0 || strcmp(key, "target") == 0) {
+        if (strlen(val) == 0 || strlen(val) > FIX_COMPID_MAX || strchr(val, 1) || strchr(val, '=')) {
+            printf("error: a CompID is 1..%d characters without '=' or SOH\n", FIX_COMPID_MAX);
+            return 1;
+        }
+        strcpy(key[0] == 's' ? cfg.sender : cfg.target, val);
+    } else if (strcmp(key, "heartbeat") == 0) {
+        if (!tf_parse_u32(val, &v) || v == 0 || v > 3600) {
+            printf("error: heartbeat is 1..3600 seconds\n");
+            return 1;
+        }
+        cfg.heartbeat_s = v;
+    } else if (strcmp(key, "host") == 0) {
+        if (!tf_parse_ipv4(val, &v)) {
+            printf("error: host is an IPv4 address A.B.C.D\n");
+            return 1;
+        }
+        cfg.host = v;
+    } else if (strcmp(key, "port") == 0) {
+        if (!tf_parse_u32(val, &v) || v == 0 || v > 65535) {
+            printf("error: port is 1..65535\n");
+            return 1;
+        }
+        cfg.port = (uint16_t)v;
+    } else if (strcmp(key, "symbols") == 0) {
+        size_t n = 1, len = strlen(val), seg = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (val[i] == ',') {
+                if (seg == 0) n = SYMBOLS_MAX + 1;
+                n++;
+                seg = 0;
+            } else if (val[i] <= ' ' || val[i] == '=' || ++seg >= FIX_SYMBOL_MAX) {
+                n = SYMBOLS_MAX + 1;
+            }
+        }
+        if (len == 0 || seg == 0 || n > SYMBOLS_MAX) {
+            printf("error: symbols is 1..%d comma-separated names of 1..%d characters\n", SYMBOLS_MAX,
+                   FIX_SYMBOL_MAX - 1);
+            return 1;
+        }
+        strcpy(cfg.symbols, val);
+    } else if (strcmp(key, "account") == 0) {
+        if (strlen(val) == 0 || strlen(val) >= FIX_ID_MAX || strchr(val, '=')) {
+            printf("error: account is 1..%d characters\n", FIX_ID_MAX - 1);
+            return 1;
+        }
+        strcpy(cfg.account, val);
+    } else if (strcmp(key, "decimals") == 0) {
+        if (!tf_parse_u32(val, &v) || v > FIX_MAX_DECIMALS) {
+            printf("error: decimals is 0..%d\n", FIX_MAX_DECIMALS);
+            return 1;
+        }
+        cfg.price_decimals = v;
+    } else {
+        printf("error: unknown option '%s' (sender target heartbeat host port symbols account decimals)\n", key);
+        return 1;
+    }
+    /* the account and the price decimals belong to the order table: a new one (old orders are forgotten) */
+    session_setup(strcmp(key, "account") == 0 || strcmp(key, "decimals") == 0);
+    return 0;
+}
+
+static int cmd_fix(int argc, char **argv) {
+    const char *sub = argc > 1 ? argv[1] : "status";
+    if (strcmp(sub, "status") == 0 && argc <= 2) {
+        print_status();
+        return 0;
+    }
+    if (strcmp(sub, "config") == 0 && argc == 2) {
+        print_config();
+        return 0;
+    }
+    if (strcmp(sub, "start") == 0 && argc == 2) {
+        if (fc.state != FC_OFF) {
+            printf("fix: already %s\n", fc_state_names[fc.state]);
+            return 1;
+        }
+        if (cfg.host == 0) {
+            printf("error: no exchange address (fix set host A.B.C.D)\n");
+            return 1;
+        }
+        fc.want_up = true;
+        tcp_backoff_reset(&fc.backoff);
+        start_connect();
+        return 0;
+    }
+    if ((strcmp(sub, "stop") == 0 || strcmp(sub, "logout") == 0) && argc == 2) {
+        fc.want_up = false;
+        if (fc.state == FC_WAIT || fc.state == FC_OFF) {
+            fc.state = FC_OFF;
+            printf("fix: stopped\n");
+        } else if (fix_session_state(&session) == FIX_SESS_ACTIVE) {
+            printf("fix: logging out\n");
+            fix_session_logout(&session, NULL, now_ms());
+        } else if (fc.conn) {
+            sess_disconnect(NULL, "stopped by the operator");
+        }
+        return 0;
+    }
+    if (strcmp(sub, "set") == 0 && argc == 4) {
+        if (fc.state != FC_OFF) {
+            printf("error: stop the session first (fix stop)\n");
+            return 1;
+        }
+        return set_option(argv[2], argv[3]);
+    }
+    if (strcmp(sub, "seq") == 0 && argc == 4) {
+        uint32_t out, in;
+        if (!tf_parse_u32(argv[2], &out) || !tf_parse_u32(argv[3], &in) || out == 0 || in == 0) {
+            printf("usage: fix seq <next out >= 1> <next in >= 1>\n");
+            return 1;
+        }
+        if (fc.state != FC_OFF) {
+            printf("error: stop the session first (fix stop)\n");
+            return 1;
+        }
+        fix_session_set_seqnums(&session, out, in);
+        return 0;
+    }
+#ifdef TF_HAS_OFFLOAD
+    if (strcmp(sub, "hw") == 0 && argc == 2) {
+        offload_rx_counters_t c;
+        offload_rx_counters(&c);
+        printf("offload rx: segments %lu (in order %lu, out of order %lu, bad %lu, ignored %lu)\n",
+               (unsigned long)c.seg_seen, (unsigned long)c.seg_inorder, (unsigned long)c.seg_ooo,
+               (unsigned long)c.seg_bad, (unsigned long)c.seg_ignored);
+        printf("offload rx: 35=W parsed by hardware %lu, by firmware %lu; FIX errors %lu, fires %lu\n",
+               (unsigned long)c.w_msgs, (unsigned long)fc.md_msgs, (unsigned long)c.fix_errors, (unsigned long)c.fires);
+        uint32_t seq, res;
+        if (offload_rx_state(&seq, &res))
+            printf("offload rx: expects sequence %lu (firmware %lu), %s%s\n", (unsigned long)seq,
+                   (unsigned long)(fc.conn && fc.state == FC_ONLINE ? tcp_hw_rcv_nxt(fc.conn) : 0),
+                   (res & 2u) ? "enabled" : "disabled", (res & 1u) ? ", FIN seen" : "");
+        return 0;
+    }
+#endif
+    if (strcmp(sub, "watch") == 0 && argc == 3 && (strcmp(argv[2], "on") == 0 || strcmp(argv[2], "off") == 0)) {
+        fc.watch = argv[2][1] == 'n';
+        return 0;
+    }
+    printf("usage: fix [status | config | start | stop | set <option> <value> | seq <out> <in> | watch on|off | hw]\n"
+           "  options: sender target heartbeat host port symbols account decimals\n");
+    return 1;
+}
+TF_COMMAND(fix, "the FIX session: fix [status|config|start|stop|set K V|seq OUT IN|watch on|off]", cmd_fix);
+
+static int cmd_utc(int argc, char **argv) {
+    if (argc == 1) {
+        if (!fix_session_utc_valid(&session)) {
+            printf("utc: unknown (set it with utc set YYYYMMDD-HH:MM:SS[.sss], or it comes from the exchange)\n");
+            return 0;
+        }
+        printf("utc: ");
+        print_utc(fix_session_utc(&session, now_ms()));
+        printf(" (from %s)\n", fc.utc_source);
+        return 0;
+    }
+    uint64_t utc;
+    if (argc == 3 && strcmp(argv[1], "set") == 0 && fix_utc_parse(argv[2], strlen(argv[2]), &utc)) {
+        fix_session_set_utc(&session, now_ms(), utc);
+        fc.utc_source = "the console";
+        return 0;
+    }
+    printf("usage: utc [set YYYYMMDD-HH:MM:SS[.sss]]\n");
+    return 1;
+}
+TF_COMMAND(utc, "show or set the UTC clock: utc [set YYYYMMDD-HH:MM:SS[.sss]]", cmd_utc);
+
+static int new_order(char side, int argc, char **argv) {
+    uint32_t qty;
+    int64_t px;
+    if (argc != 4 || strlen(argv[1]) == 0 || strlen(argv[1]) >= FIX_SYMBOL_MAX || !tf_parse_u32(argv[2], &qty) ||
+        qty == 0 || fix_parse_decimal(argv[3], strlen(argv[3]), cfg.price_decimals, &px) != FIX_OK || px <= 0) {
+        printf("usage: %s <symbol> <quantity> <limit price, at most %lu decimals>\n", argv[0],
+               (unsigned long)cfg.price_decimals);
+        return 1;
+    }
+    if (fix_session_state(&session) != FIX_SESS_ACTIVE) {
+        printf("error: not logged on\n");
+        return 1;
+    }
+    int idx = fix_app_new_order(&app, argv[1], side, qty, px, now_ms());
+    if (idx < 0) {
+        printf("error: order not sent (%d: %s)\n", idx, idx == FIX_E_FULL ? "order table full" : "bad order");
+        return 1;
+    }
+    const fix_order_t *o = fix_app_order(&app, idx);
+    printf("order %d: sent %s %s %lu %s @ ", idx, o->clordid, side == '1' ? "buy" : "sell", (unsigned long)qty, o->symbol);
+    print_px(px);
+    printf(" (MsgSeqNum %lu)\n", (unsigned long)o->seq);
+    return 0;
+}
+static int cmd_buy(int argc, char **argv) { return new_order('1', argc, argv); }
+static int cmd_sell(int argc, char **argv) { return new_order('2', argc, argv); }
+TF_COMMAND(buy, "send a limit buy order: buy <symbol> <qty> <price>", cmd_buy);
+TF_COMMAND(sell, "send a limit sell order: sell <symbol> <qty> <price>", cmd_sell);
+
+static int cmd_cancel(int argc, char **argv) {
+    uint32_t idx;
+    if (argc != 2 || !tf_parse_u32(argv[1], &idx) || idx >= FIX_APP_MAX_ORDERS) {
+        printf("usage: cancel <order number, see orders>\n");
+        return 1;
+    }
+    int r = fix_app_cancel(&app, (int)idx, now_ms());
+    if (r < 0) {
+        printf("error: cannot cancel order %lu (%s)\n", (unsigned long)idx,
+               fix_session_state(&session) != FIX_SESS_ACTIVE ? "not logged on" : "not open");
+        return 1;
+    }
+    printf("order %lu: cancel requested\n", (unsigned long)idx);
+    return 0;
+}
+TF_COMMAND(cancel, "cancel an open order: cancel <order number>", cmd_cancel);
+
+static int cmd_orders(int argc, char **argv) {
+    (void)argv;
+    if (argc != 1) {
+        printf("usage: orders\n");
+        return 1;
+    }
+    unsigned n = 0;
+    for (int i = 0; i < FIX_APP_MAX_ORDERS; i++) {
+        const fix_order_t *o = fix_app_order(&app, i);
+        if (!o || o->state == FIX_ORD_FREE) continue;
+        n++;
+        printf("%2d %-16s %-4s %-8s qty %-6ld @ ", i, o->clordid, o->side == '1' ? "buy" : "sell", o->symbol,
+               (long)o->qty);
+        print_px(o->price);
+        printf("  %s, filled %ld avg ", ord_state_name(o->state), (long)o->cum_qty);
+        print_px(o->avg_px);
+        printf(", order id %s\n", o->order_id[0] ? o->order_id : "-");
+    }
+    if (n == 0) printf("no orders\n");
+    return 0;
+}
+TF_COMMAND(orders, "list the orders of this boot", cmd_orders);
+
+static int cmd_md(int argc, char **argv) {
+    (void)argv;
+    if (argc != 1) {
+        printf("usage: md\n");
+        return 1;
+    }
+    unsigned shown = 0;
+    for (size_t i = 0; i < SYMBOLS_MAX; i++) {
+        const md_last_t *m = &fc.md[i];
+        if (!m->symbol[0]) continue;
+        shown++;
+        printf("%-8s %lu updates", m->symbol, (unsigned long)m->updates);
+        for (size_t k = 0; k < 3; k++) {
+            if (!m->has[k]) continue;
+            printf("  %s ", entry_names[k]);
+            print_px(m->px[k]);
+            printf(" x %ld", (long)m->qty[k]);
+        }
+        printf("\n");
+    }
+    if (!shown) printf("no market data yet\n");
+    return 0;
+}
+TF_COMMAND(md, "the last market data of each subscribed symbol", cmd_md);

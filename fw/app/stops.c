@@ -1,0 +1,136 @@
+/* Stop orders (see stops.h). */
+#include "app/stops.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "app/fixclient.h"
+#include "drivers/timer.h"
+#include "lib/console.h"
+#include "lib/parse.h"
+
+static stop_t stops[STOPS_MAX];
+static uint32_t fw_fires;
+
+const stop_t *stops_get(unsigned i) { return i < STOPS_MAX ? &stops[i] : NULL; }
+
+bool stop_crosses(char side, int64_t stop_px, int64_t trade_px) {
+    return side == '1' ? trade_px >= stop_px : trade_px <= stop_px;
+}
+
+static void print_px(int64_t v) {
+    char buf[32];
+    size_t n = fix_fmt_decimal(buf, v, fixclient_price_decimals());
+    buf[n] = 0;
+    printf("%s", buf);
+}
+
+static void fire_in_firmware(unsigned i, int64_t trade_px) {
+    stop_t *s = &stops[i];
+    s->state = STOP_FIRED;
+    s->fired_px = trade_px;
+    s->by_hw = false;
+    s->order = fix_app_new_order(fixclient_app(), s->symbol, s->side, s->qty, s->limit_px, timer_ms());
+    fw_fires++;
+    printf("stop %u: fired by firmware on trade ", i);
+    print_px(trade_px);
+    if (s->order >= 0) printf(": order %d sent\n", s->order);
+    else printf(": order NOT sent (%d)\n", s->order);
+}
+
+void stops_on_market_data(const fix_md_snapshot_t *md) {
+    for (unsigned k = 0; k < md->n; k++) {
+        const fix_md_entry_t *e = &md->e[k];
+        if (e->type != '2' || !e->has_price) continue;
+        for (unsigned i = 0; i < STOPS_MAX; i++) {
+            stop_t *s = &stops[i];
+            if (s->state == STOP_ARMED && strcmp(s->symbol, md->symbol) == 0 && stop_crosses(s->side, s->stop_px, e->price))
+                fire_in_firmware(i, e->price);
+        }
+    }
+}
+
+static const char *const state_names[] = {"free", "armed", "fired", "canceled"};
+
+static int cmd_stops(int argc, char **argv) {
+    (void)argv;
+    if (argc != 1) {
+        printf("usage: stops\n");
+        return 1;
+    }
+    unsigned n = 0;
+    for (unsigned i = 0; i < STOPS_MAX; i++) {
+        const stop_t *s = &stops[i];
+        if (s->state == STOP_FREE) continue;
+        n++;
+        printf("%2u %-5s %-8s qty %-6lu stop ", i, s->side == '1' ? "buy" : "sell", s->symbol, (unsigned long)s->qty);
+        print_px(s->stop_px);
+        printf(" limit ");
+        print_px(s->limit_px);
+        printf("  %s", state_names[s->state]);
+        if (s->state == STOP_FIRED) {
+            printf(" by %s on ", s->by_hw ? "hardware" : "firmware");
+            print_px(s->fired_px);
+            printf(", order %d", s->order);
+        }
+        printf("\n");
+    }
+    if (n == 0) printf("no stop orders\n");
+    printf("fired by firmware: %lu\n", (unsigned long)fw_fires);
+    return 0;
+}
+TF_COMMAND(stops, "list the stop orders", cmd_stops);
+
+static int cmd_stop(int argc, char **argv) {
+    unsigned dec = fixclient_price_decimals();
+    if (argc == 3 && strcmp(argv[1], "cancel") == 0) {
+        uint32_t i;
+        if (!tf_parse_u32(argv[2], &i) || i >= STOPS_MAX || stops[i].state != STOP_ARMED) {
+            printf("error: no armed stop %s\n", argv[2]);
+            return 1;
+        }
+        stops[i].state = STOP_CANCELED;
+        printf("stop %lu: canceled\n", (unsigned long)i);
+        return 0;
+    }
+    uint32_t qty;
+    int64_t stop_px, limit_px;
+    char side = argc == 6 && strcmp(argv[1], "buy") == 0 ? '1' : argc == 6 && strcmp(argv[1], "sell") == 0 ? '2' : 0;
+    if (!side || strlen(argv[2]) == 0 || strlen(argv[2]) >= FIX_SYMBOL_MAX || !tf_parse_u32(argv[3], &qty) || qty == 0 ||
+        fix_parse_decimal(argv[4], strlen(argv[4]), dec, &stop_px) != FIX_OK || stop_px <= 0 ||
+        fix_parse_decimal(argv[5], strlen(argv[5]), dec, &limit_px) != FIX_OK || limit_px <= 0) {
+        printf("usage: stop buy|sell <symbol> <qty> <stop price> <limit price>   (prices with at most %u decimals)\n"
+               "       stop cancel <n>\n"
+               "  a buy stop fires when a trade prints at or above its stop, a sell stop at or below\n",
+               dec);
+        return 1;
+    }
+    unsigned i = 0;
+    while (i < STOPS_MAX && stops[i].state == STOP_ARMED) i++;
+    if (i == STOPS_MAX) {
+        printf("error: all %d stop slots are armed\n", STOPS_MAX);
+        return 1;
+    }
+    /* reuse free slots first, then the oldest finished ones */
+    for (unsigned j = 0; j < STOPS_MAX; j++)
+        if (stops[j].state == STOP_FREE) {
+            i = j;
+            break;
+        }
+    stop_t *s = &stops[i];
+    memset(s, 0, sizeof *s);
+    strcpy(s->symbol, argv[2]);
+    s->side = side;
+    s->qty = qty;
+    s->stop_px = stop_px;
+    s->limit_px = limit_px;
+    s->order = -1;
+    s->state = STOP_ARMED;
+    printf("stop %u: armed %s %s %lu, stop ", i, side == '1' ? "buy" : "sell", s->symbol, (unsigned long)qty);
+    print_px(stop_px);
+    printf(" limit ");
+    print_px(limit_px);
+    printf(" (firmware)\n");
+    return 0;
+}
+TF_COMMAND(stop, "arm a stop order: stop buy|sell <sym> <qty> <stop> <limit>, or stop cancel <n>", cmd_stop);

@@ -1,0 +1,139 @@
+/* Prebuilt order frames (see template.h). */
+#include "offload/template.h"
+
+#include <string.h>
+
+#include "fix/app.h"
+#include "fix/codec.h"
+#include "net/net_util.h"
+
+#define DAY_MS 86400000ull
+
+static void put16(uint8_t *p, uint16_t v) {
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static uint16_t ip_checksum(const uint8_t *ip) { return net_csum_fold(net_csum_add(0, ip, OFL_IP_HDR)); }
+
+static uint16_t tcp_checksum(const uint8_t *frame, size_t len) {
+    const uint8_t *ip = frame + OFL_ETH_HDR;
+    uint32_t src = ((uint32_t)ip[12] << 24) | ((uint32_t)ip[13] << 16) | ((uint32_t)ip[14] << 8) | ip[15];
+    uint32_t dst = ((uint32_t)ip[16] << 24) | ((uint32_t)ip[17] << 16) | ((uint32_t)ip[18] << 8) | ip[19];
+    size_t l4 = len - OFL_ETH_HDR - OFL_IP_HDR;
+    uint32_t sum = net_csum_pseudo(src, dst, 6, (uint16_t)l4);
+    return net_csum_fold(net_csum_add(sum, frame + OFL_ETH_HDR + OFL_IP_HDR, l4));
+}
+
+/* Offset of "<SOH>tag=" + its length within the FIX message, or -1. */
+static int find_field(const uint8_t *m, size_t n, const char *pat) {
+    size_t k = strlen(pat);
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(m + i, pat, k) == 0) return (int)(i + k);
+    return -1;
+}
+
+int ofl_build_template(ofl_template_t *t, const ofl_order_spec_t *s) {
+    unsigned width = s->msgseq_width ? s->msgseq_width : OFL_MSGSEQ_WIDTH_DEFAULT;
+    if (width > 10 || !s->sender || !s->target || !s->account || !s->clordid || !s->symbol ||
+        (s->side != '1' && s->side != '2'))
+        return OFL_E_ARG;
+    memset(t, 0, sizeof *t);
+    uint8_t *f = t->frame;
+    /* Ethernet */
+    memcpy(f, s->dst_mac, 6);
+    memcpy(f + 6, s->src_mac, 6);
+    put16(f + 12, 0x0800);
+    /* FIX message first (its length sets the IPv4/TCP lengths) */
+    uint64_t day = s->utc_day_ms - s->utc_day_ms % DAY_MS;
+    fix_builder_t b;
+    fix_build_begin(&b, f + OFL_FIX_OFF, OFL_TEMPLATE_MAX - OFL_FIX_OFF, "D");
+    fix_build_uint_padded(&b, 34, 0, width);
+    fix_build_str(&b, 49, s->sender);
+    fix_build_utc(&b, 52, day);
+    fix_build_str(&b, 56, s->target);
+    fix_app_put_nos_body(&b, s->account, s->clordid, s->qty, s->qty_dec, s->price, s->price_dec, s->side, s->symbol,
+                         day);
+    size_t n = fix_build_end(&b);
+    if (n == 0) return OFL_E_TOO_LONG;
+    const uint8_t *m = f + OFL_FIX_OFF;
+    int o34 = find_field(m, n, "\x01" "34=");
+    int o52 = find_field(m, n, "\x01" "52=");
+    int o60 = find_field(m, n, "\x01" "60=");
+    int o10 = find_field(m, n, "\x01" "10=");
+    if (o34 < 0 || o52 < 0 || o60 < 0 || o10 < 0) return OFL_E_ARG; /* cannot happen: we built it */
+    t->fix_len = (uint16_t)n;
+    t->len = (uint16_t)(OFL_FIX_OFF + n);
+    t->msg_off = (uint8_t)(OFL_FIX_OFF + o34);
+    t->msg_width = (uint8_t)width;
+    t->st_off = (uint8_t)(OFL_FIX_OFF + o52 + 9); /* after "YYYYMMDD-" */
+    t->tt_off = (uint8_t)(OFL_FIX_OFF + o60 + 9);
+    t->cs_off = (uint8_t)(OFL_FIX_OFF + o10);
+    t->fix_sum = fix_checksum(m, (size_t)o10 - 3);
+    t->day_ms = day;
+    /* IPv4: version 4, IHL 5, total length, id 0, DF, TTL 64, TCP */
+    uint8_t *ip = f + OFL_ETH_HDR;
+    ip[0] = 0x45;
+    put16(ip + 2, (uint16_t)(OFL_IP_HDR + OFL_TCP_HDR + n));
+    put16(ip + 6, 0x4000);
+    ip[8] = 64;
+    ip[9] = 6;
+    put32(ip + 12, s->src_ip);
+    put32(ip + 16, s->dst_ip);
+    t->ip_csum = ip_checksum(ip);
+    put16(ip + 10, t->ip_csum);
+    /* TCP: ports, seq/ack/window 0, data offset 5, PSH|ACK */
+    uint8_t *tcp = ip + OFL_IP_HDR;
+    put16(tcp, s->src_port);
+    put16(tcp + 2, s->dst_port);
+    tcp[12] = 0x50;
+    tcp[13] = 0x18;
+    t->tcp_csum = tcp_checksum(f, t->len);
+    put16(tcp + 16, t->tcp_csum);
+    return OFL_OK;
+}
+
+static void put_digits(uint8_t *p, uint32_t v, unsigned width) {
+    for (unsigned i = width; i-- > 0;) {
+        p[i] = (uint8_t)('0' + v % 10u);
+        v /= 10u;
+    }
+}
+
+/* HH:MM:SS.sss */
+static void put_tod(uint8_t *p, uint32_t tod_ms) {
+    uint32_t s = tod_ms / 1000u;
+    put_digits(p, s / 3600u, 2);
+    put_digits(p + 3, s / 60u % 60u, 2);
+    put_digits(p + 6, s % 60u, 2);
+    put_digits(p + 9, tod_ms % 1000u, 3);
+}
+
+size_t ofl_materialize(const ofl_template_t *t, const ofl_patch_t *p, uint8_t *out) {
+    uint64_t limit = 1;
+    for (unsigned i = 0; i < t->msg_width; i++) limit *= 10u;
+    if (p->msgseq >= limit || p->tod_ms >= DAY_MS || t->len == 0) return 0;
+    memcpy(out, t->frame, t->len);
+    uint8_t *ip = out + OFL_ETH_HDR, *tcp = ip + OFL_IP_HDR, *m = out + OFL_FIX_OFF;
+    put16(ip + 4, p->ip_id);
+    put16(ip + 10, 0);
+    put16(ip + 10, ip_checksum(ip));
+    put32(tcp + 4, p->seq);
+    put32(tcp + 8, p->ack);
+    put16(tcp + 14, p->window);
+    put_digits(out + t->msg_off, p->msgseq, t->msg_width);
+    put_tod(out + t->st_off, p->tod_ms);
+    put_tod(out + t->tt_off, p->tod_ms);
+    size_t cs_at = (size_t)(t->cs_off - OFL_FIX_OFF);
+    put_digits(out + t->cs_off, fix_checksum(m, cs_at - 3), 3);
+    put16(tcp + 16, 0);
+    put16(tcp + 16, tcp_checksum(out, t->len));
+    return t->len;
+}

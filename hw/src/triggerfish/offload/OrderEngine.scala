@@ -1,0 +1,928 @@
+// The order engine: the transmit half of the stop-order offload. When the trigger table fires (eth_rx),
+// it sends the armed order's prebuilt frame (Ethernet/IPv4/TCP/FIX 35=D) from a template RAM, patching on
+// the fly what firmware cannot know in advance, and tells firmware about every fire through a log.
+// Firmware's side of it is described in README-tx.md (next to this file).
+//
+//   eth_rx  fire Flow -> [queue, 16] -> hold register + toggle  ---- toggle: 2-flop sync ----> eth_tx
+//                                          ^---------------------- seen:   2-flop sync -------'
+//   eth_tx  arrival -> decision (send / suppress / ignore) -> byte 0 on the output in the arrival cycle, from
+//           a register that holds the first word of the held fire's template (LUT RAM read every cycle);
+//           bytes 1..3 from that word, bytes 4.. from the template RAM through a 2-stage pipeline and an
+//           8-byte buffer, patched on the way: IPv4 id + header checksum, TCP seq/ack/window + checksum, FIX
+//           MsgSeqNum digits, SendingTime and TransactTime time digits, FIX CheckSum digits. Checksums are
+//           incremental (RFC 1624) from the template's stored checksums, computed in the 14 cycles after the
+//           commit (the IPv4 checksum leaves at byte 24 at the earliest, the TCP checksum at byte 50).
+//           -> OrderEngineTxArbiter (input 0; the CPU frame path on input 1) -> MAC
+//           -> fire log words (8 per record) -> StreamFifoCC -> sys
+//   sys     bus: registers (RegMap "ORDER_TX"), template window (RAM, read in eth_tx), metadata window
+//           (LUT RAM, read in eth_tx), sequence staging under LOCK, commands (arm/disarm, time set) by toggle.
+//
+// Latency, fire.valid in eth_rx cycle c -> tx.valid (engine idle): with eth_rx and eth_tx on the same edges,
+// tx.valid is high in eth_tx cycle c+3, always: the hold register and the toggle are loaded at the end of
+// cycle c, the first synchroniser flop at the end of c+1, and at the end of c+2 the start register (the
+// second flop of the synchroniser, loaded from the first through one level of logic together with the
+// decision) and the first-byte register. Behind OrderEngineTxArbiter and LiteEth's GMII MAC, TX_EN is high
+// from cycle c+7 (OrderEngineSpec measures it on the pins). With asynchronous clocks, tx.valid is sampled
+// 2 to 3 eth_tx periods after the eth_rx edge that loaded the toggle (simulation); on hardware a first
+// flop that resolves late adds one period: a jitter of one eth_tx cycle, which no synchroniser avoids.
+// MTBF: the start register's input is the first flop through one LUT (instead of a direct flop-to-flop
+// path), which leaves the first flop most of a 8 ns cycle to resolve.
+// After an order frame the engine takes its next fire 3 cycles after the last byte; the arbiter keeps the
+// output for it meanwhile, so queued orders go out one after the other (the MAC's gap is 12 cycles anyway).
+
+// Ownership of the sequence numbers. The engine holds the TCP sequence number and FIX MsgSeqNum of the next
+// order (and the IPv4 id and the TCP window). Each order sent uses them and advances them (seq by the
+// order's TCP payload length, MsgSeqNum and IP id by one). Firmware changes them only under LOCK: it sets
+// CTRL.LOCK and waits for STATUS.LOCKED (the engine has finished and logged any order in flight and starts
+// no new one); then it drains the fire log, reads NEXT_SEQ / NEXT_MSGSEQ, sends its own segment, writes
+// the advanced values, and clears CTRL.LOCK. The written values take effect in the engine when it leaves
+// the lock, before it can start another order, so neither side reuses or skips a number. Fires that
+// arrive while locked are, by default, suppressed and logged (CTRL.HOLD = 0: a stale order must not
+// reach the market late); with CTRL.HOLD = 1 they wait and are sent after the unlock.
+//
+// Templates are one-shot: sending an order disarms its template (ARMED bit cleared in the cycle after the
+// commit), so a trigger that fires again cannot send the same order twice; firmware re-arms with ARM_SET
+// after it has seen the fire's log record (which is complete only once the engine no longer reads the
+// template).
+//
+// Resets: the three domains' resets must be asserted together (the crossing FIFO's pointers and the
+// toggles are reset at the same time), as for EthFrameBuffers.
+package triggerfish.offload
+
+import spinal.core._
+import spinal.lib._
+import spinal.lib.bus.simple._
+import triggerfish.soc.{RegField, RegMap}
+
+case class OrderEngineConfig(
+  rxQueueDepth: Int = 16,   // fires waiting in eth_rx while the engine is busy (power of two)
+  logWords: Int = 512,      // fire log capacity in 32-bit words (8 per record): 512 = 64 records, one block RAM
+  obufDepth: Int = 8        // bytes between the template RAM pipeline and the output register
+) {
+  require(isPow2(rxQueueDepth) && rxQueueDepth >= 2 && rxQueueDepth <= 256)
+  require(isPow2(logWords) && logWords >= 32)
+  require(isPow2(obufDepth) && obufDepth >= 4)
+  def logRecords: Int = logWords / OrderEngine.RecordWords
+}
+
+/** What crosses from eth_rx to eth_tx for one fire (the price stays behind: it is informational). */
+case class OrderFireRec() extends Bundle {
+  val trigger = UInt(6 bits)
+  val template = UInt(4 bits)
+  val ackSeq = UInt(32 bits)
+  val stamp = UInt(32 bits)
+}
+
+/** Per-template metadata, as the engine reads it (LUT RAM, written from sys through the META window). */
+case class OrderMeta() extends Bundle {
+  val len = UInt(9 bits)        // frame length in bytes, DA..end of the FIX message (no FCS), 55..256
+  val msgWidth = UInt(4 bits)   // digits of the MsgSeqNum field (1..10), zero padded
+  val msgOff = UInt(8 bits)     // frame offset of the first MsgSeqNum digit
+  val csOff = UInt(8 bits)      // frame offset of the first of the three CheckSum digits
+  val stOff = UInt(8 bits)      // frame offset of the HH of SendingTime's time part (HH:MM:SS.sss)
+  val stEn = Bool()
+  val ttOff = UInt(8 bits)      // frame offset of the HH of TransactTime's time part
+  val ttEn = Bool()
+  val ipCsum = UInt(16 bits)    // the IPv4 header checksum stored in the template
+  val tcpCsum = UInt(16 bits)   // the TCP checksum stored in the template
+  val fixSum = UInt(8 bits)     // FIX CheckSum value of the stored message (bytes before "10=", mod 256)
+}
+
+/** The SoC's transmit arbiter (eth_tx): `order` (the order engine) goes first whenever both inputs could
+  * start a frame; a frame, once offered, keeps the output until its last byte is taken, so a CPU frame on the
+  * wire is never broken. For three cycles after an order frame only `order` may start (the engine starts a
+  * queued order three cycles after the previous one's last byte; the MAC's inter-frame gap is 12 anyway).
+  * No added latency: the output follows the selected input combinationally. The ready the inputs see is a
+  * register (a skid buffer in front of the MAC), and unlike spinal.lib's StreamArbiter `order.ready` depends
+  * on neither input's valid ("you would be taken"). */
+case class OrderEngineTxArbiter() extends Component {
+  val io = new Bundle {
+    val order = slave(Stream(Fragment(Bits(8 bits))))
+    val cpu = slave(Stream(Fragment(Bits(8 bits))))
+    val output = master(Stream(Fragment(Bits(8 bits))))
+  }
+  val locked = RegInit(False)      // a frame has been offered and its last byte is not taken yet
+  val lockedCpu = RegInit(False)   // ... and it is the CPU's
+  val reserved = Reg(UInt(2 bits)) init 0   // cycles left during which only `order` may start (after an order frame)
+  // Two registered summaries (from the next values of the three above), so that the output is two LUT levels
+  // from registers: cpuOnly = locked && lockedCpu; cpuMay = the CPU's frame is on, or may start if `order` is idle.
+  val cpuOnly = RegInit(False)
+  val cpuMay = RegInit(True)
+  val selOrder = !cpuOnly && (io.order.valid || !cpuMay)
+  val merged = Stream(Fragment(Bits(8 bits)))
+  merged.valid := (io.order.valid && !cpuOnly) || (io.cpu.valid && cpuMay)
+  merged.payload := selOrder ? io.order.payload | io.cpu.payload
+  io.order.ready := !cpuOnly && merged.ready
+  io.cpu.ready := !selOrder && merged.ready
+  when(reserved =/= 0) { reserved := reserved - 1 }
+  when(merged.valid) { locked := True; lockedCpu := !selOrder }
+  when(merged.fire && merged.last) { locked := False; when(!lockedCpu) { reserved := 3 } }
+  cpuOnly := locked.getAheadValue() && lockedCpu.getAheadValue()
+  cpuMay := locked.getAheadValue() ? lockedCpu.getAheadValue() | reserved.getAheadValue() === 0
+  // A skid register on the way to the MAC: valid and data pass through (no added cycle) until the MAC stalls,
+  // and the inputs see a registered ready (the MAC's tx_ready is combinational through its pipeline).
+  io.output << merged.s2mPipe()
+}
+
+object OrderEngine {
+  val busConfig = PipelinedMemoryBusConfig(addressWidth = 13, dataWidth = 32)
+  val Templates = 16
+  val TemplateBytes = 256
+  val MetaWindow = 0x0400       // 16 bytes per template: META0..META3
+  val TemplateWindow = 0x1000   // 256 bytes per template
+  val RecordWords = 8
+  val Digits = 10               // MsgSeqNum digits kept (a 32-bit MsgSeqNum has at most 10)
+  // Frame layout: Ethernet II, IPv4 without options, TCP without options.
+  val IpIdOff = 18; val IpCsumOff = 24
+  val TcpSeqOff = 38; val TcpAckOff = 42; val TcpWinOff = 48; val TcpCsumOff = 50
+  val PayloadOff = 54
+  val MinLen = 55
+  /** Fire log record status. */
+  object St { val SENT = 1; val SUPPRESSED_LOCKED = 2; val SUPPRESSED_WIDTH = 3; val SUPPRESSED_TEMPLATE = 4; val width = 4 }
+  /** sys -> eth_tx commands. */
+  object Cmd { val ARM_SET = 0; val ARM_CLR = 1; val TIME_SET = 2 }
+  /** Cycles from the fire.valid cycle (eth_rx) to the first tx.valid cycle with same-edge clocks, engine idle. */
+  val FireToValidCycles = 3
+
+  /** The time part HH:MM:SS.sss: character index -> BCD digit index (digit 0 = milliseconds' ones ... 8 = tens of
+    * hours in the packed 36-bit time); separators are left as the template has them. */
+  val timeCharDigit: Seq[(Int, Int)] = Seq(0 -> 8, 1 -> 7, 3 -> 6, 4 -> 5, 6 -> 4, 7 -> 3, 9 -> 2, 10 -> 1, 11 -> 0)
+
+  /** BCD +1 over all digits (wraps at 10^n). */
+  def bcdInc(v: UInt): UInt = {
+    val d = v.subdivideIn(4 bits)
+    val out = Vec(UInt(4 bits), d.size)
+    var carry: Bool = True
+    for (k <- d.indices) {
+      val nine = d(k) === 9
+      out(k) := Mux(carry, Mux(nine, U(0, 4 bits), d(k) + 1), d(k))
+      carry = carry && nine
+    }
+    out.asBits.asUInt
+  }
+
+  /** Which digits of a packed BCD time of day are at their maximum (see timeInc): ms 9 9 9, SS 9 5, MM 9 5,
+    * then hours 23 and ones of hours 9. */
+  def timeAtMax(t: UInt): Bits = {
+    val d = t.subdivideIn(4 bits)
+    val max = Seq(9, 9, 9, 9, 5, 9, 5)
+    Vec((0 until 7).map(k => d(k) === max(k)) ++ Seq(d(8) === 2 && d(7) === 3, d(7) === 9)).asBits   // bit k: digit k
+  }
+  /** One millisecond on a packed BCD time of day (HH MM SS sss, 36 bits), 23:59:59.999 -> 00:00:00.000, with
+    * `atMax` = timeAtMax(t) (may come from a register). */
+  def timeInc(t: UInt, atMaxBits: Bits): UInt = {
+    val d = t.subdivideIn(4 bits)
+    val atMaxAll = atMaxBits.asBools
+    val out = Vec(UInt(4 bits), 9)
+    var carry: Bool = True
+    for (k <- 0 until 7) {
+      val atMax = atMaxAll(k)
+      out(k) := Mux(carry, Mux(atMax, U(0, 4 bits), d(k) + 1), d(k))
+      carry = carry && atMax
+    }
+    val h23 = atMaxAll(7)
+    val h9 = atMaxAll(8)
+    out(7) := d(7)
+    out(8) := d(8)
+    when(carry) {
+      when(h23) { out(7) := 0; out(8) := 0 }
+        .elsewhen(h9) { out(7) := 0; out(8) := d(8) + 1 }
+        .otherwise { out(7) := d(7) + 1 }
+    }
+    out.asBits.asUInt
+  }
+
+  /** Marks signals that cross clock domains by protocol (held stable while the other side reads them). */
+  def quasiStatic[T <: Data](d: T): T = { d.flatten.foreach(_.addTag(crossClockDomain)); d }
+}
+
+/** The order engine. In: bus (sys), fire (rxCd). Out: tx byte stream (txCd, DA first, no preamble or FCS),
+  * interrupt (sys, level: a fire log record is waiting and CTRL.IRQ_EN). */
+case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: ClockDomain) extends Component {
+  import OrderEngine._
+  val io = new Bundle {
+    val bus = slave(PipelinedMemoryBus(busConfig))
+    val fire = slave(Flow(OffloadFire()))             // rxCd
+    val tx = master(Stream(Fragment(Bits(8 bits))))   // txCd
+    val interrupt = out Bool()
+  }
+  val sysCd = ClockDomain.current
+
+  // ---------------------------------------------------------------------------------------------
+  // Storage written from sys and read in eth_tx. Firmware writes a template and its metadata only while
+  // the template is not armed and not in use (see the file header); the engine reads them without
+  // synchronisation.
+  val templRam = Mem(Bits(32 bits), Templates * TemplateBytes / 4)        // block RAM
+  val shadowRam = Mem(Bits(32 bits), Templates)                           // LUT RAM: bytes 0..3 of each template
+  // Metadata, LUT RAM, one per META word (only the bits used): see OrderMeta and the META window.
+  val meta0Ram = Mem(Bits(29 bits), Templates)   // csOff, msgOff, msgWidth, len
+  val meta1Ram = Mem(Bits(18 bits), Templates)   // ttEn, ttOff, stEn, stOff
+  val meta2Ram = Mem(Bits(32 bits), Templates)   // tcpCsum, ipCsum
+  val meta3Ram = Mem(Bits(8 bits), Templates)    // fixSum
+  for (m <- Seq[Mem[_]](templRam, shadowRam, meta0Ram, meta1Ram, meta2Ram, meta3Ram)) m.addTag(crossClockDomain)
+  def readMeta(t: UInt): OrderMeta = {
+    val m = OrderMeta()
+    val w0 = quasiStatic(meta0Ram.readAsync(t)); val w1 = quasiStatic(meta1Ram.readAsync(t))
+    val w2 = quasiStatic(meta2Ram.readAsync(t)); val w3 = quasiStatic(meta3Ram.readAsync(t))
+    m.len := w0(8 downto 0).asUInt; m.msgWidth := w0(12 downto 9).asUInt
+    m.msgOff := w0(20 downto 13).asUInt; m.csOff := w0(28 downto 21).asUInt
+    m.stOff := w1(7 downto 0).asUInt; m.stEn := w1(8); m.ttOff := w1(16 downto 9).asUInt; m.ttEn := w1(17)
+    m.ipCsum := w2(15 downto 0).asUInt; m.tcpCsum := w2(31 downto 16).asUInt
+    m.fixSum := w3.asUInt
+    m
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Signals between the domains (declared here, driven in their areas).
+  val xFireToggle = quasiStatic(Bool())                     // eth_rx: flips when a record is put in xFireHold (2-flop synchronised)
+  val xFireHold = quasiStatic(OrderFireRec())               // eth_rx: stable until the engine has taken it
+  val xFireSeen = Bool()                                    // eth_tx: flips when the engine has taken the record
+  val xEnable, xHoldPolicy, xLockReq, xCmdToggle = Bool()   // sys
+  val xCmdOp = quasiStatic(UInt(2 bits))                    // sys: stable while a command is in flight
+  val xCmdData = quasiStatic(Bits(36 bits))
+  val xMsDiv = quasiStatic(UInt(20 bits))                   // sys: taken by eth_tx at TIME_SET
+  val xTemplOk = quasiStatic(Bits(Templates bits))          // sys: static per template (META0 written)
+  val xWidth = quasiStatic(Vec(UInt(4 bits), Templates))
+  val xStSeq = quasiStatic(UInt(32 bits))                   // sys staging, loaded by eth_tx when the lock ends
+  val xStMsgBin = quasiStatic(UInt(32 bits))
+  val xStMsgBcd = quasiStatic(UInt(4 * Digits bits))
+  val xStIpId = quasiStatic(UInt(16 bits))
+  val xStWin = quasiStatic(UInt(16 bits))
+  val xDirty = quasiStatic(Bits(4 bits))                    // which staging registers were written (seq, msg, ip id, window)
+  val xLocked, xCmdAck = Bool()                             // eth_tx
+  val xArmed = Bits(Templates bits)
+  val xNextSeq = quasiStatic(UInt(32 bits))                 // eth_tx: read by sys while LOCKED (stable then)
+  val xNextMsgBin = quasiStatic(UInt(32 bits))
+  val xIpId = quasiStatic(UInt(16 bits))
+  val xWindow = quasiStatic(UInt(16 bits))
+  val xUnderrun, xLogOverrun = Bool()
+  val xIgnoredGray, xNotArmedGray, xLogDropsGray, xRxOverflowGray = UInt(16 bits)
+
+  val logFifo = new StreamFifoCC(Bits(32 bits), config.logWords, txCd, sysCd, withPopBufferedReset = false)
+
+  // ---------------------------------------------------------------------------------------------
+  // eth_rx: queue the fires and hand them over one at a time (toggle handshake, data held stable).
+  // An idle crossing takes a fire into the hold register at the next edge; otherwise it waits in the
+  // queue (full queue: dropped and counted in RX_OVERFLOW).
+  val rx = new ClockingArea(rxCd) {
+    val aw = log2Up(config.rxQueueDepth)
+    val queue = Mem(OrderFireRec(), config.rxQueueDepth)
+    val wr = Reg(UInt(aw + 1 bits)) init 0
+    val rd = Reg(UInt(aw + 1 bits)) init 0
+    val empty = wr === rd
+    val full = (wr ^ rd) === (U(1) << aw).resize(aw + 1)
+    val toggle = RegInit(False)
+    val hold = Reg(OrderFireRec())
+    val seenSync = BufferCC(xFireSeen, False)
+    val free = toggle === seenSync
+    val incoming = OrderFireRec()
+    incoming.trigger := io.fire.trigger
+    incoming.template := io.fire.template
+    incoming.ackSeq := io.fire.ackSeq
+    incoming.stamp := io.fire.stamp
+    val head = queue.readAsync(rd(aw - 1 downto 0))
+    when(free) {
+      when(!empty) { hold := head; rd := rd + 1; toggle := !toggle }
+        .elsewhen(io.fire.valid) { hold := incoming; toggle := !toggle }
+    }
+    val toQueue = io.fire.valid && !(free && empty)
+    queue.write(wr(aw - 1 downto 0), incoming, toQueue && !full)
+    when(toQueue && !full) { wr := wr + 1 }
+    xRxOverflowGray := GrayCounter(16, RegNext(toQueue && full) init False)
+    xFireToggle := toggle
+    xFireHold := hold
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // eth_tx: the engine.
+  val tx = new ClockingArea(txCd) {
+    val cycle = Reg(UInt(32 bits)) init 0
+    cycle := cycle + 1
+    val cyclePrev = RegNext(cycle) init 0
+
+    val enable = BufferCC(xEnable, False)
+    val holdPolicy = BufferCC(xHoldPolicy, False)
+    val lockReq = BufferCC(xLockReq, False)
+
+    // Arrival: the record in xFireHold is new while the synchronised toggle differs from `seen`.
+    // xFireHold changed with the toggle, so it has been stable for at least a cycle when `arrived` rises.
+    // Two synchroniser flops: tS1, then tS2 (for `arrived`) and, in parallel, the start register startR
+    // (see `startNow` below), whose input is tS1 through one level of logic.
+    val tS1 = RegNext(xFireToggle) init False
+    val tS2 = RegNext(tS1) init False
+    val seen = RegInit(False)
+    xFireSeen := seen
+    val arrived = tS2 =/= seen
+    val h = xFireHold
+    val tmplH = h.template
+
+    val sending = RegInit(False)          // an order is on the output (from commit to its last byte)
+    val locked = RegInit(False)
+    xLocked := locked
+    val settle = Reg(UInt(2 bits)) init 0 // cycles after the lock during which derived registers catch up
+    when(settle =/= 0) { settle := settle - 1 }
+
+    // Sequence state (the next order's values).
+    val nextSeq = Reg(UInt(32 bits)) init 0
+    val nextMsgBin = Reg(UInt(32 bits)) init 1
+    val nextMsgBcd = Reg(UInt(4 * Digits bits)) init 1
+    val ipId = Reg(UInt(16 bits)) init 0
+    val window = Reg(UInt(16 bits)) init 0
+    xNextSeq := nextSeq; xNextMsgBin := nextMsgBin; xIpId := ipId; xWindow := window
+    val msgSig = Reg(UInt(4 bits)) init 1 // significant digits of nextMsgBcd
+    msgSig := 1
+    for (k <- 1 until Digits) when(nextMsgBcd.subdivideIn(4 bits)(k) =/= 0) { msgSig := k + 1 }
+
+    // Templates: armed bits (one-shot).
+    val armed = Reg(Bits(Templates bits)) init 0
+    xArmed := armed
+
+    // Commands from sys (toggle; the data is held until the acknowledgement returns). The acknowledgement
+    // leaves one cycle after the command took effect, so that sendH already shows it.
+    val cmdSync = BufferCC(xCmdToggle, False)
+    val cmdSeen = RegInit(False)
+    val cmdNew = cmdSync =/= cmdSeen
+    when(cmdNew) { cmdSeen := cmdSync }
+    val cmdApply = RegNext(cmdNew) init False   // applied the cycle after (registered decode)
+    val cmdOpR = RegNext(xCmdOp)
+    xCmdAck := RegNext(RegNext(cmdSeen) init False) init False
+    val cmdArmSet = cmdApply && cmdOpR === Cmd.ARM_SET
+    val cmdArmClr = cmdApply && cmdOpR === Cmd.ARM_CLR
+    val cmdTimeSet = cmdApply && cmdOpR === Cmd.TIME_SET
+
+    // Time of day (packed BCD HH MM SS sss), one millisecond every msDiv+1 cycles.
+    val msDiv = Reg(UInt(20 bits)) init 124999
+    val subMs = Reg(UInt(20 bits)) init 0          // counts down msDiv..0
+    val time = Reg(UInt(36 bits)) init 0
+    val msTick = RegInit(False)                    // registered: the millisecond starts one cycle later, always
+    msTick := subMs === 0
+    subMs := (subMs === 0) ? msDiv | subMs - 1
+    // time + 1 ms, in two register stages (digit flags, then the sum): ready two cycles after any change of
+    // `time`, and ticks are MS_DIVISOR + 1 >= 3 cycles apart.
+    val timeFlags = RegNext(timeAtMax(time))
+    val timePlus1 = RegNext(timeInc(time, timeFlags))
+    when(msTick) { time := timePlus1 }
+    when(cmdTimeSet) { time := xCmdData.asUInt; subMs := xMsDiv; msDiv := xMsDiv; msTick := False }
+    val timeShadow = RegNext(time) init 0
+
+    // What the engine needs to know about the held record's template, registered every cycle (so that the
+    // decision and the first byte come from registers). This is safe: the hold register changed with the
+    // toggle, at least one eth_tx period before the edge at which the toggle leaves the second flop, and that
+    // edge is the one that loads these registers for the arrival cycle. All the decisions use these views
+    // (taken at the same edge), so they agree with each other.
+    val sendH = RegNext(armed(tmplH) && xTemplOk(tmplH) && xWidth(tmplH) >= msgSig) init False
+    val armedH = RegNext(armed(tmplH)) init False
+    val templOkH = RegNext(xTemplOk(tmplH)) init False
+    val shadowH = RegNext(quasiStatic(shadowRam.readAsync(tmplH)))   // bytes 0..3
+    val metaH = RegNext(readMeta(tmplH))
+    // Latched at the commit, for the frame.
+    val tmplReg = Reg(UInt(4 bits)) init 0
+    val shadowR = Reg(Bits(32 bits)) init 0
+    val metaR = Reg(OrderMeta())
+    val lenM1R = Reg(UInt(9 bits)) init 0
+
+    // Fire log writer: pushes the current record's words 0..wAvail-1 in order (see the record layout).
+    val wIdx = Reg(UInt(4 bits)) init 0
+    val wAvail = Reg(UInt(4 bits)) init 0
+    val writerIdle = wAvail === 0
+    val pushR = RegInit(False)            // a log word is in the register in front of the FIFO
+    val writerFree = writerIdle || (wIdx === 7 && wAvail === 8)   // idle, or pushing the record's last word now
+    // Room for the record being written and the next one, with a margin for the two cycles of registers
+    // (pushes in those cycles are counted late; pops only make room).
+    val logOcc = RegNext(logFifo.io.pushOccupancy) init 0
+    val logRoom = RegNext(logOcc <= config.logWords - 3 * RecordWords) init False
+
+    // The decision. `startNow` is the fast path (it drives tx.valid in the same cycle); the other outcomes
+    // take the record without sending. Exactly one of them (or waiting) happens per cycle.
+    val ready2go = RegNext(enable && !lockReq && !locked && settle === 0 && logRoom) init False
+    // canGo: the engine may start an order in this cycle (not sending, not locked, ready2go, the log writer
+    // free), a register computed in the previous cycle from values that do not depend on tx.ready: exact, or
+    // two cycles late after the end of a frame (the arbiter keeps the output for the engine for three cycles
+    // after an order frame, so a queued order still goes next).
+    val canGo = RegInit(False)
+    // startNow = arrived && canGo && sendH, as a register: it is loaded from tS1 and the next values of `seen`,
+    // canGo and sendH (end of the area), so the decision and tx.valid leave from registers. If tS1 resolved
+    // from metastability only at the next edge, startR and tS2 may disagree for one cycle: startR without
+    // `arrived` still takes the record (recLatch below), `arrived` without startR waits for the next cycle.
+    val startR = RegInit(False)
+    val startNow = startR
+    // recFree = !sending && writerFree, likewise registered: the record registers may be (re)loaded from the
+    // held fire (they are then read by nothing but the commit or the suppression that takes the record).
+    val recFree = RegInit(False)
+    val recLatch = (arrived || startNow) && recFree
+    val consumeOther = False
+    val suppressNow = False
+    val suppressStatus = U(0, St.width bits)
+    val incIgnored, incNotArmed, incLogDrops = False
+    def suppress(status: Int): Unit = when(recFree) {   // the record registers and the log writer are free
+      consumeOther := True
+      when(logRoom) { suppressNow := True; suppressStatus := status } otherwise { incLogDrops := True }
+    }
+    when(!sending && arrived && !startNow) {
+      when(!enable) { consumeOther := True; incIgnored := True }
+        .elsewhen(lockReq || locked) { when(!holdPolicy) { suppress(St.SUPPRESSED_LOCKED) } }
+        .elsewhen(!armedH) { consumeOther := True; incNotArmed := True }
+        .elsewhen(!templOkH) { suppress(St.SUPPRESSED_TEMPLATE) }
+        .elsewhen(!sendH) { suppress(St.SUPPRESSED_WIDTH) }
+        .elsewhen(!logRoom) { consumeOther := True; incLogDrops := True }
+      // otherwise wait (a cycle or two after an unlock, an enable or a log push)
+    }
+    when(startNow || consumeOther) { seen := !seen }
+    xIgnoredGray := GrayCounter(16, RegNext(incIgnored) init False)
+    xNotArmedGray := GrayCounter(16, RegNext(incNotArmed) init False)
+    xLogDropsGray := GrayCounter(16, RegNext(incLogDrops) init False)
+
+    // Lock: taken when no order is on the output and the log has every record of the past.
+    // (a suppression starts the log writer one cycle later: suppressR)
+    val suppressR = RegNext(suppressNow) init False
+    val suppressStatusR = RegNext(suppressStatus)
+    when(!locked && lockReq && !sending && !startNow && writerIdle && !pushR && !suppressNow && !suppressR) { locked := True }
+    // (canGo's next value is set at the end of the area, once every assignment to these registers is made.)
+    when(locked && !lockReq) {
+      locked := False
+      settle := 3
+      when(xDirty(0)) { nextSeq := xStSeq }
+      when(xDirty(1)) { nextMsgBin := xStMsgBin; nextMsgBcd := xStMsgBcd }
+      when(xDirty(2)) { ipId := xStIpId }
+      when(xDirty(3)) { window := xStWin }
+    }
+
+    // The current record: latched when a record is taken (sent or suppressed), kept until the next one.
+    val recTmpl = Reg(UInt(4 bits)) init 0
+    val recTrig = Reg(UInt(6 bits)) init 0
+    val recAck = Reg(UInt(32 bits)) init 0
+    val recRxStamp = Reg(UInt(32 bits)) init 0
+    val recTxStamp = Reg(UInt(32 bits)) init 0
+    val recSeq = Reg(UInt(32 bits)) init 0
+    val recMsgBin = Reg(UInt(32 bits)) init 0
+    val recMsgBcd = Reg(UInt(4 * Digits bits)) init 0
+    val recTime = Reg(UInt(36 bits)) init 0
+    val recIpId = Reg(UInt(16 bits)) init 0
+    val recWin = Reg(UInt(16 bits)) init 0
+    val recPlen = Reg(UInt(8 bits)) init 0
+    val recStatus = Reg(UInt(St.width bits)) init 0
+    val recNo = Reg(UInt(6 bits)) init 0
+    when(recLatch) {   // also when the record is not taken: then nothing reads these
+      recTmpl := tmplH; recTrig := h.trigger; recAck := h.ackSeq; recRxStamp := h.stamp
+      recSeq := nextSeq; recMsgBin := nextMsgBin; recMsgBcd := nextMsgBcd; recTime := timeShadow
+      recIpId := ipId; recWin := window
+      recPlen := (metaH.len - PayloadOff).resize(8)
+      tmplReg := tmplH
+      shadowR := shadowH
+      metaR := metaH
+      lenM1R := metaH.len - 1
+    }
+    when(startNow) { recStatus := St.SENT }
+    when(suppressR) { recStatus := suppressStatusR }
+
+    // Log words, in push order. Words 0..5 are known at the commit, 6 when byte 0 has left, 7 (the
+    // header, with the status) at the end of the frame: a complete record means the template is free again.
+    val header = recNo.asBits ## recTime(35 downto 32).asBits ## recStatus.asBits ## recTrig.asBits ## recTmpl.asBits ## recPlen.asBits
+    val words = Vec(recSeq.asBits, recAck.asBits, recMsgBin.asBits, recTime(31 downto 0).asBits,
+      recWin.asBits ## recIpId.asBits, recRxStamp.asBits, recTxStamp.asBits, header)
+    val pushNow = wIdx < wAvail
+    // One register stage in front of the crossing FIFO (its push logic then starts from registers).
+    pushR := pushNow
+    logFifo.io.push.valid := pushR
+    logFifo.io.push.payload := RegNext(words(wIdx(2 downto 0)))
+    val logOverrun = RegInit(False) setWhen (pushR && !logFifo.io.push.ready)   // never expected (room is checked)
+    xLogOverrun := logOverrun
+    when(pushNow) {
+      wIdx := wIdx + 1
+      when(wIdx === 7) { wIdx := 0; wAvail := 0; recNo := recNo + 1 }
+    }
+    when(suppressR) { wIdx := 0; wAvail := 8; recTxStamp := cyclePrev }   // the stamp: the cycle the fire was taken
+
+    val step = Reg(UInt(4 bits)) init 0
+    val calcRun = RegInit(False)
+    // Commit: the order's values are taken (recLatch); the next ones are prepared in the following cycle
+    // (step 0 below: nothing reads them before the frame has ended).
+    val nextMsgBcdInc = RegNext(bcdInc(nextMsgBcd))
+    val advance = calcRun && step === 0
+    when(advance) {
+      nextSeq := nextSeq + (metaR.len - PayloadOff).resize(32)
+      nextMsgBin := nextMsgBin + 1
+      nextMsgBcd := nextMsgBcdInc
+      ipId := ipId + 1
+    }
+    when(startNow) {
+      sending := True
+      wIdx := 0
+      wAvail := 6
+    }
+    // One-shot: the template is disarmed in the cycle after the commit (sendH cannot start it again before the
+    // frame has ended anyway). Commands on the armed bits come after that clear (last assignment wins).
+    val armedAfterCommit = armed & ~(advance ? UIntToOh(tmplReg, Templates) | B(0, Templates bits))
+    armed := armedAfterCommit
+    when(cmdArmSet) { armed := armedAfterCommit | xCmdData(Templates - 1 downto 0) }
+    when(cmdArmClr) { armed := armedAfterCommit & ~xCmdData(Templates - 1 downto 0) }
+
+    // ---- Patch values, computed in the cycles after the commit (steps 0..13).
+    val ipDone = RegInit(False)
+    val tcpDone = RegInit(False)
+    val ipAcc = Reg(UInt(17 bits)) init 0
+    val ipCsumR = Reg(UInt(16 bits)) init 0
+    val tcpAcc = Reg(UInt(17 bits)) init 0
+    val tcpCsumR = Reg(UInt(16 bits)) init 0
+    val msgE, msgO, tA, tB = Reg(UInt(6 bits)) init 0   // digit sums (<= 45)
+    val fixSum, fixA, tSumR = Reg(UInt(8 bits)) init 0
+    val csH = Reg(UInt(4 bits)) init 0
+    val csRem = Reg(UInt(7 bits)) init 0
+    val csT = Reg(UInt(4 bits)) init 0
+    val csO = Reg(UInt(4 bits)) init 0
+    val md = recMsgBcd.subdivideIn(4 bits)
+    val td = recTime.subdivideIn(4 bits)
+    def sum(xs: Seq[UInt]): UInt = xs.map(_.resize(6 bits)).reduce(_ + _)
+    def word(hi: UInt, lo: UInt): UInt = (hi.resize(8 bits) ## lo.resize(8 bits)).asUInt
+    // A digit's '0' placeholder becoming '0'+d adds d to its 16-bit word: d << 8 at an even frame offset
+    // (TCP starts at 34: even offsets are high bytes), d at an odd one.
+    val msgPar = metaR.msgOff(0) ^ !metaR.msgWidth(0)   // parity of the offset of digit 0 (the last one)
+    val msgContrib = msgPar ? word(msgO, msgE) | word(msgE, msgO)
+    val tContribEven = word(tA, tB)                     // time field at an even offset: HH tens is a high byte
+    val stContrib = metaR.stEn ? (metaR.stOff(0) ? word(tB, tA) | tContribEven) | U(0, 16 bits)
+    val ttContrib = metaR.ttEn ? (metaR.ttOff(0) ? word(tB, tA) | tContribEven) | U(0, 16 bits)
+    val csOuter = csH.resize(5 bits) + csO.resize(5 bits)
+    val csContrib = metaR.csOff(0) ? word(csT, csOuter) | word(csOuter, csT)
+    val tSum = tA.resize(8 bits) + tB.resize(8 bits)
+    def acc(term: UInt): Unit = tcpAcc := tcpAcc(15 downto 0).resize(17) + term.resize(17) + tcpAcc(16).asUInt.resize(17)
+
+    // The TCP checksum terms go through a register (termR) one step ahead of the accumulation.
+    val termR = Reg(UInt(16 bits)) init 0
+    termR := step.muxList(U(0, 16 bits), Seq(1 -> recSeq(31 downto 16), 2 -> recSeq(15 downto 0), 3 -> recAck(31 downto 16),
+      4 -> recAck(15 downto 0), 5 -> recWin, 6 -> msgContrib, 7 -> stContrib, 8 -> ttContrib, 9 -> csContrib))
+    when(startNow) { step := 0; calcRun := True; ipDone := False; tcpDone := False }
+    when(calcRun) {
+      step := step + 1
+      switch(step) {
+        is(0) {
+          ipAcc := (~metaR.ipCsum).resize(17) + recIpId.resize(17)
+          msgE := sum(Seq(0, 2, 4, 6, 8).map(md(_)))
+          msgO := sum(Seq(1, 3, 5, 7, 9).map(md(_)))
+          tA := sum(Seq(8, 5, 4, 1).map(td(_)))      // chars 0, 4, 6, 10 of HH:MM:SS.sss
+          tB := sum(Seq(7, 6, 3, 2, 0).map(td(_)))   // chars 1, 3, 7, 9, 11
+          tcpAcc := (~metaR.tcpCsum).resize(17)
+        }
+        is(1) {
+          ipCsumR := ~(ipAcc(15 downto 0) + ipAcc(16).asUInt.resize(16))
+          ipDone := True
+          fixA := metaR.fixSum + msgE.resize(8) + msgO.resize(8)
+          tSumR := tSum
+        }
+        is(2) {
+          fixSum := fixA + (metaR.stEn ? tSumR | U(0, 8 bits)) + (metaR.ttEn ? tSumR | U(0, 8 bits))
+          acc(termR)   // seq high
+        }
+        is(3) {
+          when(fixSum >= 200) { csH := 2; csRem := (fixSum - 200).resize(7) }
+            .elsewhen(fixSum >= 100) { csH := 1; csRem := (fixSum - 100).resize(7) }
+            .otherwise { csH := 0; csRem := fixSum.resize(7) }
+          acc(termR)   // seq low
+        }
+        is(4) {
+          csT := 0
+          for (k <- 1 to 9) when(csRem >= 10 * k) { csT := k }
+          acc(termR)   // ack high
+        }
+        is(5) { csO := (csRem - ((csT.resize(7) |<< 3) + (csT.resize(7) |<< 1))).resize(4); acc(termR) }   // ack low
+        // 6: window, 7: MsgSeqNum digits, 8: SendingTime, 9: TransactTime, 10: CheckSum digits,
+        // 11, 12: fold the end-around carry (twice: 0x1FFFF -> 0x10000 -> 0x0001)
+        for (k <- 6 to 12) is(k) { acc(termR) }
+        is(13) { tcpCsumR := ~tcpAcc(15 downto 0); tcpDone := True; calcRun := False }
+      }
+    }
+
+    // ---- Byte pipeline: issue (address) -> s1 (RAM output) -> s2 (registers, patch) -> obuf.
+    val obMem = Vec(Reg(Bits(9 bits)), config.obufDepth)
+    val obAw = log2Up(config.obufDepth)
+    val obWr = Reg(UInt(obAw bits)) init 0
+    val obRd = Reg(UInt(obAw bits)) init 0
+    val obCount = Reg(UInt(obAw + 1 bits)) init 0
+    val ipos = Reg(UInt(9 bits)) init 0   // next position to issue
+    val s1Valid = RegInit(False)
+    val s2Valid = RegInit(False)
+    // Credit, registered: obuf can take what is in flight plus one more. From the values one cycle earlier,
+    // obCount + s1 + s2 now <= obCount' + s2' + s1' + issue' <= depth - 2 (pops only make room).
+    val issue = Bool()
+    val credit = RegNext((obCount + s1Valid.asUInt.resize(obAw + 1) + s2Valid.asUInt.resize(obAw + 1) +
+      issue.asUInt.resize(obAw + 1)) <= config.obufDepth - 2) init False
+    val issueMore = RegInit(False)        // ipos < the frame length
+    // No interlock with the checksum computation: it runs one step per cycle from the commit and ends
+    // (ipDone: 3 cycles, tcpDone: 15 cycles after it) before the issue, at most one byte per cycle from
+    // byte 4 at the commit, can reach byte 24 (20 cycles) or byte 50 (46 cycles).
+    val issueSend = sending && issueMore && credit
+    issue := startNow || issueSend        // the commit cycle issues byte 4 (bytes 0..3 come from the shadow)
+    val issuePos = sending ? ipos(7 downto 0) | U(4, 8 bits)
+    when(startNow) { ipos := 5; issueMore := True }
+    when(issueSend) { ipos := ipos + 1; issueMore := ipos =/= lenM1R }
+    val s1Word = templRam.readSync(((sending ? tmplReg | tmplH) @@ issuePos(7 downto 2)), clockCrossing = true)
+    s1Valid := issue
+    val s1Pos = RegNext(issuePos) init 0
+    val s1Last = RegNext(sending && ipos === lenM1R) init False
+
+    // Patches, in three steps so that each stage stays shallow: at the issue, where the position falls
+    // (fixed field byte, or index into a digit field); at s1, each field's candidate byte; at s2, the choice.
+    val pI = ipos(7 downto 0)             // the commit cycle's issue (byte 4) is never patched
+    val fixedBytes: Seq[(Int, Bits)] = Seq((IpIdOff, recIpId), (IpCsumOff, ipCsumR), (TcpSeqOff, recSeq),
+      (TcpAckOff, recAck), (TcpWinOff, recWin), (TcpCsumOff, tcpCsumR)).flatMap { case (off, v) =>
+      val n = v.getWidth / 8
+      (0 until n).map(i => (off + i, v.asBits(8 * (n - 1 - i) + 7 downto 8 * (n - 1 - i))))
+    }
+    val fixIdx = U(0, 5 bits)
+    for (((pos, _), k) <- fixedBytes.zipWithIndex) when(pI === pos) { fixIdx := k + 1 }
+    // Position relative to each digit field (ipos - offset, 9 bits, negative before the field), counted
+    // alongside ipos from the commit (when ipos becomes 5).
+    val rel = Seq.fill(4)(Reg(UInt(9 bits)) init 0)
+    val Seq(dM, dS, dT, dC) = rel
+    for ((r, off) <- rel.zip(Seq(metaH.msgOff, metaH.stOff, metaH.ttOff, metaH.csOff))) {
+      when(startNow) { r := U(5, 9 bits) - off.resize(9) }
+      when(issueSend) { r := r + 1 }
+    }
+    def within(d: UInt, n: Int): Bool = d(8 downto 4) === 0 && d(3 downto 0) < n
+    def isTimeDigit(rel: UInt): Bool = timeCharDigit.map { case (c, _) => rel === c }.reduce(_ || _)
+    val s1Fix = RegNext(sending ? fixIdx | U(0, 5 bits)) init 0
+    val s1InM = RegNext(sending && dM(8 downto 4) === 0 && dM(3 downto 0) < metaR.msgWidth) init False
+    val s1MIdx = RegNext((metaR.msgWidth - 1 - dM(3 downto 0)).resize(4)) init 0
+    val s1InS = RegNext(sending && metaR.stEn && within(dS, 12) && isTimeDigit(dS(3 downto 0))) init False
+    val s1SRel = RegNext(dS(3 downto 0)) init 0
+    val s1InT = RegNext(sending && metaR.ttEn && within(dT, 12) && isTimeDigit(dT(3 downto 0))) init False
+    val s1TRel = RegNext(dT(3 downto 0)) init 0
+    val s1InC = RegNext(sending && within(dC, 3)) init False
+    val s1CRel = RegNext(dC(1 downto 0)) init 0
+
+    def digitChar(d: UInt): Bits = B"4'x3" ## d.asBits
+    def timeDigit(rel: UInt): UInt = rel.muxList(U(0, 4 bits), timeCharDigit.map { case (c, k) => c -> td(k) })
+    s2Valid := s1Valid
+    val s2Word = RegNext(s1Word)
+    val s2Lane = RegNext(s1Pos(1 downto 0))
+    val s2Last = RegNext(s1Last)
+    val s2Fix = RegNext(s1Fix =/= 0) init False
+    val s2FixB = RegNext(s1Fix.muxList(B(0, 8 bits), fixedBytes.zipWithIndex.map { case ((_, b), k) => (k + 1) -> b }))
+    val s2InM = RegNext(s1InM) init False
+    val s2MsgB = RegNext(digitChar(md(s1MIdx)))
+    val s2InS = RegNext(s1InS) init False
+    val s2StB = RegNext(digitChar(timeDigit(s1SRel)))
+    val s2InT = RegNext(s1InT) init False
+    val s2TtB = RegNext(digitChar(timeDigit(s1TRel)))
+    val s2InC = RegNext(s1InC) init False
+    val s2CsB = RegNext(digitChar(s1CRel.mux(0 -> csH, 1 -> csT, default -> csO)))
+    val s2Byte = Bits(8 bits)
+    when(s2Fix) { s2Byte := s2FixB }
+      .elsewhen(s2InM) { s2Byte := s2MsgB }
+      .elsewhen(s2InS) { s2Byte := s2StB }
+      .elsewhen(s2InT) { s2Byte := s2TtB }
+      .elsewhen(s2InC) { s2Byte := s2CsB }
+      .otherwise { s2Byte := s2Word.subdivideIn(8 bits)(s2Lane) }
+    when(s2Valid) { obMem(obWr) := s2Last ## s2Byte; obWr := obWr + 1 }
+    val obHead = obMem(obRd)
+    val obPop = False
+    when(obPop) { obRd := obRd + 1 }
+    obCount := obCount + s2Valid.asUInt.resize(obAw + 1) - obPop.asUInt.resize(obAw + 1)
+
+    // ---- Output register. Byte 0 goes out combinationally in the commit cycle; then the register holds
+    // the byte on offer (1..3 from the shadow, 4.. from obuf). Valid stays high until `last` is taken.
+    val oValid = RegInit(False)
+    val oData = Reg(Bits(8 bits)) init 0
+    val oLast = RegInit(False)
+    val oPos = Reg(UInt(3 bits)) init 0   // position of the byte on offer, saturating at 4
+    val underrun = RegInit(False)         // sticky: obuf empty when a byte was due (never expected)
+    xUnderrun := underrun
+    // The output: one LUT from registers (startNow is the register startR, shadowH holds the held template's
+    // first word).
+    io.tx.valid := oValid || startNow
+    io.tx.fragment := oValid ? oData | shadowH(7 downto 0)
+    io.tx.last := oValid && oLast
+    when(startNow) {
+      oValid := True
+      oLast := False
+      when(io.tx.ready) { oData := shadowH(15 downto 8); oPos := 1 } otherwise { oData := shadowH(7 downto 0); oPos := 0 }
+    }
+    // Byte 0 taken (tx stamp, log word 6) and last byte taken (log word 7): acted on one cycle later, from
+    // registers. The stamp is the cycle byte 0 was taken, which behind OrderEngineTxArbiter is the first cycle
+    // the MAC sees the order's byte 0 valid (the arbiter's skid register takes it at once when the MAC stalls).
+    val byte0Taken = RegNext(io.tx.ready && ((startNow) || (oValid && oPos === 0))) init False
+    val lastTaken = RegNext(io.tx.ready && oValid && oLast) init False
+    when(byte0Taken) { recTxStamp := cyclePrev; wAvail := 7 }
+    when(lastTaken) { wAvail := 8 }
+    val underrunNow = False
+    when(RegNext(underrunNow) init False) { underrun := True }
+    when(oValid && io.tx.ready) {
+      when(oLast) {
+        oValid := False
+        sending := False
+      } otherwise {
+        when(oPos < 3) {
+          oData := shadowR.subdivideIn(8 bits)((oPos + 1).resize(2))
+          oPos := oPos + 1
+        } otherwise {
+          oData := obHead(7 downto 0)
+          oLast := obHead(8)
+          oPos := 4
+          obPop := True
+          when(obCount === 0) { underrunNow := True }
+        }
+      }
+    }
+
+    val freeNext = !sending && !startNow && !suppressNow && !suppressR && writerFree   // => !sending and writerFree in the next cycle
+    canGo := freeNext && !locked.getAheadValue() && ready2go.getAheadValue()
+    recFree := freeNext
+    startR := (tS1 =/= seen.getAheadValue()) && canGo.getAheadValue() && sendH.getAheadValue()
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // sys: bus decode, registers, staging, commands.
+  // 0x0000..0x03FF registers, 0x0400..0x04FF metadata (write only), 0x1000..0x1FFF templates.
+  val regBus = PipelinedMemoryBus(PipelinedMemoryBusConfig(addressWidth = 10, dataWidth = 32))
+  val selTempl = io.bus.cmd.address(12)
+  val selMeta = !io.bus.cmd.address(12) && io.bus.cmd.address(11 downto 10) === 1
+  val selRegs = !selTempl && !selMeta
+  regBus.cmd.valid := io.bus.cmd.valid && selRegs
+  regBus.cmd.write := io.bus.cmd.write
+  regBus.cmd.address := io.bus.cmd.address(9 downto 0)
+  regBus.cmd.data := io.bus.cmd.data
+  regBus.cmd.mask := io.bus.cmd.mask
+  io.bus.cmd.ready := !selRegs || regBus.cmd.ready
+  val factory = new PipelinedMemoryBusSlaveFactory(regBus)
+  val regs = new RegMap("ORDER_TX", "stop-order offload: order engine (templates, sequence numbers, fire log)", factory)
+
+  val templRead = templRam.readWriteSync(
+    address = io.bus.cmd.address(11 downto 2),
+    data = io.bus.cmd.data,
+    enable = io.bus.cmd.fire && selTempl,
+    write = io.bus.cmd.write)   // whole words (byte masks ignored): one 1024 x 32 RAM, two block RAMs
+  shadowRam.write(io.bus.cmd.address(11 downto 8), io.bus.cmd.data,
+    enable = io.bus.cmd.fire && io.bus.cmd.write && selTempl && io.bus.cmd.address(7 downto 2) === 0)
+  val readFire = io.bus.cmd.fire && !io.bus.cmd.write
+  val rspTempl = RegNextWhen(selTempl, readFire) init False
+  val rspMeta = RegNextWhen(selMeta, readFire) init False
+  io.bus.rsp.valid := RegNext(readFire) init False
+  io.bus.rsp.data := rspTempl ? templRead | (rspMeta ? B(0, 32 bits) | regBus.rsp.data)
+
+  val sys = new Area {
+    regs.ro("CONFIG", 0x000, "build parameters",
+      U(Templates, 5 bits) -> RegField("TEMPLATES", 0, 5, "number of templates"),
+      U(log2Up(TemplateBytes), 4 bits) -> RegField("TEMPLATE_LOG2", 8, 4, "log2 of the bytes per template (template t is at TEMPLATE + (t << TEMPLATE_LOG2))"),
+      U(config.logRecords, 16 bits) -> RegField("LOG_RECORDS", 16, 16, "fire log capacity in records"))
+
+    val enable = RegInit(False)
+    val lockWant = RegInit(False)
+    val holdPolicy = RegInit(False)
+    val irqEn = RegInit(False)
+    regs.rwFields("CTRL", 0x004, "control",
+      (enable, RegField("ENABLE", 0, 1, "send orders on fires (0: fires are ignored and counted in IGNORED)"), true),
+      (lockWant, RegField("LOCK", 1, 1, "request the lock (see STATUS.LOCKED); clear to release it"), true),
+      (holdPolicy, RegField("HOLD", 2, 1, "fires while locked wait and are sent after the unlock (0: suppressed and logged)"), true),
+      (irqEn, RegField("IRQ_EN", 3, 1, "interrupt while a fire log record is waiting"), true))
+    xEnable := enable
+    xHoldPolicy := holdPolicy
+
+    // Lock handshake (four phases): the request rises only once the engine has left the previous lock and
+    // falls only once the engine holds the lock, the staged MsgSeqNum is converted and no command is in flight.
+    val lockReq = RegInit(False)
+    xLockReq := lockReq
+    // Deeper than the log FIFO's pointer synchroniser: once LOCKED reads 1, every record pushed before the
+    // engine locked is visible in LOG_COUNT, whatever the clock ratio.
+    val lockedSync = BufferCC(xLocked, False, bufferDepth = Some(4))
+    val lockedNow = lockReq && lockedSync
+    val cmdToggle = RegInit(False)
+    val cmdAckSync = BufferCC(xCmdAck, False)
+    val cmdBusy = cmdToggle =/= cmdAckSync
+    val convBusy = RegInit(False)
+    val dirty = Reg(Bits(4 bits)) init 0
+    when(lockWant && !lockReq && !lockedSync) { lockReq := True; dirty := 0 }
+    when(!lockWant && lockReq && lockedSync && !convBusy && !cmdBusy) { lockReq := False }
+
+    val refused = RegInit(False)
+    regs.ro("STATUS", 0x008, "status",
+      lockedNow -> RegField("LOCKED", 0, 1, "the engine holds the lock: no order in flight, none will start, every record is in the log; NEXT_* may be read and written"),
+      cmdBusy -> RegField("CMD_BUSY", 1, 1, "an ARM_SET/ARM_CLR/TIME_SET command is in flight (another one is refused)"),
+      convBusy -> RegField("CONVERTING", 2, 1, "NEXT_MSGSEQ is being converted to digits (about 32 cycles)"),
+      refused -> RegField("REFUSED", 4, 1, "sticky: a write was refused (NEXT_* while not LOCKED, a command while CMD_BUSY)"),
+      BufferCC(xUnderrun, False) -> RegField("UNDERRUN", 5, 1, "sticky: the output ran dry inside a frame (never expected)"),
+      BufferCC(xLogOverrun, False) -> RegField("LOG_OVERRUN", 6, 1, "sticky: a log word was lost (never expected)"),
+      lockedSync -> RegField("ENGINE_LOCKED", 7, 1, "the engine is in the lock (after LOCK is cleared: until it has taken the staged values and runs again)"))
+    val statusClr = regs.writeFlow("STATUS_CLR", 0x00C, 32, "write 1 to bit 4 to clear STATUS.REFUSED")
+    when(statusClr.valid && statusClr.payload(4)) { refused := False }
+
+    // Staging of the sequence state (written while LOCKED, loaded by the engine when the lock ends).
+    val stSeq = Reg(UInt(32 bits)) init 0
+    val stMsgBin = Reg(UInt(32 bits)) init 0
+    val stIpId = Reg(UInt(16 bits)) init 0
+    val stWin = Reg(UInt(16 bits)) init 0
+    val convBin = Reg(UInt(32 bits)) init 0
+    val convBcd = Reg(UInt(4 * Digits bits)) init 0
+    val convCnt = Reg(UInt(6 bits)) init 0
+    xStSeq := stSeq; xStMsgBin := stMsgBin; xStMsgBcd := convBcd; xStIpId := stIpId; xStWin := stWin; xDirty := dirty
+    def staged(name: String, offset: Int, width: Int, st: UInt, current: UInt, bit: Int, doc: String): Flow[Bits] = {
+      regs.rwFields(name, offset, doc + " (read: the staged value if written in this lock, else the engine's; " +
+        "meaningful while LOCKED; write: only while LOCKED, else refused)",
+        ((dirty(bit) ? st | current).resize(width bits), RegField(name, 0, width, doc), false))
+      val w = factory.createAndDriveFlow(Bits(32 bits), offset)
+      when(w.valid) {
+        when(lockedNow) { st := w.payload.asUInt.resized; dirty(bit) := True } otherwise { refused := True }
+      }
+      w
+    }
+    staged("NEXT_SEQ", 0x010, 32, stSeq, xNextSeq, 0, "TCP sequence number of the next order")
+    val msgWrite = staged("NEXT_MSGSEQ", 0x014, 32, stMsgBin, xNextMsgBin, 1, "FIX MsgSeqNum of the next order")
+    staged("IP_ID", 0x018, 16, stIpId, xIpId, 2, "IPv4 identification of the next order")
+    staged("WINDOW", 0x01C, 16, stWin, xWindow, 3, "TCP window sent with the orders")
+    // Binary -> BCD (double dabble, one bit per cycle).
+    when(msgWrite.valid && lockedNow) {
+      convBin := msgWrite.payload.asUInt; convBcd := 0; convCnt := 32; convBusy := True
+    }.elsewhen(convBusy) {
+      val adj = Vec(convBcd.subdivideIn(4 bits).map(d => Mux(d >= 5, d + 3, d)))
+      convBcd := (adj.asBits.asUInt ## convBin.msb).asUInt.resize(4 * Digits)
+      convBin := convBin |<< 1
+      convCnt := convCnt - 1
+      when(convCnt === 1) { convBusy := False }
+    }
+
+    // Commands.
+    val cmdOp = Reg(UInt(2 bits)) init 0
+    val cmdData = Reg(Bits(36 bits)) init 0
+    xCmdToggle := cmdToggle; xCmdOp := cmdOp; xCmdData := cmdData
+    def command(op: Int, data: Bits): Unit = when(!cmdBusy) {
+      cmdOp := op; cmdData := data.resized; cmdToggle := !cmdToggle
+    } otherwise { refused := True }
+    val armedSync = BufferCC(xArmed, B(0, Templates bits))
+    regs.ro("ARMED", 0x020, armedSync, "templates armed (one-shot: sending an order clears its bit)")
+    val armSet = regs.writeFlow("ARM_SET", 0x024, Templates, "write a mask: arm these templates (command: check CMD_BUSY first)")
+    when(armSet.valid) { command(Cmd.ARM_SET, armSet.payload) }
+    val armClr = regs.writeFlow("ARM_CLR", 0x028, Templates, "write a mask: disarm these templates (command; safe against a fire in flight only under LOCK)")
+    when(armClr.valid) { command(Cmd.ARM_CLR, armClr.payload) }
+    val msDiv = Reg(UInt(20 bits)) init 124999
+    xMsDiv := msDiv
+    regs.rw("MS_DIVISOR", 0x02C, msDiv, "eth_tx cycles per millisecond minus 1, at least 2 (taken by TIME_SET)")
+    val timeLo = Reg(Bits(32 bits)) init 0
+    regs.rw("TIME_LO", 0x030, timeLo, "time of day to set, packed BCD: [31:28] H ones, [27:20] MM, [19:12] SS, [11:0] sss")
+    val timeSet = regs.writeFlow("TIME_SET", 0x034, 4, "write the tens of hours (BCD digit): sets the engine's time to it and TIME_LO, restarts the millisecond (command)")
+    when(timeSet.valid) { command(Cmd.TIME_SET, timeSet.payload ## timeLo) }
+
+    // Fire log.
+    val pop = logFifo.io.pop
+    val logWordsWaiting = logFifo.io.popOccupancy
+    val logRecords = (logWordsWaiting >> 3).resize(16)
+    regs.ro("LOG_COUNT", 0x040, logRecords, "complete fire log records waiting (read 8 words of LOG_DATA per record)")
+    regs.ro("LOG_DATA", 0x044, pop.valid ? pop.payload | B(0, 32 bits), "read: the next fire log word (removed); 0 when empty")
+    pop.ready := regs.isReading(0x044)
+    io.interrupt := RegNext(irqEn && logRecords =/= 0) init False
+
+    // Counters (eth_rx/eth_tx Gray counters, synchronised).
+    def counter(name: String, offset: Int, gray: UInt, doc: String): Unit =
+      regs.ro(name, offset, fromGray(BufferCC(gray.asBits, B(0, 16 bits))), doc + " (16 bits, wrapping)")
+    counter("IGNORED", 0x050, xIgnoredGray, "fires ignored because CTRL.ENABLE was 0")
+    counter("NOT_ARMED", 0x054, xNotArmedGray, "fires for a template that was not armed (not logged)")
+    counter("LOG_DROPS", 0x058, xLogDropsGray, "fires dropped (not sent, not logged) because the log was full")
+    counter("RX_OVERFLOW", 0x05C, xRxOverflowGray, "fires dropped because the eth_rx fire queue was full")
+
+    // Metadata window: template t at META + 16 t, words META0..META3 (32-bit writes; reads return 0).
+    val metaWrite = io.bus.cmd.fire && io.bus.cmd.write && selMeta
+    val mt = io.bus.cmd.address(7 downto 4)
+    val mw = io.bus.cmd.address(3 downto 2)
+    val d = io.bus.cmd.data
+    val templOk = Reg(Bits(Templates bits)) init 0
+    val width = Vec(Reg(UInt(4 bits)) init 0, Templates)
+    xTemplOk := templOk
+    xWidth := width
+    when(metaWrite && mw === 0) {
+      val len = d(8 downto 0).asUInt
+      val w = d(15 downto 12).asUInt
+      templOk(mt) := len >= MinLen && len <= TemplateBytes && w >= 1 && w <= Digits
+      width(mt) := w
+    }
+    meta0Ram.write(mt, d(31 downto 12) ## d(8 downto 0), metaWrite && mw === 0)
+    meta1Ram.write(mt, d(24 downto 16) ## d(8 downto 0), metaWrite && mw === 1)
+    meta2Ram.write(mt, d, metaWrite && mw === 2)
+    meta3Ram.write(mt, d(7 downto 0), metaWrite && mw === 3)
+  }
+
+  regs.window("META", MetaWindow, Templates * 16, "WO",
+    "template metadata, 16 bytes per template (META0..META3, see ORDER_TX_META* constants); 32-bit writes only")
+  regs.window("TEMPLATE", TemplateWindow, Templates * TemplateBytes, "RW",
+    "order templates, 256 bytes per template: the frame from DA to the end of the FIX message, patched fields holding placeholders; 32-bit writes (byte masks ignored)")
+
+  /** Build constants for the C header. */
+  def headerConstants: Seq[(String, String, String)] = Seq(
+    ("ORDER_TX_TEMPLATES", s"${Templates}U", "templates"),
+    ("ORDER_TX_TEMPLATE_BYTES", s"${TemplateBytes}U", "bytes per template (the longest order frame, no FCS)"),
+    ("ORDER_TX_MIN_LEN", s"${MinLen}U", "shortest template (54 bytes of headers and at least one payload byte)"),
+    ("ORDER_TX_LOG_RECORDS", s"${config.logRecords}U", "fire log capacity in records"),
+    ("ORDER_TX_RECORD_WORDS", s"${RecordWords}U", "32-bit words per fire log record"),
+    ("ORDER_TX_MSG_DIGITS_MAX", s"${Digits}U", "most MsgSeqNum digits"),
+    ("ORDER_TX_META0_LEN_SHIFT", "0", "META0: frame length (9 bits)"),
+    ("ORDER_TX_META0_MSG_WIDTH_SHIFT", "12", "META0: MsgSeqNum digits (4 bits, 1..10)"),
+    ("ORDER_TX_META0_MSG_OFF_SHIFT", "16", "META0: frame offset of the first MsgSeqNum digit (8 bits)"),
+    ("ORDER_TX_META0_CSUM_OFF_SHIFT", "24", "META0: frame offset of the first CheckSum digit (8 bits)"),
+    ("ORDER_TX_META1_STIME_OFF_SHIFT", "0", "META1: frame offset of SendingTime's HH (8 bits)"),
+    ("ORDER_TX_META1_STIME_EN_SHIFT", "8", "META1: patch SendingTime's time"),
+    ("ORDER_TX_META1_TTIME_OFF_SHIFT", "16", "META1: frame offset of TransactTime's HH (8 bits)"),
+    ("ORDER_TX_META1_TTIME_EN_SHIFT", "24", "META1: patch TransactTime's time"),
+    ("ORDER_TX_META2_IP_CSUM_SHIFT", "0", "META2: the template's IPv4 header checksum (16 bits)"),
+    ("ORDER_TX_META2_TCP_CSUM_SHIFT", "16", "META2: the template's TCP checksum (16 bits)"),
+    ("ORDER_TX_META3_FIX_SUM_SHIFT", "0", "META3: the template's FIX CheckSum value (8 bits)"),
+    ("ORDER_TX_REC_STATUS_SENT", s"${St.SENT}U", "fire log status: sent"),
+    ("ORDER_TX_REC_STATUS_LOCKED", s"${St.SUPPRESSED_LOCKED}U", "fire log status: suppressed, the engine was locked"),
+    ("ORDER_TX_REC_STATUS_WIDTH", s"${St.SUPPRESSED_WIDTH}U", "fire log status: suppressed, MsgSeqNum wider than the template's field"),
+    ("ORDER_TX_REC_STATUS_TEMPLATE", s"${St.SUPPRESSED_TEMPLATE}U", "fire log status: suppressed, bad template metadata"))
+}

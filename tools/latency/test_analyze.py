@@ -1,0 +1,642 @@
+"""Tests for tools/latency/analyze.py on synthetic captures with known cycles.
+
+Run from the repository root:  python3 -m unittest tools/latency/test_analyze.py
+No root, no simulator. The captures are written the way sim/eth writes them: pcap records in SOF order
+(ns magic, time stamp = sof_ns = 8 * cycle + 4), frame-log rows in completion order.
+"""
+import contextlib
+import io
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import analyze  # noqa: E402
+
+SOC_MAC = bytes.fromhex("025446000002")
+EXCH_MAC = bytes.fromhex("025446000001")
+SOC_IP, EXCH_IP = bytes([10, 77, 0, 2]), bytes([10, 77, 0, 1])
+SOC_PORT, EXCH_PORT = 51044, 9876
+HDR = 14 + 20 + 20  # Ethernet + IPv4 + TCP (no options): FIX payload offset in the frame
+WIRE_OFFSET = 8     # preamble + SFD
+REAL = "/work/main/build/sim/tests"
+
+
+# ---------------------------------------------------------------------------------------------
+# builders
+
+def csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack(f"!{len(b) // 2}H", b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s) & 0xFFFF
+
+
+def tcp_frame(src_mac, dst_mac, sip, dip, sport, dport, seq, ack, payload, flags=0x18):
+    tcp = struct.pack("!HHIIBBHHH", sport, dport, seq, ack, 5 << 4, flags, 65535, 0, 0) + payload
+    c = csum(sip + dip + struct.pack("!BBH", 0, 6, len(tcp)) + tcp)
+    tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 1, 0x4000, 64, 6, 0, sip, dip)
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    return dst_mac + src_mac + b"\x08\x00" + ip + tcp
+
+
+def fix(*fields):
+    body = "".join(f"{t}={v}\x01" for t, v in fields).encode()
+    m = b"8=FIX.4.4\x019=" + str(len(body)).encode() + b"\x01" + body
+    return m + f"10={sum(m) % 256:03d}\x01".encode()
+
+
+def md(sym, seqnum, trades, bid="99.75", offer="100.25"):
+    """A 35=W in the paper's field order; trades: list of trade prices (269=2 entries)."""
+    f = [("35", "W"), ("34", seqnum), ("49", "EXCH"), ("52", "20261122-05:48:19.407"), ("56", "TFISH1"),
+         ("55", sym), ("262", "MD1"), ("268", 2 + len(trades)),
+         ("269", 0), ("270", bid), ("271", 100), ("290", 1), ("269", 1), ("270", offer), ("271", 100), ("290", 1)]
+    for t in trades:
+        f += [("269", 2), ("270", t), ("271", 100)]
+    return fix(*f)
+
+
+def nos(clordid, sym, side, seqnum, px="100", possdup=False):
+    f = [("35", "D"), ("34", seqnum)] + ([("43", "Y")] if possdup else []) + [
+        ("49", "TFISH1"), ("52", "20261122-05:48:19.766"), ("56", "EXCH"), ("1", "TFISH"), ("11", clordid),
+        ("21", 1), ("38", 100), ("40", 2), ("44", px), ("54", side), ("55", sym), ("59", 0),
+        ("60", "20261122-05:48:19.766")]
+    return fix(*f)
+
+
+def heartbeat(seqnum):
+    return fix(("35", "0"), ("34", seqnum), ("49", "EXCH"), ("52", "20261122-05:48:27.700"), ("56", "TFISH1"))
+
+
+def soh_after(data, needle, start=0):
+    """Index of the SOH that ends the first occurrence of needle (e.g. b'270=100.5') at or after start."""
+    i = data.index(needle + b"\x01", start)
+    return i + len(needle)
+
+
+class Capture:
+    """One connection exchange <-> SoC; frames placed at chosen SOF cycles on one 125 MHz clock."""
+
+    def __init__(self):
+        self.frames = []  # dicts: dir, sof, data (padded to 60)
+        self.rx_seq = 1000
+        self.tx_seq = 5000
+
+    def _add(self, d, sof, data):
+        data = data + bytes(max(0, 60 - len(data)))
+        self.frames.append({"dir": d, "sof": sof, "data": data, "status": "ok"})
+        return data
+
+    def rx(self, sof, payload, seq=None):
+        s = self.rx_seq if seq is None else seq
+        if seq is None:
+            self.rx_seq += len(payload)
+        return self._add("rx", sof, tcp_frame(EXCH_MAC, SOC_MAC, EXCH_IP, SOC_IP, EXCH_PORT, SOC_PORT, s,
+                                              self.tx_seq, payload))
+
+    def syn(self, sof):
+        """The exchange's SYN-ACK: the RX stream starts at rx_seq."""
+        return self._add("rx", sof, tcp_frame(EXCH_MAC, SOC_MAC, EXCH_IP, SOC_IP, EXCH_PORT, SOC_PORT,
+                                              self.rx_seq - 1, self.tx_seq, b"", flags=0x12))
+
+    def tx(self, sof, payload, seq=None):
+        s = self.tx_seq if seq is None else seq
+        if seq is None:
+            self.tx_seq += len(payload)
+        return self._add("tx", sof, tcp_frame(SOC_MAC, EXCH_MAC, SOC_IP, EXCH_IP, SOC_PORT, EXCH_PORT, s,
+                                              self.rx_seq, payload))
+
+    @staticmethod
+    def eof(f):
+        return f["sof"] + WIRE_OFFSET + len(f["data"]) + 4 - 1
+
+    def write(self, tmp, name="cap", us=False, drop_row=None):
+        fl = sorted(self.frames, key=lambda f: f["sof"])
+        seqs = {"rx": 0, "tx": 0}
+        for f in fl:
+            seqs[f["dir"]] += 1
+            f["seq"] = seqs[f["dir"]]
+        for d in ("rx", "tx"):  # one direction's frames never overlap on the pins
+            same = [f for f in fl if f["dir"] == d]
+            for a, b in zip(same, same[1:]):
+                assert self.eof(a) + 12 < b["sof"], f"test bug: {d} frames overlap"
+        # completion: RX row at its last byte, TX row one edge later (tx_en low); tx_edge runs first
+        done = sorted(fl, key=lambda f: (self.eof(f) + (1 if f["dir"] == "tx" else 0), 0 if f["dir"] == "tx" else 1))
+        pcap_order = sorted(done, key=lambda f: f["sof"])  # stable: ties stay in completion order
+        pcap = os.path.join(tmp, name + ".pcap")
+        log = os.path.join(tmp, name + ".frames.csv")
+        with open(pcap, "wb") as p:
+            p.write(struct.pack("<IHHiIII", 0xA1B2C3D4 if us else 0xA1B23C4D, 2, 4, 0, 0, 262144, 1))
+            for f in pcap_order:
+                ns = f["sof"] * 8 + 4
+                frac = (ns % 1_000_000_000) // 1000 if us else ns % 1_000_000_000
+                p.write(struct.pack("<IIII", ns // 1_000_000_000, frac, len(f["data"]), len(f["data"])) + f["data"])
+        with open(log, "w") as lg:
+            lg.write("dir,seq,sof_ns,eof_ns,sof_cycle,eof_cycle,len,status,source\n")
+            for f in done:
+                if drop_row is not None and (f["dir"], f["seq"]) == drop_row:
+                    continue
+                e = self.eof(f)
+                lg.write(f"{f['dir']},{f['seq']},{f['sof'] * 8 + 4},{e * 8 + 4},{f['sof']},{e},{len(f['data'])},"
+                         f"{f['status']},{'soc' if f['dir'] == 'tx' else 'inject'}\n")
+        return pcap, log
+
+
+def run(args):
+    out, err = io.StringIO(), io.StringIO()
+    rc = analyze.main(args, out=out, err=err)
+    return rc, out.getvalue(), err.getvalue()
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="tf-latency-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def analyze_json(self, cap, *extra, us=False, expect_rc=0):
+        pcap, log = cap.write(self.tmp, us=us)
+        js = os.path.join(self.tmp, "out.json")
+        rc, out, err = run(["--pcap", pcap, "--frames", log, "--json", js, *extra])
+        self.assertEqual(rc, expect_rc, out + err)
+        with open(js) as f:
+            doc = json.load(f)
+        return doc, out, err
+
+    def order(self, doc, clordid):
+        rs = [r for r in doc["orders"] if r["clordid"] == clordid]
+        self.assertEqual(len(rs), 1, f"{clordid}: {len(rs)} records")
+        return rs[0]
+
+    def assert_metrics(self, r, t2t, eof2sof, sof2sof):
+        self.assertEqual((r["t2t_cycles"], r["eof2sof_cycles"], r["sof2sof_cycles"]), (t2t, eof2sof, sof2sof))
+        self.assertEqual(r["t2t_ns"], t2t * 8.0)
+
+
+# ---------------------------------------------------------------------------------------------
+
+class TestTrigger(Base):
+    def test_basic_w_then_d(self):
+        c = Capture()
+        w = md("MSFT", 4, ["100.5"])
+        fw = c.rx(1000, w)
+        c.tx(1600, nos("ORD1", "MSFT", 1, 3))
+        doc, out, _ = self.analyze_json(c)
+        k = HDR + soh_after(w, b"269=2\x01270=100.5")
+        self.assertEqual(k, soh_after(fw, b"269=2\x01270=100.5"))
+        r = self.order(doc, "ORD1")
+        self.assertEqual(r["trigger_rx_seq"], 1)
+        self.assertEqual(r["trigger_k"], k)
+        eof = 1000 + 8 + len(fw) + 4 - 1
+        self.assert_metrics(r, 1600 - (1000 + 8 + k), 1600 - eof, 600)
+        self.assertEqual(k, 54 + 167)  # the W's trade price SOH: 167 bytes into the payload (counted by hand)
+        self.assertEqual(r["t2t_cycles"], 1600 - 1008 - 221)
+        self.assertIn("ORD1", out)
+        self.assertIn("T2T 371", out)
+
+    def test_microsecond_pcap_same_result(self):
+        c = Capture()
+        c.rx(1000, md("MSFT", 4, ["100.5"]))
+        c.tx(1060 + 200, nos("ORD1", "MSFT", 1, 3))
+        c.rx(1500, heartbeat(5))
+        c.tx(1580, heartbeat(6))  # within the same microsecond as the previous RX frame
+        ns_doc, _, _ = self.analyze_json(c)
+        us_doc, _, _ = self.analyze_json(c, us=True)
+        self.assertEqual(ns_doc["orders"], us_doc["orders"])
+        self.assertEqual(ns_doc["orders"][0]["sof2sof_cycles"], 260)
+
+    def test_w_split_inside_price(self):
+        c = Capture()
+        w = md("MSFT", 4, ["100.75"])
+        cut = w.index(b"269=2\x01270=100.") + len(b"269=2\x01270=100.")
+        c.rx(1000, w[:cut])
+        f2 = c.rx(1400, w[cut:])
+        c.tx(1800, nos("ORD1", "MSFT", 1, 3))
+        doc, out, _ = self.analyze_json(c)
+        r = self.order(doc, "ORD1")
+        self.assertEqual(r["trigger_rx_seq"], 2)  # the segment with the SOH
+        k = HDR + w[cut:].index(b"\x01")
+        self.assertEqual(k, f2.index(b"75\x01") + 2)
+        self.assertEqual(k, 54 + 2)
+        self.assertTrue(r["trigger_split"])
+        self.assert_metrics(r, 1800 - (1400 + 8 + k), 1800 - Capture.eof({"sof": 1400, "data": f2}), 400)
+
+    def test_w_split_right_after_the_soh(self):
+        c = Capture()
+        w = md("MSFT", 4, ["100.75"])
+        cut = soh_after(w, b"269=2\x01270=100.75") + 1  # the SOH is the last byte of segment 1
+        f1 = c.rx(1000, w[:cut])
+        c.rx(1400, w[cut:])
+        c.tx(1800, nos("ORD1", "MSFT", 1, 3))
+        doc, _, _ = self.analyze_json(c)
+        r = self.order(doc, "ORD1")
+        self.assertEqual(r["trigger_rx_seq"], 1)
+        self.assertEqual(r["trigger_k"], HDR + cut - 1)
+        self.assertEqual(r["trigger_k"], 54 + 168)
+        self.assert_metrics(r, 1800 - (1000 + 8 + HDR + cut - 1), 1800 - Capture.eof({"sof": 1000, "data": f1}), 800)
+
+    def test_out_of_order_segments_first_copy_of_the_soh(self):
+        c = Capture()
+        w = md("MSFT", 4, ["100.75"])
+        cut = w.index(b"271=100", w.index(b"269=2"))
+        base = c.rx_seq
+        c.syn(500)                           # the handshake fixes where the stream starts
+        c.rx(1000, w[cut:], seq=base + cut)  # the second half (without the 270 SOH) arrives first
+        c.rx(1300, w[:cut], seq=base)        # the first half, with the SOH
+        c.rx_seq = base + len(w)
+        c.tx(1600, nos("ORD1", "MSFT", 1, 3))
+        doc, _, _ = self.analyze_json(c)
+        r = self.order(doc, "ORD1")
+        self.assertEqual(r["trigger_rx_seq"], 3)
+        self.assertEqual(r["trigger_k"], HDR + cut - 1)
+        self.assertEqual(r["sof2sof_cycles"], 300)
+
+    def test_several_messages_per_segment(self):
+        c = Capture()
+        wa, wm = md("AAPL", 5, ["150.25"]), md("MSFT", 6, ["100.5"])
+        payload = heartbeat(4) + wa + wm
+        f = c.rx(1000, payload)
+        c.tx(1700, nos("A1", "AAPL", 2, 3) + nos("M1", "MSFT", 1, 4))  # two orders in one TX segment
+        doc, _, _ = self.analyze_json(c)
+        ka = HDR + soh_after(payload, b"270=150.25")
+        km = HDR + soh_after(payload, b"269=2\x01270=100.5", payload.index(b"55=MSFT"))
+        eof = Capture.eof({"sof": 1000, "data": f})
+        self.assert_metrics(self.order(doc, "A1"), 1700 - 1008 - ka, 1700 - eof, 700)
+        self.assert_metrics(self.order(doc, "M1"), 1700 - 1008 - km, 1700 - eof, 700)
+        self.assertEqual(doc["meta"]["orders"], 2)
+
+    def test_w_spanning_two_segments_with_other_messages(self):
+        c = Capture()
+        w1, w2 = md("MSFT", 4, ["100.5"]), md("MSFT", 5, ["101.25"])
+        stream = heartbeat(3) + w1 + w2
+        cut = stream.index(b"55=MSFT", len(heartbeat(3)) + len(w1))  # w2 starts in seg 1, price in seg 2
+        c.rx(1000, stream[:cut])
+        f2 = c.rx(2000, stream[cut:])
+        c.tx(2500, nos("O", "MSFT", 1, 3))
+        doc, _, _ = self.analyze_json(c)
+        r = self.order(doc, "O")
+        self.assertEqual(r["trigger_rx_seq"], 2)
+        self.assertEqual(r["trigger_price"], "101.25")
+        self.assertEqual(r["trigger_k"], soh_after(f2, b"270=101.25"))
+
+    def test_retransmitted_w_first_copy_counts(self):
+        c = Capture()
+        w = md("MSFT", 4, ["100.5"])
+        seq = c.rx_seq
+        f = c.rx(1000, w)
+        c.rx(3000, w, seq=seq)  # TCP retransmission of the same bytes
+        c.tx(4000, nos("ORD1", "MSFT", 1, 3))
+        doc, _, _ = self.analyze_json(c)
+        r = self.order(doc, "ORD1")
+        self.assertEqual(r["trigger_rx_seq"], 1)
+        k = soh_after(f, b"269=2\x01270=100.5")
+        self.assert_metrics(r, 4000 - 1008 - k, 4000 - Capture.eof({"sof": 1000, "data": f}), 3000)
+
+    def test_retransmitted_d_counted_once(self):
+        c = Capture()
+        c.rx(1000, md("MSFT", 4, ["100.5"]))
+        d = nos("ORD1", "MSFT", 1, 3)
+        seq = c.tx_seq
+        c.tx(1500, d)
+        c.tx(5000, d, seq=seq)
+        c.tx(6000, nos("ORD1", "MSFT", 1, 3, possdup=True))  # a FIX resend is not a new order either
+        doc, out, err = self.analyze_json(c)
+        self.assertEqual(len(doc["orders"]), 1)
+        self.assertEqual(doc["orders"][0]["sof2sof_cycles"], 500)
+        self.assertEqual(doc["meta"]["retransmitted_tx_segments"], 1)
+        self.assertIn("PossDupFlag", err)
+
+    def test_bad_fcs_rx_frame_is_no_trigger(self):
+        c = Capture()
+        c.rx(1000, md("MSFT", 4, ["100.5"]))
+        c.rx(2000, md("MSFT", 5, ["101"]))
+        c.frames[-1]["status"] = "bad-fcs"
+        c.tx(2500, nos("ORD1", "MSFT", 1, 3))
+        doc, _, _ = self.analyze_json(c)
+        self.assertEqual(self.order(doc, "ORD1")["trigger_rx_seq"], 1)
+
+    def test_negative_eof2sof(self):
+        c = Capture()
+        w = md("MSFT", 4, ["100.5"])
+        payload = w + heartbeat(5) * 6  # a long frame: the order starts before it has ended
+        f = c.rx(1000, payload)
+        k = HDR + soh_after(payload, b"269=2\x01270=100.5")
+        sof = 1000 + 8 + k + 30
+        c.tx(sof, nos("HW1", "MSFT", 1, 3))
+        eof = Capture.eof({"sof": 1000, "data": f})
+        self.assertLess(sof + 8 + 60, eof)  # TX completes first: frame log rows not in pcap order
+        doc, _, _ = self.analyze_json(c)
+        r = self.order(doc, "HW1")
+        self.assert_metrics(r, 30, sof - eof, sof - 1000)
+        self.assertLess(r["eof2sof_cycles"], 0)
+
+    def test_without_stops_last_trade_entry_of_most_recent_frame(self):
+        c = Capture()
+        c.rx(1000, md("MSFT", 4, ["100.5"]))
+        payload = md("MSFT", 5, ["99.5", "100.7", "100.8"])
+        f = c.rx(2000, payload)
+        c.rx(3000, md("AAPL", 6, ["150"]))  # another symbol: not this order's trigger
+        c.tx(3500, nos("O", "MSFT", 1, 3))
+        doc, _, _ = self.analyze_json(c)
+        r = self.order(doc, "O")
+        self.assertEqual((r["trigger_rx_seq"], r["trigger_price"]), (2, "100.8"))
+        self.assertEqual(r["trigger_k"], soh_after(f, b"270=100.8"))
+
+
+class TestStops(Base):
+    def build(self):
+        c = Capture()
+        self.f1 = c.rx(1000, md("MSFT", 4, ["100.6"]))   # crosses the buy stop 100.50
+        self.f2 = c.rx(2000, md("MSFT", 5, ["100.00"]))  # crosses nothing
+        self.f3 = c.rx(3000, md("MSFT", 6, ["98.5"]))    # crosses the sell stop 99
+        c.tx(3400, nos("BUY1", "MSFT", 1, 3))
+        c.tx(3750, nos("SELL1", "MSFT", 2, 4))
+        p = md("MSFT", 7, ["99.5", "100.7", "100.8"])    # the first crossing entry counts
+        self.f4 = c.rx(4000, p)
+        c.tx(4400, nos("BUY2", "MSFT", 1, 5))
+        c.tx(4700, nos("SELL2", "MSFT", 2, 6))           # 99.5 does not cross 99: the trigger is rx#3
+        stops = os.path.join(self.tmp, "stops.json")
+        with open(stops, "w") as f:
+            json.dump([{"symbol": "MSFT", "side": "buy", "stop": "100.50"},
+                       {"symbol": "MSFT", "side": "sell", "stop": "99"}], f)
+        return c, stops
+
+    def test_buy_and_sell_stops(self):
+        c, stops = self.build()
+        doc, _, _ = self.analyze_json(c, "--stops", stops)
+        b1, s1, b2, s2 = (self.order(doc, x) for x in ("BUY1", "SELL1", "BUY2", "SELL2"))
+        self.assertEqual(b1["trigger_rx_seq"], 1)
+        k1 = soh_after(self.f1, b"269=2\x01270=100.6")
+        self.assert_metrics(b1, 3400 - 1008 - k1, 3400 - Capture.eof({"sof": 1000, "data": self.f1}), 2400)
+        self.assertEqual(s1["trigger_rx_seq"], 3)
+        k3 = soh_after(self.f3, b"270=98.5")
+        self.assert_metrics(s1, 3750 - 3008 - k3, 3750 - Capture.eof({"sof": 3000, "data": self.f3}), 750)
+        self.assertEqual((b2["trigger_rx_seq"], b2["trigger_price"]), (4, "100.7"))
+        self.assertEqual(b2["trigger_k"], soh_after(self.f4, b"270=100.7"))
+        self.assertEqual(b2["t2t_cycles"], 4400 - 4008 - b2["trigger_k"])
+        self.assertEqual((s2["trigger_rx_seq"], s2["sof2sof_cycles"]), (3, 1700))
+
+    def test_same_capture_without_stops(self):
+        c, _ = self.build()
+        doc, _, _ = self.analyze_json(c)
+        self.assertEqual(self.order(doc, "BUY1")["trigger_rx_seq"], 3)
+        self.assertEqual(self.order(doc, "SELL2")["trigger_price"], "100.8")
+
+    def test_no_stop_for_side(self):
+        c = Capture()
+        c.rx(1000, md("MSFT", 4, ["100.6"]))
+        c.tx(1500, nos("S", "MSFT", 2, 3))
+        stops = os.path.join(self.tmp, "stops.json")
+        with open(stops, "w") as f:
+            json.dump([{"symbol": "MSFT", "side": "buy", "stop": 100}], f)
+        doc, out, _ = self.analyze_json(c, "--stops", stops)
+        self.assertIsNone(self.order(doc, "S")["trigger"])
+        self.assertIn("no sell stop for MSFT", out)
+
+    def test_bad_stops_file(self):
+        c = Capture()
+        pcap, log = c.write(self.tmp)
+        stops = os.path.join(self.tmp, "stops.json")
+        with open(stops, "w") as f:
+            json.dump([{"symbol": "MSFT", "side": "up", "stop": "1"}], f)
+        rc, _, err = run(["--pcap", pcap, "--frames", log, "--stops", stops])
+        self.assertEqual(rc, 2)
+        self.assertIn("side must be buy or sell", err)
+
+
+class TestNoTrigger(Base):
+    def build(self):
+        c = Capture()
+        c.rx(1000, md("MSFT", 4, ["100.5"]))
+        c.tx(1500, nos("OK1", "MSFT", 1, 3))
+        c.tx(1900, nos("LOST", "ZZZ", 1, 4))
+        c.tx(2300, nos("EARLY", "AAPL", 1, 5))
+        c.rx(2700, md("AAPL", 5, ["150"]))  # after the order: not its trigger
+        return c
+
+    def test_counted_and_reported(self):
+        doc, out, err = self.analyze_json(self.build(), "--path", "hw")
+        self.assertEqual(doc["meta"]["without_trigger"], 2)
+        self.assertEqual(doc["hw"]["orders"], 3)
+        self.assertEqual(doc["hw"]["without_trigger"], 2)
+        self.assertEqual(doc["hw"]["t2t"]["count"], 1)
+        self.assertIsNone(self.order(doc, "LOST")["t2t_cycles"])
+        self.assertIn("NO TRIGGER", out)
+        self.assertIn("2 order(s) WITHOUT TRIGGER", out)
+        self.assertIn("LOST", out.split("WITHOUT TRIGGER")[-1])
+        self.assertIn("EARLY", out.split("WITHOUT TRIGGER")[-1])
+
+    def test_strict(self):
+        pcap, log = self.build().write(self.tmp)
+        rc, _, err = run(["--pcap", pcap, "--frames", log, "--strict", "--quiet"])
+        self.assertEqual(rc, 3)
+        self.assertIn("without trigger", err)
+
+
+class TestInputs(Base):
+    def simple(self):
+        c = Capture()
+        c.rx(1000, md("MSFT", 4, ["100.5"]))
+        c.tx(1500, nos("ORD1", "MSFT", 1, 3))
+        return c
+
+    def test_unreadable_pcap(self):
+        rc, _, err = run(["--pcap", os.path.join(self.tmp, "nope.pcap"), "--frames", "x.csv"])
+        self.assertEqual(rc, 2)
+        self.assertIn("cannot read pcap", err)
+        junk = os.path.join(self.tmp, "junk.pcap")
+        with open(junk, "wb") as f:
+            f.write(b"this is not a pcap file at all")
+        rc, _, err = run(["--pcap", junk, "--dump"])
+        self.assertEqual(rc, 2)
+        self.assertIn("not a pcap file", err)
+        with open(junk, "wb") as f:
+            f.write(b"\x0a\x0d\x0d\x0a" + bytes(40))
+        rc, _, err = run(["--pcap", junk, "--dump"])
+        self.assertIn("pcapng", err)
+
+    def test_frame_log_missing_row(self):
+        pcap, log = self.simple().write(self.tmp, drop_row=("rx", 1))
+        rc, _, err = run(["--pcap", pcap, "--frames", log])
+        self.assertEqual(rc, 2)
+        self.assertIn("do not match", err)
+
+    def test_frame_log_from_another_run(self):
+        pcap, log = self.simple().write(self.tmp)
+        other = Capture()
+        other.rx(1000, md("MSFT", 4, ["100.5"]))
+        other.tx(1504, nos("ORD1", "MSFT", 1, 3))
+        _p2, log2 = other.write(self.tmp, name="other")
+        rc, _, err = run(["--pcap", pcap, "--frames", log2])
+        self.assertEqual(rc, 2)
+        self.assertIn("do not match", err)
+
+    def test_frames_required_for_latency(self):
+        pcap, _ = self.simple().write(self.tmp)
+        rc, _, err = run(["--pcap", pcap])
+        self.assertEqual(rc, 2)
+        self.assertIn("--frames", err)
+
+    def test_not_a_frame_log(self):
+        pcap, _ = self.simple().write(self.tmp)
+        bad = os.path.join(self.tmp, "bad.csv")
+        with open(bad, "w") as f:
+            f.write("a,b,c\n1,2,3\n")
+        rc, _, err = run(["--pcap", pcap, "--frames", bad])
+        self.assertEqual(rc, 2)
+        self.assertIn("not a frame log", err)
+
+
+class TestPathsAndOutputs(Base):
+    def build(self):
+        c = Capture()
+        self.t = []
+        for i, (gap, sym) in enumerate([(100, "MSFT"), (140, "MSFT"), (20000, "MSFT"), (120, "MSFT")]):
+            base = 1000 + i * 50000
+            w = md(sym, 4 + i, ["100.5"])
+            c.rx(base, w)
+            k = HDR + soh_after(w, b"269=2\x01270=100.5")
+            c.tx(base + 8 + k + gap, nos(f"C{i}", sym, 1, 3 + i))
+            self.t.append(gap)
+        return c
+
+    def test_fires_csv_and_summary(self):
+        c = self.build()
+        fires = os.path.join(self.tmp, "fires.csv")
+        with open(fires, "w") as f:
+            f.write("clordid,path\nC0,hw\nC1,hw\nC2,fw\nC3,hw\n")
+        doc, out, _ = self.analyze_json(c, "--fires", fires, "--quiet")
+        self.assertEqual([r["path"] for r in doc["orders"]], ["hw", "hw", "fw", "hw"])
+        self.assertEqual([r["t2t_cycles"] for r in doc["orders"]], self.t)
+        hw = doc["hw"]["t2t"]
+        self.assertEqual(hw["count"], 3)
+        self.assertEqual(hw["cycles"], {"min": 100, "median": 120, "max": 140, "mean": 120.0})
+        self.assertEqual(hw["ns"], {"min": 800.0, "median": 960.0, "max": 1120.0, "mean": 960.0})
+        self.assertEqual(doc["fw"]["t2t"]["cycles"]["min"], 20000)
+        self.assertEqual(doc["fw"]["sof2sof"]["count"], 1)
+        self.assertNotIn("unknown", doc)
+        self.assertNotIn("order 11=", out)  # --quiet
+        self.assertIn("T2T", out)
+
+    def test_fires_json_wins_over_path_and_clock(self):
+        c = self.build()
+        fires = os.path.join(self.tmp, "fires.json")
+        with open(fires, "w") as f:
+            json.dump([{"clordid": "C2", "path": "fw"}], f)
+        doc, _, _ = self.analyze_json(c, "--fires", fires, "--path", "hw", "--clock-mhz", "100")
+        self.assertEqual(doc["hw"]["t2t"]["count"], 3)
+        self.assertEqual(doc["fw"]["t2t"]["ns"]["max"], 200000.0)
+        self.assertEqual(doc["hw"]["t2t"]["ns"]["min"], 1000.0)
+        self.assertEqual(doc["meta"]["clock_mhz"], 100.0)
+
+    def test_unknown_path_without_labels(self):
+        doc, out, _ = self.analyze_json(self.build())
+        self.assertEqual(doc["hw"]["orders"], 0)
+        self.assertIsNone(doc["hw"]["t2t"]["cycles"]["min"])
+        self.assertEqual(doc["unknown"]["t2t"]["count"], 4)
+        self.assertEqual(doc["unknown"]["t2t"]["cycles"]["median"], 130)  # (120 + 140) / 2
+
+    def test_csv(self):
+        c = self.build()
+        pcap, log = c.write(self.tmp)
+        out_csv = os.path.join(self.tmp, "o.csv")
+        rc, _, _ = run(["--pcap", pcap, "--frames", log, "--csv", out_csv, "--path", "fw", "--quiet"])
+        self.assertEqual(rc, 0)
+        import csv
+        with open(out_csv) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([int(r["t2t_cycles"]) for r in rows], self.t)
+        self.assertEqual(rows[0]["path"], "fw")
+
+    def test_plot(self):
+        c = self.build()
+        pcap, log = c.write(self.tmp)
+        fires = os.path.join(self.tmp, "fires.csv")
+        with open(fires, "w") as f:
+            f.write("C2,fw\n")
+        png = os.path.join(self.tmp, "h.png")
+        args = ["--pcap", pcap, "--frames", log, "--plot", png, "--path", "hw", "--fires", fires, "--quiet"]
+        try:
+            import matplotlib  # noqa: F401
+            rc, _, err = run(args)
+        except ImportError:
+            venv = os.path.expanduser("~/.cache/triggerfish/venv/bin/python")
+            if not os.path.exists(venv):
+                self.skipTest("no matplotlib")
+            p = subprocess.run([venv, os.path.join(HERE, "analyze.py")] + args, capture_output=True, text=True)
+            rc, err = p.returncode, p.stderr
+        self.assertEqual(rc, 0, err)
+        with open(png, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+
+class TestSummaryImport(unittest.TestCase):
+    def test_summarize_records(self):
+        recs = [{"path": "hw", "t2t_cycles": 10, "eof2sof_cycles": -5, "sof2sof_cycles": 200},
+                {"path": "hw", "t2t_cycles": 13, "eof2sof_cycles": -2, "sof2sof_cycles": 203},
+                {"path": "fw", "t2t_cycles": None, "eof2sof_cycles": None, "sof2sof_cycles": None},
+                {"path": "lab", "t2t_cycles": 1, "eof2sof_cycles": 1, "sof2sof_cycles": 1}]
+        s = analyze.summarize(recs, clock_mhz=50)
+        self.assertEqual(s["hw"]["t2t"]["cycles"], {"min": 10, "median": 11.5, "max": 13, "mean": 11.5})
+        self.assertEqual(s["hw"]["eof2sof"]["ns"]["min"], -100.0)
+        self.assertEqual((s["fw"]["orders"], s["fw"]["without_trigger"], s["fw"]["t2t"]["count"]), (1, 1, 0))
+        self.assertIn("lab", s)
+        text = analyze.format_summary(s, 50)
+        self.assertIn("EOF2SOF", text)
+        self.assertIn("WITHOUT TRIGGER", text)
+
+
+class TestDump(Base):
+    def test_dump_synthetic(self):
+        c = Capture()
+        w = md("MSFT", 4, ["100.5"])
+        c.rx(1000, w[:100])
+        c.rx(1300, w[100:])
+        c.tx(1600, nos("ORD1", "MSFT", 1, 3))
+        pcap, log = c.write(self.tmp)
+        rc, out, _ = run(["--pcap", pcap, "--dump"])  # direction from the MAC address
+        self.assertEqual(rc, 0)
+        self.assertIn("FIX W", out)
+        self.assertIn("continues to rx#2", out)
+        self.assertIn("tx#3", out)
+        self.assertIn("11=ORD1", out)
+        rc, out, _ = run(["--pcap", pcap, "--frames", log, "--dump"])
+        self.assertIn("tx#1", out)
+
+
+@unittest.skipUnless(os.path.exists(os.path.join(REAL, "eth-latency.frames.csv")), "no whole-SoC test output")
+class TestRealHarnessOutput(unittest.TestCase):
+    """The harness's own pcap + frame log (build/sim/tests, from `make test`) match as assumed."""
+
+    def test_eth_latency_pair(self):
+        w = analyze.Warnings()
+        res, recs = analyze.read_pcap(os.path.join(REAL, "eth-latency.pcap"), w)
+        rows = analyze.read_frame_log(os.path.join(REAL, "eth-latency.frames.csv"))
+        frames = analyze.match_frames(res, recs, rows, "p", "f")
+        self.assertEqual(res, "ns")
+        self.assertEqual(analyze.check_clock(frames, w), 8.0)
+        self.assertEqual(w.items, [])
+        for f in frames:
+            self.assertEqual(f.sof_ns, f.sof_cycle * 8 + 4)
+
+    @unittest.skipUnless(os.path.exists(os.path.join(REAL, "fix-session.pcap")), "no fix-session.pcap")
+    def test_fix_session_dump(self):
+        rc, out, err = run(["--pcap", os.path.join(REAL, "fix-session.pcap"), "--dump"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("FIX D", out)
+        self.assertIn("FIX W", out)
+        self.assertNotIn("BAD CheckSum", out)
+
+
+if __name__ == "__main__":
+    unittest.main()

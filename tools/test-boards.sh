@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The `boards` test suite (tools/run-tests.sh): everything about the board builds that can be checked
+# without a board attached.
+#   - both Colorlight bitstreams build with the full SoC and meet timing in every clock domain
+#     (sys, eth_tx, eth_rx; tools/board.sh fails otherwise), the bitstream and reports are there
+#   - both Zynq boards synthesise (yosys synth_xilinx) with their resource report; when openXC7 is
+#     installed they must also place, route, meet timing and pack
+#   - the flows refuse what they must: an unknown board, flashing without a bitstream, SPI flash on Zynq
+#   - openFPGALoader (Debian) knows the boards and cables the flash commands name
+# Prints "[ok] ..." / "[FAIL] ..." per check, the resource/Fmax summary of each board, and
+# "N passed, M failed" last; exit status 1 on any failure. BOARDS="..." builds a subset.
+set -u
+cd "$(dirname "$0")/.."
+BOARDS=${BOARDS:-colorlight-i5 colorlight-5a-75b pynq-z1 pz7020-starlite}
+LOGS=build/test-logs/boards
+mkdir -p "$LOGS"
+pass=0; fail=0
+ok()  { echo "[ok] $*"; pass=$((pass + 1)); }
+bad() { echo "[FAIL] $*"; fail=$((fail + 1)); }
+PY=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}/bin/python
+
+summary() { # board: one line from summary.json
+  "$PY" - "build/boards/$1/summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+r = s["resources"]["yosys"]
+if s["family"] == "ecp5":
+    res = f"LUT4 {r['LUT4_total']} (logic {r['LUT4']}), FF {r['FF']}, BRAM {r['BRAM_DP16KD']} DP16KD, DSP {r['DSP_MULT18X18D']}"
+else:
+    res = f"LUT {r['LUT']} + {r['LUTRAM_cells']} LUTRAM, FF {r['FF']}, BRAM {r['BRAM36_equiv']:g} x36Kb, DSP {r['DSP48E1']}"
+clk = ", ".join(f"{d} {c['achieved_mhz']}/{c['required_mhz']} MHz" for d, c in s["clocks"].items() if "achieved_mhz" in c)
+t = s["times_s"].get("total")
+print(f"{res}; {clk or 'no timing (synthesis only)'}; {t} s")
+PY
+}
+
+for b in $BOARDS; do
+  start=$SECONDS
+  tools/board.sh bitstream "$b" > "$LOGS/$b.log" 2>&1
+  rc=$?
+  secs=$((SECONDS - start))
+  family=$(sed -n 's/^FAMILY *:= *//p' "boards/$b/board.mk")
+  if [ "$family" = ecp5 ] || [ -f "build/boards/$b/$b.bit" ] || command -v nextpnr-xilinx > /dev/null; then
+    met=$("$PY" -c "import json,sys; print(json.load(open('build/boards/$b/summary.json'))['timing_met'])" 2>/dev/null)
+    if [ $rc -eq 0 ] && [ -s "build/boards/$b/$b.bit" ] && [ "$met" = True ] && [ -s "build/boards/$b/report.txt" ]; then
+      ok "$b: bitstream, timing met in every clock domain ($secs s): $(summary "$b")"
+    else
+      bad "$b: exit $rc, timing_met=$met ($secs s); see $LOGS/$b.log"
+      grep -E "^  |NOT MET|ERROR|rror" "$LOGS/$b.log" | head -8 | sed 's/^/     /'
+    fi
+  else
+    luts=$("$PY" -c "import json; print(json.load(open('build/boards/$b/summary.json'))['resources']['yosys']['LUT'])" 2>/dev/null)
+    if [ $rc -eq 0 ] && [ "${luts:-0}" -gt 0 ] && grep -q "nextpnr-xilinx (openXC7) is not on PATH" "$LOGS/$b.log"; then
+      ok "$b: synthesis and resource report; stops before place and route without openXC7, and says so ($secs s): $(summary "$b")"
+    else
+      bad "$b: exit $rc, LUT=${luts:-none} ($secs s); see $LOGS/$b.log"
+      tail -5 "$LOGS/$b.log" | sed 's/^/     /'
+    fi
+  fi
+done
+
+# The flows refuse what they must.
+out=$(tools/board.sh bitstream no-such-board 2>&1); rc=$?
+if [ $rc -ne 0 ] && echo "$out" | grep -q "colorlight-i5" ; then ok "unknown BOARD: refused, the boards are listed"
+else bad "unknown BOARD: exit $rc: $out"; fi
+out=$(tools/board.sh flash pynq-z1 spi 2>&1); rc=$?
+if [ $rc -ne 0 ] && echo "$out" | grep -q "no SPI flash"; then ok "flash FLASH=spi on a Zynq board: refused (volatile load only)"
+else bad "flash FLASH=spi on pynq-z1: exit $rc: $out"; fi
+
+# openFPGALoader knows what the flash commands name.
+if command -v openFPGALoader > /dev/null; then
+  boards_list=$(openFPGALoader --list-boards 2>&1); cables_list=$(openFPGALoader --list-cables 2>&1)
+  missing=""
+  for b in boards/*/board.mk; do
+    args=$(sed -n 's/^OFL_ARGS *:= *//p' "$b" | sed "s/{CABLE}/$(sed -n 's/^CABLE *:= *//p' "$b")/")
+    set -- $args
+    while [ $# -gt 0 ]; do
+      case $1 in
+        -b) echo "$boards_list" | grep -qE "^$2 " || missing="$missing board:$2"; shift 2 ;;
+        -c) echo "$cables_list" | grep -qE "^$2 " || missing="$missing cable:$2"; shift 2 ;;
+        *) shift ;;
+      esac
+    done
+  done
+  if [ -z "$missing" ]; then ok "openFPGALoader $(openFPGALoader -V 2>&1 | head -1 | awk '{print $NF}') knows every board/cable the flash commands use"
+  else bad "openFPGALoader lacks:$missing"; fi
+else
+  bad "openFPGALoader is not installed (make deps installs Debian's openfpgaloader)"
+fi
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
