@@ -17,10 +17,11 @@
 //
 // Timing of the per-entry state ("lag" = cycles after the stream byte on io.rx that caused it):
 //   lag 0: scanner state, BRAM read address, message commit (P |= NP)
-//   lag 2: symbol match S, price comparison state (lt/gt/hard), from the registered BRAM rows
-//   lag 3: crossing C and trade-log index per entry, message-start reset of S and C
+//   lag 3: symbol match S, price comparison state, crossing C and trade-log index per entry, message-start
+//          reset of S and C (BRAM address registered, RAM read, RAM output registered)
 //   lag 4: trade-log slot allocation; lag 8: trade-log write (price after the padding to the implied decimals)
-//   t+1:   fire sequencer reads P; t+10: end-of-segment housekeeping (snapshot commit or restore, P cleared)
+//   t:     fire sequencer splits the lowest entry off P (then number and slot, then template and record: fire in t+3);
+//   t+10:  end-of-segment housekeeping (snapshot commit or restore, P cleared)
 // The FIX structure guarantees the distances this relies on: a message's CheckSum field ("10=ccc|", 7 bytes)
 // follows its last price and symbol; two evaluated prices are at least 12 bytes apart; a segment's payload
 // starts at least 54 bytes after the previous frame's last beat.
@@ -36,8 +37,7 @@ import scala.collection.mutable.ArrayBuffer
 case class OffloadRxConfig(
   entries: Int = 64,         // trigger table entries (a power of two, 2..64)
   fireLogDepth: Int = 16,    // fire records waiting for the CPU (sys)
-  eventFifoDepth: Int = 8,   // per-segment counter events eth_rx -> sys (one per segment of our connection)
-  ablate: Set[String] = Set()  // TEMPORARY: size experiments
+  eventFifoDepth: Int = 8    // per-segment counter events eth_rx -> sys (one per segment of our connection)
 ) {
   require(isPow2(entries) && entries >= 2 && entries <= 64, "entries: a power of two in 2..64")
   require(isPow2(fireLogDepth) && fireLogDepth >= 4)
@@ -79,13 +79,12 @@ object OffloadRx {
   // Price table classes: row = position * 16 + class; classes 0..9 are the digits.
   val CL_DOT = 10; val CL_END_NODOT = 11; val CL_END_FRAC = 12
   val beginLiteral: Seq[Int] = "8=FIX.4.4\u00019=".map(_.toInt)
-  object EngState extends SpinalEnum { val IDLE, PRE, CONVERT, NORMALIZE, SWEEP, POST, ACK = newElement() }
+  object EngState extends SpinalEnum { val IDLE, TOKEN, PRE, PRE_APPLY, CONVERT, NORMALIZE, SWEEP, POST, POST_APPLY, ACK = newElement() }
 }
 
 case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Component {
   import OffloadRx._
   val N = config.entries
-  def ab(name: String) = config.ablate.contains(name)
   val io = new Bundle {
     val bus = slave(PipelinedMemoryBus(busConfig))   // sys
     val rx = slave(Flow(EthRxBeat()))                 // rxCd: the MAC's receive stream (the SoC's rxTap)
@@ -196,9 +195,11 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     val v = io.rx.valid
     val b = io.rx.payload.data.asUInt
     val eof = v && io.rx.payload.last
+    // byte classes as nibble patterns (plain LUTs; a magnitude compare would become a carry chain)
     val isSoh = b === SOH
-    val isDig = b >= 0x30 && b <= 0x39
+    val isDig = b(7 downto 4) === 3 && (!b(3) || b(2 downto 1) === 0)
     val dig = b(3 downto 0)   // the digit when isDig
+    val isSymChar = !b(7) && ((b(6 downto 5) === 1 && b(4 downto 0) =/= 0) || b(6 downto 5) === 2)   // 0x21..0x5F
 
     // Configuration in force (applied from the transfer registers between frames).
     val cfgEnable = RegInit(False)
@@ -224,7 +225,9 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     }
 
     // -------------------------------------------------------------------------------------------
-    // Ethernet / IPv4 / TCP header parser
+    // Ethernet / IPv4 / TCP header parser. Every decision that needs more than the byte and a compare is
+    // prepared a beat ahead: the expected byte of the next position, where the headers end, whether the next
+    // beat is payload for the scanner.
     val hdr = new Area {
       val inFrame = RegInit(False)
       val first = !inFrame
@@ -238,7 +241,8 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val ok = first | okR
       val oursR = RegInit(False)   // addresses and ports matched (set at TCP byte 3)
       val ours = !first && oursR
-      val ihl = Reg(UInt(4 bits)) init 5
+      val ipEndPos = Reg(UInt(6 bits)) init 19    // IHL * 4 - 1
+      val tcpEndPos = Reg(UInt(6 bits)) init 19   // data offset * 4 - 1
       val totHi = Reg(Bits(8 bits)) init 0
       val tcpLen = Reg(UInt(16 bits)) init 0
       val ipLeft = Reg(UInt(16 bits)) init 0      // datagram bytes from the current byte on (valid when lenKnown)
@@ -249,11 +253,9 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val fragR = RegInit(False)
       val ipAcc = Reg(UInt(16 bits)) init 0
       val ipC = RegInit(False)
-      val ipSumOk = RegInit(False)
       val tcpAcc = Reg(UInt(16 bits)) init 0
       val tcpC = RegInit(False)
       val seq = Reg(UInt(32 bits)) init 0
-      val doff = Reg(UInt(4 bits)) init 5
       val fin = RegInit(False)
       val syn = RegInit(False)
       val rst = RegInit(False)
@@ -264,26 +266,42 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val acceptR = RegInit(False)
       val accept = !first && acceptR
       val skipLeft = Reg(UInt(16 bits)) init 0
+      // The last 6 bytes; a field is compared with the configuration at the byte after it (no mux of the
+      // configuration by position, nothing but the capture between the byte and the compare).
+      val sr = Reg(Bits(48 bits)) init 0
+      val chk = Reg(Bits(6 bits)) init 0          // compare this beat: 0 MAC, 1 type, 2 protocol, 3 peer IP, 4 our IP, 5 peer port
+      val chkOurPort = RegInit(False)
+      val feedR = RegInit(False)                  // the current beat (if any) is payload for the scanner
 
-      val inDgram = lenKnown && ipLeft =/= 0
+      // a ones' complement sum held as a 16-bit accumulator and a pending end-around carry is good (0xFFFF) when
+      def onesOk(acc: UInt, c: Bool): Bool = (acc === 0xFFFF && !c) || (acc === 0xFFFE && c) || (acc === 0 && !c)
+
+      // ipLeft === 0 / === 1, kept beside it so that no 16-bit compare sits in the per-byte paths
+      val ipLeftZeroR = RegInit(True)
+      val ipLeftOneR = RegInit(False)
+      val inDgram = lenKnown && !ipLeftZeroR
       val byteOk = Bool(); byteOk := True
+      val fieldOk = !(chk(0) && sr =/= cfgOurMac) && !(chk(1) && sr(15 downto 0) =/= B"x0800") &&
+        !(chk(2) && sr(7 downto 0) =/= B"x06") && !(chk(3) && sr(31 downto 0) =/= cfgPeerIp) &&
+        !(chk(4) && sr(31 downto 0) =/= cfgOurIp) && !(chk(5) && sr(15 downto 0) =/= cfgPeerPort)
+      val chkNext = Bits(6 bits); chkNext := 0
       val lenBadNow = Bool(); lenBadNow := lenBad
       val word = odd ? b.resize(16) | (b.resize(16) |<< 8)
       val ipAdd = Bool(); ipAdd := False
-      val tcpIn = UInt(16 bits); tcpIn := 0
+      val tcpIn = UInt(16 bits); tcpIn := word
       val tcpAdd = Bool(); tcpAdd := False
       val nextSec = UInt(3 bits); nextSec := sec
       val nextSpos = UInt(6 bits); nextSpos := (spos === 63) ? spos | spos + 1
       val decIpLeft = Bool(); decIpLeft := False
-      val feed = Bool(); feed := False
       val startSeg = Bool(); startSeg := False
+      val tcpEnd = Bool(); tcpEnd := False
+      val acceptNow = Bool(); acceptNow := False
+      val skipNextZero = Bool(); skipNextZero := False
 
-      def byteOf(x: Bits, i: UInt, n: Int): Bits = Vec(x.subdivideIn(8 bits).reverse)(i.resize(log2Up(n)))
       when(v) { switch(sec) {
         is(S_ETH) {
-          when(spos < 6) { byteOk := b.asBits === byteOf(cfgOurMac, spos, 6) }
-          when(spos === 12) { byteOk := b === 0x08 }
-          when(spos === 13) { byteOk := b === 0x00; nextSec := S_IP; nextSpos := 0 }
+          when(spos === 5) { chkNext(0) := True }
+          when(spos === 13) { chkNext(1) := True; nextSec := S_IP; nextSpos := 0 }
         }
         is(S_IP) {
           ipAdd := True
@@ -292,131 +310,153 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
             when(!inDgram) { lenBadNow := True }
           }
           switch(spos) {
-            is(0) { byteOk := b(7 downto 4) === 4 && b(3 downto 0) >= 5; ihl := b(3 downto 0) }
+            is(0) { byteOk := b(7 downto 4) === 4 && b(3 downto 0) >= 5; ipEndPos := ((b(3 downto 0) << 2) - 1).resized }
             is(2) { totHi := b.asBits }
-            is(3) { ipLeft := (totHi ## b).asUInt - 4; lenKnownR := True }
+            is(3) {
+              val left = (totHi ## b).asUInt - 4
+              ipLeft := left; lenKnownR := True
+              ipLeftZeroR := left === 0; ipLeftOneR := left === 1
+            }
             is(4) {
-              val hdrMinus4 = ((ihl << 2) - 4).resize(16)
+              val hdrMinus4 = (ipEndPos - 3).resize(16)
               when(ipLeft < hdrMinus4) { lenBadNow := True }
               tcpLen := ipLeft - hdrMinus4
-              tcpIn := ipLeft - hdrMinus4; tcpAdd := True
             }
-            is(5) { tcpIn := 6; tcpAdd := True }
-            is(6) { fragR := b(5) || b(4 downto 0) =/= 0 }
+            is(5) { tcpIn := tcpLen; tcpAdd := True }      // pseudo header: TCP length
+            is(6) { tcpIn := 6; tcpAdd := True; fragR := b(5) || b(4 downto 0) =/= 0 }   // protocol; MF, offset
             is(7) { when(b =/= 0) { fragR := True } }
-            is(9) { byteOk := b === 6 }
           }
-          when(spos >= 12 && spos < 16) { byteOk := b.asBits === byteOf(cfgPeerIp, spos - 12, 4); tcpIn := word; tcpAdd := True }
-          when(spos >= 16 && spos < 20) { byteOk := b.asBits === byteOf(cfgOurIp, spos - 16, 4); tcpIn := word; tcpAdd := True }
-          when(spos === (ihl << 2).resize(6) - 1) {
-            val s = ipAcc.resize(17) + word.resize(17) + ipC.asUInt.resize(17)
-            ipSumOk := s === 0xFFFF || s === 0
-            nextSec := S_TCP; nextSpos := 0
-          }
+          when(spos >= 12 && spos < 20) { tcpAdd := True }   // pseudo header: the addresses
+          when(spos === 9) { chkNext(2) := True }
+          when(spos === 15) { chkNext(3) := True }
+          when(spos === 19) { chkNext(4) := True }
+          when(spos === ipEndPos) { nextSec := S_TCP; nextSpos := 0 }
         }
         is(S_TCP) {
           decIpLeft := True
           when(!inDgram) { lenBadNow := True }
-          tcpIn := word; tcpAdd := inDgram
-          when(spos < 2) { byteOk := b.asBits === byteOf(cfgPeerPort, spos, 2) }
-          when(spos >= 2 && spos < 4) { byteOk := b.asBits === byteOf(cfgOurPort, spos - 2, 2) }
-          when(spos === 3) { oursR := ok && byteOk }
-          when(spos >= 4 && spos < 8) { seq := (seq(23 downto 0) ## b).asUInt }
-          when(spos === 8) { skip := rcvNxt - seq }
-          when(spos === 12) { doff := b(7 downto 4); when(b(7 downto 4) < 5) { lenBadNow := True } }
+          tcpAdd := inDgram
+          when(spos === 1) { chkNext(5) := True }
+          // byte 4: the destination port (bytes 2, 3) is the last of the addresses
+          when(spos === 4) { oursR := ok && fieldOk && sr(15 downto 0) === cfgOurPort }
+          when(spos === 8) { seq := sr(31 downto 0).asUInt; skip := rcvNxt - sr(31 downto 0).asUInt }
+          when(spos === 12) { tcpEndPos := ((b(7 downto 4) << 2) - 1).resized; when(b(7 downto 4) < 5) { lenBadNow := True } }
           when(spos === 13) {
             fin := b(0); syn := b(1); rst := b(2)
-            val hl = (doff << 2).resize(16)
+            val hl = ((tcpEndPos + 1) << 0).resize(16)
             when(tcpLen < hl) { lenBadNow := True }
             payLen := tcpLen - hl
           }
           when(spos === 14) { seqOk := skip === 0 || (skip(31 downto 16) === 0 && skip(15 downto 0) < payLen) }
           when(spos === 15) { nextSeq := seq + payLen + fin.asUInt.resize(32) }
-          when(spos === (doff << 2).resize(6) - 1 && spos >= 19) {
-            val acc = ok && byteOk && ipSumOk && !lenBadNow && !fragR && !syn && !rst && cfgEnable && !closed && seqOk
-            acceptR := acc
-            startSeg := acc
+          when(spos === tcpEndPos && spos >= 19) {
+            tcpEnd := True
+            acceptNow := oursR && ok && onesOk(ipAcc, ipC) && !lenBadNow && !fragR && !syn && !rst && cfgEnable && !closed && seqOk
+            acceptR := acceptNow
+            startSeg := acceptNow
             skipLeft := skip(15 downto 0)
-            nextSec := (ipLeft === 1) ? U(S_PAD, 3 bits) | U(S_PAY, 3 bits)
+            skipNextZero := skip(15 downto 0) === 0
+            nextSec := ipLeftOneR ? U(S_PAD, 3 bits) | U(S_PAY, 3 bits)
           }
         }
         is(S_PAY) {
-          tcpIn := word; tcpAdd := inDgram
+          tcpAdd := inDgram
           decIpLeft := True
           when(inDgram) {
-            when(skipLeft =/= 0) { skipLeft := skipLeft - 1 } otherwise { feed := accept }
-            when(ipLeft === 1) { nextSec := S_PAD }
+            when(skipLeft =/= 0) { skipLeft := skipLeft - 1 }
+            skipNextZero := skipLeft <= 1
+            when(ipLeftOneR) { nextSec := S_PAD }
           }
         }
       } }
 
-      // Ones' complement sums (16-bit accumulator + pending end-around carry).
       val ipSum = ipAcc.resize(17) + (ipAdd ? word | U(0, 16 bits)).resize(17) + ipC.asUInt.resize(17)
       val tcpSum = tcpAcc.resize(17) + (tcpAdd ? tcpIn | U(0, 16 bits)).resize(17) + tcpC.asUInt.resize(17)
-      val tcpOkNow = tcpSum === 0xFFFF || tcpSum === 0
       // The datagram is complete with this byte: the frame may end here (what follows is Ethernet padding).
-      val complete = sec === S_PAD || (inDgram && ipLeft === 1 && (sec === S_PAY || sec === S_TCP))
+      val complete = sec === S_PAD || (inDgram && ipLeftOneR && (sec === S_PAY || sec === S_TCP))
 
       when(v) {
         inFrame := !io.rx.payload.last
         oddR := !odd
         secR := nextSec
         sposR := nextSpos
-        okR := ok && byteOk
+        okR := ok && byteOk && fieldOk
         lenBadR := lenBadNow
+        sr := sr(39 downto 0) ## b.asBits
+        chk := chkNext
+        feedR := nextSec === S_PAY && (tcpEnd ? acceptNow | accept) && skipNextZero
         when(first) {
-          oursR := False; lenKnownR := False; fragR := False; acceptR := False; ipSumOk := False
+          oursR := False; lenKnownR := False; fragR := False; acceptR := False
+          ipAcc := 0; ipC := False; tcpAcc := 0; tcpC := False
+        } otherwise {
+          when(ipAdd) { ipAcc := ipSum(15 downto 0); ipC := ipSum(16) }
+          when(tcpAdd) { tcpAcc := tcpSum(15 downto 0); tcpC := tcpSum(16) }
         }
-        when(decIpLeft && inDgram) { ipLeft := ipLeft - 1 }
-        when(first) { ipAcc := 0; ipC := False; tcpAcc := 0; tcpC := False }
-          .otherwise {
-            when(ipAdd) { ipAcc := ipSum(15 downto 0); ipC := ipSum(16) }
-            when(tcpAdd) { tcpAcc := tcpSum(15 downto 0); tcpC := tcpSum(16) }
-          }
+        when(decIpLeft && inDgram) {
+          ipLeft := ipLeft - 1
+          ipLeftZeroR := ipLeftOneR
+          ipLeftOneR := ipLeft === 2
+        }
+        when(io.rx.payload.last) { feedR := False; chk := 0 }
       }
 
-      // End of frame: classification.
-      val segGood = accept && !io.rx.payload.error && tcpOkNow && complete
-      val kind = UInt(3 bits)
-      when(!ours) { kind := Kind.NONE }
-        .elsewhen(io.rx.payload.error || !ipSumOk || lenBadNow || !complete || !tcpOkNow) { kind := Kind.BAD }
-        .elsewhen(fragR || syn || rst || !cfgEnable || closed) { kind := Kind.IGNORED }
-        .elsewhen(!seqOk) { kind := Kind.OOO }
-        .otherwise { kind := Kind.INORDER }
+      // End of frame, what is known in the cycle of the last beat; the TCP checksum verdict follows a cycle later.
+      val eofAccept = RegNextWhen(accept, eof) init False
+      val eofGoodSoFar = RegNextWhen(accept && !io.rx.payload.error && complete, eof) init False
+      val eofKind = Reg(UInt(3 bits)) init 0        // the kind if the TCP checksum is good
+      val eofMaybeBad = RegInit(False)              // ours, so a bad TCP checksum makes it BAD
+      when(eof) {
+        eofMaybeBad := ours
+        when(!ours) { eofKind := Kind.NONE }
+          .elsewhen(io.rx.payload.error || !onesOk(ipAcc, ipC) || lenBadNow || !complete) { eofKind := Kind.BAD }
+          .elsewhen(fragR || syn || rst || !cfgEnable || closed) { eofKind := Kind.IGNORED }
+          .elsewhen(!seqOk) { eofKind := Kind.OOO }
+          .otherwise { eofKind := Kind.INORDER }
+      }
+      val tcpOk1 = onesOk(tcpAcc, tcpC)             // in the cycle after the last beat: the whole segment summed
+      val segGood1 = eofGoodSoFar && tcpOk1
+      val kind1 = (eofMaybeBad && eofKind =/= Kind.NONE && !tcpOk1) ? U(Kind.BAD, 3 bits) | eofKind
     }
-    val feed = v && hdr.feed
+    val feed = v && hdr.feedR
 
     // -------------------------------------------------------------------------------------------
-    // FIX scanner (one payload byte per cycle when `feed`)
+    // FIX scanner (one payload byte per cycle when `feed`). Each byte is decided by a compare or two against
+    // values prepared beforehand: the literal byte expected next, the class of the tag read so far, whether the
+    // body ends with this byte, the CheckSum's expected digits, whether the message commits if this is its last SOH.
     val scan = new Area {
       val mode = snapshotted(Reg(UInt(3 bits)) init M_HUNT)
       val prevSoh = snapshotted(RegInit(True))
       val lit = snapshotted(Reg(UInt(4 bits)) init 0)
+      val litExp = snapshotted(Reg(UInt(8 bits)) init 0)       // BEGIN: the byte expected next
       val bodyLeft = snapshotted(Reg(UInt(17 bits)) init 0)
+      val bodyLast = snapshotted(RegInit(False))                // bodyLeft === 1
       val blDigits = snapshotted(Reg(UInt(3 bits)) init 0)
       val csum = snapshotted(Reg(UInt(8 bits)) init 0)
-      val cval = snapshotted(Reg(UInt(7 bits)) init 0)
-      val cok = snapshotted(RegInit(False))
+      val cokAcc = snapshotted(RegInit(False))
+      val commitReady = snapshotted(RegInit(False))
       val isW = snapshotted(RegInit(False))
       val bad = snapshotted(RegInit(False))
       val firstField = snapshotted(RegInit(False))
       val had55 = snapshotted(RegInit(False))
       val symDone = snapshotted(RegInit(False))
       val had268 = snapshotted(RegInit(False))
-      val n268 = snapshotted(Reg(UInt(8 bits)) init 0)
+      val n268 = snapshotted(Reg(UInt(9 bits)) init 0)
       val n269 = snapshotted(Reg(UInt(9 bits)) init 0)
       val inEntry = snapshotted(RegInit(False))
       val curTrade = snapshotted(RegInit(False))
       val cur270 = snapshotted(RegInit(False))
       val fTag = snapshotted(RegInit(True))
-      val tagBcd = snapshotted(Reg(Bits(12 bits)) init 0)
-      val tagLen = snapshotted(Reg(UInt(3 bits)) init 0)
+      val tagBcd = snapshotted(Reg(Bits(8 bits)) init 0)        // the last two digits of the tag so far
+      val tagLen = snapshotted(Reg(UInt(3 bits)) init 0)        // saturates at 4
+      val tagPre = snapshotted(Reg(UInt(4 bits)) init 0)        // the class of the tag so far (C_ below)
       val tagCls = snapshotted(Reg(UInt(3 bits)) init T_OTHER)
       val valLen = snapshotted(Reg(UInt(4 bits)) init 0)
       val wCand = snapshotted(RegInit(False))
       val tradeCand = snapshotted(RegInit(False))
       val pK = snapshotted(Reg(UInt(4 bits)) init 0)     // significant digits so far (the price table row position)
       val pFrac = snapshotted(Reg(UInt(4 bits)) init 0)
+      val intFull = snapshotted(RegInit(False))           // pK === 14 - decimals: no room for another integer digit
+      val fracFull = snapshotted(RegInit(False))          // pFrac === decimals
       val pDot = snapshotted(RegInit(False))
       val pAny = snapshotted(RegInit(False))
       val pSig = snapshotted(RegInit(False))
@@ -425,6 +465,19 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val padCnt = Reg(UInt(4 bits)) init 0
       val segW = Reg(UInt(6 bits)) init 0        // this segment: W messages committed, messages rejected
       val segErr = Reg(UInt(6 bits)) init 0
+      // tag classes as the digits come
+      val C_EMPTY = 0; val C_OTHER = 1; val C_8 = 2; val C_9 = 3; val C_10 = 4; val C_35 = 5; val C_55 = 6
+      val C_268 = 7; val C_269 = 8; val C_270 = 9
+
+      // The CheckSum's three digits, from the running sum (two register stages, ready long before "10=ddd").
+      val csumH = RegNext((csum >= 200) ? U(2, 2 bits) | ((csum >= 100) ? U(1, 2 bits) | U(0, 2 bits))) init 0
+      val csumR = RegNext((csum >= 200) ? (csum - 200) | ((csum >= 100) ? (csum - 100) | csum)) init 0
+      val tensNow = UInt(4 bits)
+      tensNow := 0
+      for (k <- 1 to 9) when(csumR >= 10 * k) { tensNow := k }
+      val csumTens = RegNext(tensNow) init 0
+      val csumOnes = RegNext((csumR - (tensNow.resize(8) |<< 3) - (tensNow.resize(8) |<< 1)).resize(4)) init 0
+      val csumHund = RegNext(csumH) init 0
 
       // Events of this cycle (stream time), consumed by the trigger table with the lags above.
       val evMsgStart = Bool(); evMsgStart := False
@@ -437,26 +490,25 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val evPriceDigit = Bool(); evPriceDigit := False
       val priceAddr = UInt(8 bits); priceAddr := 0
       val evPriceEnd = Bool(); evPriceEnd := False
-      val evCommit = Bool(); evCommit := False
+      val evCommit = Bool()
+      val evRejected = Bool(); evRejected := False
       val accStep = Bool(); accStep := False
-      val accDigit = UInt(4 bits); accDigit := 0
 
       val beginLit = Vec(beginLiteral.map(c => U(c, 8 bits)) ++ Seq.fill(4)(U(0, 8 bits)))
       val evalOk = isW && !bad
-      val lastBody = bodyLeft === 1
       def satInc(x: UInt): Unit = when(x =/= x.maxValue) { x := x + 1 }
 
       when(feed) {
         switch(mode) {
           is(M_HUNT) {
             when(prevSoh && b === 0x38) {
-              mode := M_BEGIN; lit := 1; csum := 0x38; evMsgStart := True
+              mode := M_BEGIN; lit := 1; litExp := beginLit(1); csum := 0x38; evMsgStart := True
             }
             prevSoh := isSoh
           }
           is(M_BEGIN) {
-            when(b === beginLit(lit)) {
-              csum := csum + b; lit := lit + 1
+            when(b === litExp) {
+              csum := csum + b; lit := lit + 1; litExp := beginLit(lit + 1)
               when(lit === 11) { mode := M_BODYLEN; bodyLeft := 0; blDigits := 0 }
             } otherwise { mode := M_HUNT; prevSoh := isSoh }
           }
@@ -467,29 +519,42 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
               blDigits := blDigits + 1
             } elsewhen (isSoh && blDigits =/= 0) {
               mode := M_BODY
+              bodyLast := bodyLeft === 1
               isW := False; bad := False; firstField := True; had55 := False; symDone := False; had268 := False
               n268 := 0; n269 := 0; inEntry := False; curTrade := False; cur270 := False
-              fTag := True; tagLen := 0; tagBcd := 0
+              fTag := True; tagLen := 0; tagBcd := 0; tagPre := C_EMPTY
             } otherwise { mode := M_HUNT; prevSoh := isSoh }
           }
           is(M_BODY) {
             csum := csum + b
             bodyLeft := bodyLeft - 1
+            bodyLast := bodyLeft === 2
             when(fTag) {
               when(isDig) {
                 when(tagLen === 0 && dig === 0) { bad := True }
-                tagBcd := tagBcd(7 downto 0) ## dig.asBits
+                tagBcd := tagBcd(3 downto 0) ## dig.asBits
                 when(tagLen =/= 4) { tagLen := tagLen + 1 }
+                // the class of the tag with this digit
+                val two = tagBcd(3 downto 0) ## dig.asBits
+                val three = tagBcd ## dig.asBits
+                tagPre := C_OTHER
+                switch(tagLen) {
+                  is(0) { when(dig === 8) { tagPre := C_8 } elsewhen (dig === 9) { tagPre := C_9 } }
+                  is(1) {
+                    when(two === B"x10") { tagPre := C_10 } elsewhen (two === B"x35") { tagPre := C_35 } elsewhen (two === B"x55") { tagPre := C_55 }
+                  }
+                  is(2) {
+                    when(three === B"x268") { tagPre := C_268 } elsewhen (three === B"x269") { tagPre := C_269 } elsewhen (three === B"x270") { tagPre := C_270 }
+                  }
+                  default {}
+                }
               } elsewhen (b === 0x3D) {
-                val t8 = tagLen === 1 && tagBcd(3 downto 0) === B(0x8, 4 bits)
-                val t9 = tagLen === 1 && tagBcd(3 downto 0) === B(0x9, 4 bits)
-                val t10 = tagLen === 2 && tagBcd(7 downto 0) === B(0x10, 8 bits)
-                val t35 = tagLen === 2 && tagBcd(7 downto 0) === B(0x35, 8 bits)
-                val t55 = tagLen === 2 && tagBcd(7 downto 0) === B(0x55, 8 bits)
-                val t268 = tagLen === 3 && tagBcd === B(0x268, 12 bits)
-                val t269 = tagLen === 3 && tagBcd === B(0x269, 12 bits)
-                val t270 = tagLen === 3 && tagBcd === B(0x270, 12 bits)
-                when(tagLen === 0 || (firstField =/= t35) || t8 || t9 || t10) { bad := True }
+                val t35 = tagPre === C_35
+                val t55 = tagPre === C_55
+                val t268 = tagPre === C_268
+                val t269 = tagPre === C_269
+                val t270 = tagPre === C_270
+                when(tagPre === C_EMPTY || (firstField =/= t35) || tagPre === C_8 || tagPre === C_9 || tagPre === C_10) { bad := True }
                 firstField := False
                 when(t55) { when(had55) { bad := True }; had55 := True }
                 when(t268) { when(had268) { bad := True }; had268 := True; n268 := 0 }
@@ -507,10 +572,11 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
                 when(evalPrice && evalOk) {
                   evPriceStart := True
                   pK := 0; pFrac := 0; pDot := False; pAny := False; pSig := False; pBad := False; pAcc := 0
+                  intFull := maxIntDigits === 0; fracFull := cfgDecimals === 0
                 }
               } otherwise {
                 bad := True
-                when(isSoh) { tagLen := 0; tagBcd := 0 }
+                when(isSoh) { tagLen := 0; tagBcd := 0; tagPre := C_EMPTY }
               }
             } otherwise {
               when(isSoh) {
@@ -529,27 +595,25 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
                       when(usable) {
                         evPriceLook := True
                         priceAddr := pK @@ (pDot ? U(CL_END_FRAC, 4 bits) | U(CL_END_NODOT, 4 bits))
-                        // pad the fraction to the implied decimals: first step now, the others in padCnt
-                        val pad = cfgDecimals - pFrac
-                        when(pad =/= 0) { accStep := True; padCnt := pad - 1 }
+                        padCnt := cfgDecimals - pFrac     // pad the fraction to the implied decimals
                       }
                     }
                   }
+                  default {}
                 }
-                fTag := True; tagLen := 0; tagBcd := 0
+                fTag := True; tagLen := 0; tagBcd := 0; tagPre := C_EMPTY
               } otherwise {
                 satInc(valLen)
                 switch(tagCls) {
                   is(T_35) { wCand := valLen === 0 && b === 0x57 }
                   is(T_269) { tradeCand := valLen === 0 && b.asBits === cfgTradeType }
                   is(T_268) {
-                    val n = (n268.resize(12) |<< 3) + (n268.resize(12) |<< 1) + dig
-                    when(!isDig || n > 255) { bad := True }
-                    n268 := n.resized
+                    when(!isDig || n268 > 25 || (n268 === 25 && dig > 5)) { bad := True }
+                    n268 := ((n268 |<< 3) + (n268 |<< 1) + dig).resized
                   }
                   is(T_55) {
                     when(evalOk) {
-                      when(valLen < symChars && b >= 0x21 && b <= 0x5F) {
+                      when(valLen < symChars && isSymChar) {
                         evSymLook := True; symAddr := valLen(2 downto 0) @@ (b - 0x20)(5 downto 0)
                       } otherwise { evSymKill := True }
                     }
@@ -558,14 +622,14 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
                     when(evalOk && !pBad) {
                       when(isDig) {
                         pAny := True
-                        accStep := True; accDigit := dig
+                        accStep := True
                         when(pDot || pSig || dig =/= 0) {
                           pSig := True
-                          val over = pDot ? (pFrac >= cfgDecimals) | (pK >= maxIntDigits)
-                          when(over) { pBad := True } otherwise {
+                          when(pDot ? fracFull | intFull) { pBad := True } otherwise {
                             evPriceLook := True; evPriceDigit := True; priceAddr := pK @@ dig
                             pK := pK + 1
-                            when(pDot) { pFrac := pFrac + 1 }
+                            intFull := pK + 1 === maxIntDigits
+                            when(pDot) { pFrac := pFrac + 1; fracFull := pFrac + 1 === cfgDecimals }
                           }
                         }
                       } elsewhen (b === 0x2E && !pDot) {
@@ -574,15 +638,17 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
                       } otherwise { pBad := True }
                     }
                   }
+                  default {}
                 }
               }
             }
-            when(lastBody) {
+            when(bodyLast) {
               when(fTag || !isSoh || valLen === 0) { bad := True }
               mode := M_TRAILER; lit := 0
             }
           }
           is(M_TRAILER) {
+            // "10=" ddd SOH; the digits against the running sum's, the commit decided at the third digit
             val litOk = Bool()
             litOk := False
             switch(lit) {
@@ -591,32 +657,41 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
               is(2) { litOk := b === 0x3D }
               is(3, 4, 5) { litOk := isDig }
               is(6) { litOk := isSoh }
+              default {}
             }
-            when(lit === 0 && (!had268 || n268.resize(9) =/= n269 || !symDone)) { bad := True }
+            when(lit === 0 && (!had268 || n268 =/= n269 || !symDone)) { bad := True }
             when(!litOk) {
-              mode := M_HUNT; prevSoh := isSoh; satInc(segErr)
+              mode := M_HUNT; prevSoh := isSoh; evRejected := True
             } otherwise {
               lit := lit + 1
-              when(lit === 3) { cval := dig.resized }
-              when(lit === 4) { cval := ((cval |<< 3) + (cval |<< 1) + dig).resized }
-              when(lit === 5) { cok := ((cval.resize(10) |<< 3) + (cval.resize(10) |<< 1) + dig) === csum.resize(10) }
+              when(lit === 3) { cokAcc := dig === csumHund.resize(4) }
+              when(lit === 4) { cokAcc := cokAcc && dig === csumTens }
+              when(lit === 5) { commitReady := isW && !bad && cokAcc && dig === csumOnes }
               when(lit === 6) {
                 mode := M_HUNT; prevSoh := True
-                when(isW && !bad && cok) { evCommit := True; satInc(segW) }
-                  .elsewhen(isW) { satInc(segErr) }
+                when(!commitReady && isW) { evRejected := True }
               }
             }
           }
         }
       }
+      // the commit: the SOH of "10=ddd" when the digits and the message were right (decided at the third digit)
+      evCommit := mode === M_TRAILER && lit === 6 && isSoh && commitReady
+      // the per-segment counts, a cycle later
+      when(RegNext(feed && evCommit) init False) { satInc(segW) }
+      when(RegNext(feed && evRejected) init False) { satInc(segErr) }
       when(hdr.startSeg && v) { segW := 0; segErr := 0 }
 
-
-      // Price value in binary fixed point: digits as they come, then the padding steps.
+      // Price value in binary fixed point: the digits a cycle after they come, then the padding steps. The
+      // trade log takes the last padding step's result directly (padCnt is at most 1 eight cycles after the SOH).
+      val accStepR = RegNext(feed && accStep) init False
+      val accDigitR = RegNext(dig)
       val padStep = padCnt =/= 0      // never at the same time as a digit (prices are >= 10 bytes apart)
       when(padStep) { padCnt := padCnt - 1 }
-      if (!ab("pacc")) when(accStep || padStep) { pAcc := ((pAcc |<< 3) + (pAcc |<< 1) + accDigit).resized }
-      val endStamp = RegNextWhen(cycle, evPriceEnd) init 0
+      val times10 = ((pAcc |<< 3) + (pAcc |<< 1)).resize(OffloadFire.priceWidth)
+      when(accStepR || padStep) { pAcc := (times10 + (accStepR ? accDigitR | U(0, 4 bits))).resized }
+      val priceFinal = padStep ? times10 | pAcc
+      val endStamp = RegNextWhen(cycle, feed && evPriceEnd) init 0
     }
 
 
@@ -638,20 +713,22 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val symRdAddr = UInt(9 bits)
       val priceRdEn = Bool()
       val priceRdAddr = UInt(8 bits)
-      val symRow2 = RegNext(symMem.readSync(symRdAddr, symRdEn))
-      val priceRow2 = RegNext(priceMem.readSync(priceRdAddr, priceRdEn))
+      // The read address is registered first (it is decided from the byte on io.rx, the RAM is far away), the
+      // RAM's output too (its clock-to-out is slow): a row is in symRow2/priceRow2 three cycles after the byte.
+      val symRow2 = RegNext(symMem.readSync(RegNext(symRdAddr), RegNext(symRdEn) init False))
+      val priceRow2 = RegNext(priceMem.readSync(RegNext(priceRdAddr), RegNext(priceRdEn) init False))
 
       // Events into the per-entry state, and their pipeline.
       val inSymStart, inSymLook, inSymKill, inPriceStart, inPriceLook, inPriceDot, inPriceEnd = Bool()
-      val symStart1 = RegNext(inSymStart) init False
-      val symLook1 = RegNext(inSymLook) init False
-      val symKill1 = RegNext(inSymKill) init False
-      val priceStart1 = RegNext(inPriceStart) init False
-      val priceLook1 = RegNext(inPriceLook && !inPriceEnd) init False
-      val priceDot1 = RegNext(inPriceDot) init False
-      val priceEnd1 = RegNext(inPriceEnd) init False
-      val msgStart1 = RegNext(feed && scan.evMsgStart) init False
-      val symDone1 = RegNext(scan.symDone) init False
+      val symStart1 = RegNext(RegNext(inSymStart) init False) init False
+      val symLook1 = RegNext(RegNext(inSymLook) init False) init False
+      val symKill1 = RegNext(RegNext(inSymKill) init False) init False
+      val priceStart1 = RegNext(RegNext(inPriceStart) init False) init False
+      val priceLook1 = RegNext(RegNext(inPriceLook && !inPriceEnd) init False) init False
+      val priceDot1 = RegNext(RegNext(inPriceDot) init False) init False
+      val priceEnd1 = RegNext(RegNext(inPriceEnd) init False) init False
+      val msgStart1 = RegNext(RegNext(feed && scan.evMsgStart) init False) init False
+      val symDone1 = RegNext(RegNext(scan.symDone) init False) init False
       val symStart2 = RegNext(symStart1) init False
       val symLook2 = RegNext(symLook1) init False
       val symKill2 = RegNext(symKill1) init False
@@ -683,33 +760,34 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       def next(x: UInt): UInt = (x === logSlots - 2) ? U(0, 4 bits) | x + 1
       val tradeLog = Mem(Bits(OffloadFire.priceWidth + 32 bits), logSlots)
 
-      // lag 2: symbol match, price comparison, crossing
+      // lag 3: symbol match, price comparison, and whether the price just ended crosses (registered)
+      // (the resets -- symbol killed, new message, new price -- are in snapshotControl, after the restore)
       when(symStart2) { S := allOnes }
       when(symLook2) { S := S & symRow2 }
-      when(symKill2 || msgStart2) { S := 0 }
-      val full = next(head) === tail
-      val newCross = Bits(N bits)
-      val crossNow = Bits(N bits)
+      val crossR = Reg(Bits(N bits)) init 0
       for (j <- 0 until N) {
         val code = priceRow2(2 * j + 1 downto 2 * j)
         val take = priceLook2 && (priceDot2 || !dec(j)) && code =/= 0
         when(take) { dec(j) := True; ltv(j) := code(0) }
-        when(priceStart2) { dec(j) := False }
         val crossing = code.mux(0 -> !(dec(j) && ltv(j)), 1 -> (dec(j) && !ltv(j)), 2 -> True, 3 -> False)
-        crossNow(j) := priceEnd2 && crossing && elig(j)
-        // the first crossing of the message, for an entry not already pending, names the trade log slot
-        newCross(j) := crossNow(j) && !C(j) && !P(j)
-        if (!ab("trig")) when(newCross(j)) { trig(j) := full ? U(logSlots - 1, 4 bits) | head }
+        crossR(j) := priceEnd2 && crossing && elig(j)
       }
-      C := C | crossNow
-      when(msgStart2) { C := 0; elig := armed; msgStartHead := head } otherwise { elig := elig & armed }
-      val anyRel3 = RegNext((newCross & (S | (symDone2 ? B(0, N bits) | allOnes))).orR) init False
+      val msgStart3 = RegNext(msgStart2) init False
+      val symDone3 = RegNext(symDone2) init False
+      // lag 4: the crossing joins C; the first crossing of the message, for an entry not already pending, names
+      // the trade log slot; a new message resets the crossings and takes the entries armed now
+      val full = next(head) === tail
+      val newCross = crossR & ~C & ~P
+      C := C | crossR
+      for (j <- 0 until N) when(newCross(j)) { trig(j) := full ? U(logSlots - 1, 4 bits) | head }
+      when(msgStart3) { elig := armed; msgStartHead := head } otherwise { elig := elig & armed }
+      val anyRel3 = RegNext((newCross & (S | (symDone3 ? B(0, N bits) | allOnes))).orR) init False
       val full3 = RegNext(full) init False
-      // lag 3: allocate the trade log slot; lag 8: write it (the price is padded to the implied decimals by then)
+      // lag 5: allocate the trade log slot; lag 8: write it (the price is padded to the implied decimals by then)
       val logSlot = Reg(UInt(4 bits)) init 0
       val logPend = RegInit(False)
       when(anyRel3 && !full3) { head := next(head); logSlot := head; logPend := True }
-      tradeLog.write(logSlot, (scan.pAcc ## scan.endStamp), logPend && endDelay(8))
+      tradeLog.write(logSlot, (scan.priceFinal ## scan.endStamp), logPend && endDelay(8))
       when(endDelay(8)) { logPend := False }
 
       // lag 0: a message commits (the SOH of its CheckSum field): its matches join the pending set
@@ -726,35 +804,52 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     table.inPriceEnd := feed && scan.evPriceEnd
 
     // -------------------------------------------------------------------------------------------
-    // End of frame: fire sequencer (t+1..) and housekeeping (t+10)
+    // End of frame: fire sequencer (t..) and housekeeping (t+10)
     val eofR = RegNext(eof) init False
-    val segGoodR = RegNext(eof && hdr.segGood) init False
     val ackSeqR = RegNextWhen(hdr.nextSeq, eof) init 0
 
     val fireSeq = new Area {
       import table._
-      // Cycle t+1: the pending set if the segment was good; then one entry per cycle, lowest index first.
+      // Cycle t (the last beat): the lowest pending entry is split off the pending set, for both outcomes of that
+      // beat's commit (P or P | NP, both from registers; the beat only selects). Then one entry per cycle from the
+      // rest, lowest index first. The segment's verdict, known in t+1, gates the result, not the input.
+      def lowest(x: Bits): (Bits, Bits) = { val m1 = (x.asUInt - 1).asBits; (x & ~m1, x & m1) }
+      val (ohP, restP) = lowest(P)
+      val (ohPN, restPN) = lowest(P | NP)
+      val commitNow = feed && scan.evCommit
       val rest = Reg(Bits(N bits)) init 0
-      val src = if (ab("seq")) B(0, N bits) else eofR ? (segGoodR ? P | B(0, N bits)) | rest
-      val srcM1 = (src.asUInt - 1).asBits
-      rest := src & srcM1
-      val idx = RegNext(OHToUInt(src & ~srcM1)) init 0
-      val ohValid = RegNext(src =/= 0) init False
-      val fireCommit = eofR && segGoodR
-      // Fire stage: template, trade log record.
-      val trigSel = if (ab("muxoh")) U(15, 4 bits) else trig(idx)
+      val (ohRest, restRest) = lowest(rest)
+      val drop = eofR && !hdr.segGood1
+      val oh = Reg(Bits(N bits)) init 0
+      val ohValid = RegInit(False)
+      when(eof) {
+        oh := commitNow ? ohPN | ohP
+        rest := commitNow ? restPN | restP
+        ohValid := (P | (commitNow ? NP | B(0, N bits))) =/= 0
+      } otherwise {
+        oh := ohRest
+        rest := drop ? B(0, N bits) | restRest
+        ohValid := rest =/= 0 && !drop
+      }
+      val fireCommit = eofR && hdr.segGood1
+      // t+1 and after: the entry's number and its trade log slot (a 64-way selection), registered; then the
+      // template and the record (LUT RAM reads) into the fire register.
+      val idx = RegNext(OHToUInt(oh)) init 0
+      val trigSel = RegNext((0 until N).map(j => oh(j) ? trig(j) | U(0, 4 bits)).reduceBalancedTree(_ | _)) init 0
+      val validB = RegNext(ohValid && !drop) init False
       val rec = tradeLog.readAsync(trigSel)
-      val fireV = RegNext(ohValid) init False
+      val fireV = RegNext(validB) init False
       val fireP = Reg(OffloadFire())
       fireP.trigger := idx.resized
-      fireP.template := (if (ab("tmpl")) U(0, 4 bits) else tmplMem.readAsync(idx))
+      fireP.template := tmplMem.readAsync(idx)
       fireP.ackSeq := ackSeqR
       fireP.price := rec(OffloadFire.priceWidth + 31 downto 32).asUInt
       fireP.stamp := rec(31 downto 0).asUInt
       fireP.recordValid := trigSel =/= logSlots - 1
       io.fire.valid := fireV
       io.fire.payload := fireP
-      val idle = !eofR && rest === 0 && !ohValid && !fireV
+      val restZero = RegNext(rest === 0) init True     // one cycle late: ohValid, validB and fireV cover the gap
+      val idle = !eofR && restZero && !ohValid && !validB && !fireV
     }
 
     val hk = new Area {
@@ -764,12 +859,14 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val kind = Reg(UInt(3 bits)) init 0
       val nextSeq = Reg(UInt(32 bits)) init 0
       val fin = RegInit(False)
-      when(eof) {
-        cnt := 10; accepted := hdr.accept; good := hdr.segGood; kind := hdr.kind; nextSeq := hdr.nextSeq; fin := hdr.fin
+      when(eof) { nextSeq := hdr.nextSeq; fin := hdr.fin }
+      when(eofR) {
+        cnt := 9; accepted := hdr.eofAccept; good := hdr.segGood1; kind := hdr.kind1
       } elsewhen (cnt =/= 0) { cnt := cnt - 1 }
       val now = cnt === 1
-      val commit = now && accepted && good
-      val restore = now && accepted && !good
+      // registered, decided a cycle before: they fan out to every snapshotted register
+      val commit = RegNext(cnt === 2 && accepted && good) init False
+      val restore = RegNext(cnt === 2 && accepted && !good) init False
       // After a good segment only the trade log slots of the message still in progress stay live.
       val newTail = (scan.mode =/= M_HUNT) ? table.msgStartHead | table.head
       when(commit) {
@@ -781,7 +878,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       // Counter event: once the fires of the segment are out.
       val evPending = RegInit(False)
       val ev = Reg(OffloadRxEvent())
-      when(eof) { ev.fires := 0 } elsewhen (fireSeq.fireV && ev.fires =/= 127) { ev.fires := ev.fires + 1 }
+      when(eofR) { ev.fires := 0 } elsewhen (fireSeq.fireV && ev.fires =/= 127) { ev.fires := ev.fires + 1 }
       when(now && kind =/= Kind.NONE) {
         evPending := True
         ev.kind := kind
@@ -793,7 +890,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       when(eventFifo.io.push.fire) { evPending := False }
       val idle = cnt === 0
 
-      fireFifo.io.push.valid := (if (ab("fifo")) False else fireSeq.fireV)
+      fireFifo.io.push.valid := fireSeq.fireV
       fireFifo.io.push.trigger := fireSeq.fireP.trigger
       fireFifo.io.push.template := fireSeq.fireP.template
       fireFifo.io.push.recordValid := fireSeq.fireP.recordValid
@@ -813,10 +910,14 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val ackToggle = RegInit(False)
       val result = Reg(Bits(16 bits)) init 0
       val resultSeq = Reg(UInt(32 bits)) init 0
-      val idlePoint = !hdr.inFrame && !v && hk.idle && fireSeq.idle
+      val idlePoint = !hdr.inFrame && !v && !eofR && hk.idle && fireSeq.idle
       val entry = x.xEntry.resize(log2Up(N))
-      val entryOh = UIntToOh(entry, N)
-      val scannerReset = Bool(); scannerReset := False
+      // The entry as a one-hot token, rotated into place before the command runs (cheaper than a decoder).
+      val tok = Reg(Bits(N bits)) init 1
+      val tokIdx = Reg(UInt(log2Up(N) bits)) init 0
+      val entryOh = tok
+      val scannerResetNow = Bool(); scannerResetNow := False
+      val scannerReset = RegNext(scannerResetNow) init False   // takes effect a cycle later (fans out widely)
       val applied = Bool(); applied := False     // a command changed state (then the snapshot follows it)
       val armSet, armClr, armClrAll, post = Bool()
       armSet := False; armClr := False; armClrAll := False; post := False
@@ -838,9 +939,11 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val engSymGo = sweeping && !symPtr(9) && !parSym
       val engPriceGo = sweeping && !pricePtr(8) && !parPrice
       val rmwSym1 = RegNext(engSymGo) init False
-      val rmwSym2 = RegNext(rmwSym1) init False
+      val rmwSym1b = RegNext(rmwSym1) init False
+      val rmwSym2 = RegNext(rmwSym1b) init False
       val rmwPrice1 = RegNext(engPriceGo) init False
-      val rmwPrice2 = RegNext(rmwPrice1) init False
+      val rmwPrice1b = RegNext(rmwPrice1) init False
+      val rmwPrice2 = RegNext(rmwPrice1b) init False
       table.symRdEn := parSym || engSymGo
       table.symRdAddr := parSym ? scan.symAddr | symPtr(8 downto 0)
       table.priceRdEn := parPrice || engPriceGo
@@ -848,24 +951,35 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       when(engSymGo) { symPtr := symPtr + 1 }
       when(engPriceGo) { pricePtr := pricePtr + 1 }
 
-      when(reqSync =/= reqPrev) { st := EngState.PRE }
+      when(reqSync =/= reqPrev) { st := EngState.TOKEN; tok := 1; tokIdx := 0 }
+      // the command's comparisons, while the token turns (the transfer registers are stable)
+      val decimalsBad = RegNext(x.xDecimals > maxDecimals) init False
+      val decimalsChanged = RegNext(x.xDecimals =/= cfgDecimals) init False
+      val maxIntNew = RegNext(U(maxDigits, 4 bits) - x.xDecimals) init maxDigits
       switch(st) {
-        is(EngState.PRE) {
-          when(idlePoint) {
+        is(EngState.TOKEN) {
+          when(tokIdx === entry) { st := EngState.PRE } otherwise { tok := tok.rotateLeft(1); tokIdx := tokIdx + 1 }
+        }
+        // Between frames (idlePoint) the command is decided; it takes effect a cycle later, which nothing in a frame
+        // that starts then can notice: the header compares its fields with the configuration from byte 6 on, and
+        // no payload byte comes within the first 54.
+        is(EngState.PRE) { when(idlePoint) { st := EngState.PRE_APPLY } }
+        is(EngState.PRE_APPLY) {
+          {
             applied := True
             result := 0
             st := EngState.ACK
             switch(x.xOp) {
               is(Op.CONFIG) {
-                when(x.xDecimals > maxDecimals) { result := 1 } otherwise {
+                when(decimalsBad) { result := 1 } otherwise {
                   cfgEnable := x.xEnable; cfgOurMac := x.xOurMac; cfgOurIp := x.xOurIp; cfgOurPort := x.xOurPort
                   cfgPeerIp := x.xPeerIp; cfgPeerPort := x.xPeerPort; cfgDecimals := x.xDecimals; cfgTradeType := x.xTradeType
-                  maxIntDigits := U(maxDigits, 4 bits) - x.xDecimals
-                  when(x.xDecimals =/= cfgDecimals) { armClrAll := True }
-                  scannerReset := True
+                  maxIntDigits := maxIntNew
+                  when(decimalsChanged) { armClrAll := True }
+                  scannerResetNow := True
                 }
               }
-              is(Op.LOAD_SEQ) { rcvNxt := x.xRcvNxt; closed := False; scannerReset := True }
+              is(Op.LOAD_SEQ) { rcvNxt := x.xRcvNxt; closed := False; scannerResetNow := True }
               is(Op.WRITE_ENTRY) {
                 armClr := True
                 bcd := 0; steps := 0; st := EngState.CONVERT
@@ -874,7 +988,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
               }
               is(Op.ARM) { armSet := True }
               is(Op.DISARM) {
-                result := B(0, 15 bits) ## table.armed(entry)
+                result := B(0, 15 bits) ## (table.armed & tok).orR
                 armClr := True
               }
               is(Op.DISARM_ALL) { armClrAll := True }
@@ -886,7 +1000,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
             }
           }
         }
-        is(EngState.CONVERT) { if (ab("eng")) st := EngState.POST else {
+        is(EngState.CONVERT) {
           // double dabble: add 3 to every digit >= 5, then shift in the next bit
           val adj = Bits(60 bits)
           for (d <- 0 until 15) {
@@ -896,17 +1010,18 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
           bcd := adj(58 downto 0) ## x.xStop.asBits.reversed(steps)
           steps := steps + 1
           when(steps === 47) { st := EngState.NORMALIZE; ls := maxIntDigits; lz := 0 }
-        }}
+        }
         is(EngState.NORMALIZE) {
           when(bcd(59 downto 56) =/= 0) { result := 1; st := EngState.ACK }   // >= 10^14: refused, the entry stays disarmed
             .elsewhen(ls =/= 0 && digitTop(lz) === 0) { lz := lz + 1; ls := ls - 1 }
             .otherwise { st := EngState.SWEEP; symPtr := 0; pricePtr := 0 }
         }
         is(EngState.SWEEP) {
-          when(symPtr(9) && pricePtr(8) && !rmwSym1 && !rmwSym2 && !rmwPrice1 && !rmwPrice2) { st := EngState.POST }
+          when(symPtr(9) && pricePtr(8) && !rmwSym1 && !rmwSym1b && !rmwSym2 && !rmwPrice1 && !rmwPrice1b && !rmwPrice2) { st := EngState.POST }
         }
-        is(EngState.POST) {
-          when(idlePoint) {
+        is(EngState.POST) { when(idlePoint) { st := EngState.POST_APPLY } }
+        is(EngState.POST_APPLY) {
+          {
             applied := True
             post := True
             when(x.xArm) { armSet := True }
@@ -926,52 +1041,61 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val fireClr = fireSeq.fireCommit ? (table.P & table.oneShot) | B(0, N bits)
       table.armed := ((table.armed & ~fireClr & ~((armClr || armClrAll) ? (armClrAll ? table.allOnes | entryBits) | B(0, N bits))) |
         (armSet ? entryBits | B(0, N bits)))
-      for (j <- 0 until N) when(post && entryOh(j)) { table.oneShot(j) := x.xOneShot }
+      for (j <- 0 until N) when(post && tok(j)) { table.oneShot(j) := x.xOneShot }
       table.tmplMem.write(entry, x.xTmpl, post)
 
-      val symRow = RegNext(RegNext(symPtr(8 downto 0)))
-      val priceRow = RegNext(RegNext(pricePtr(7 downto 0)))
-      // The new symbol bit for row (p, c).
-      val p = symRow(8 downto 6)
-      val c = symRow(5 downto 0)
-      val symByte = x.xSym.subdivideIn(8 bits)(p).asUInt
-      val symBit = (p.resize(4) < symLen && symByte >= 0x21 && symByte <= 0x5F && (symByte - 0x20)(5 downto 0) === c) ||
-        (p.resize(4) === symLen && c === 0)
-      val symNew = if (ab("rmw")) table.symRow2 ^ B(symBit, N bits) else table.symRow2 & ~entryBits | (symBit ? entryBits | B(0, N bits))
+      // The new bits of the entry for the row being read, computed from the row number in two registered
+      // stages while the row is read, so that they are ready when it comes back (three cycles after the read).
+      val symRow = RegNext(RegNext(RegNext(symPtr(8 downto 0))))
+      val priceRow = RegNext(RegNext(RegNext(pricePtr(7 downto 0))))
+      // symbol row (p, c): the entry's symbol has character c at position p, or ends there
+      val p = symPtr(8 downto 6)
+      val c = symPtr(5 downto 0)
+      val symByteA = RegNext(x.xSym.subdivideIn(8 bits)(p).asUInt)
+      val pA = RegNext(p)
+      val cA = RegNext(c)
+      val symBitB = RegNext((pA.resize(4) < symLen && symByteA >= 0x21 && symByteA <= 0x5F && (symByteA - 0x20)(5 downto 0) === cA) ||
+        (pA.resize(4) === symLen && cA === 0))
+      val symBit = RegNext(symBitB)
+      val symNew = table.symRow2 & ~entryBits | (symBit ? entryBits | B(0, N bits))
       table.symMem.write(symRow, symNew, rmwSym2)
 
-      // The new price code for row (k, class), from the entry's point of view (mirrored for a sell stop).
-      val k = priceRow(7 downto 4)
-      val cl = priceRow(3 downto 0)
+      // price row (k, class), from the entry's point of view (mirrored for a sell stop)
+      val k = pricePtr(7 downto 4)
+      val cl = pricePtr(3 downto 0)
       // the stop's digits from its first significant one: s_k = digit lz + k from the top (0 past the end);
       // t: a digit from there on is not 0
       val m = (lz + k).resize(5)
       val nz = (0 until 14).map(i => bcd(55 - 4 * i downto 52 - 4 * i) =/= 0)
       val tnz = Vec(nz.scanRight(False)(_ || _).take(14) ++ Seq.fill(18)(False))
-      val s = (m < 14) ? digitTop(m.resize(4)) | U(0, 4 bits)
-      val t = tnz(m)
+      val sA = RegNext((m < 14) ? digitTop(m.resize(4)) | U(0, 4 bits))
+      val tA = RegNext(tnz(m))
+      val kLtA = RegNext(k < ls)
+      val kGtA = RegNext(k > ls)
+      val clA = RegNext(cl)
       val sell = x.xSell
       val below = Bool()    // this input makes the price smaller than the stop (digit / '.' rows)
       val above = Bool()
       below := False; above := False
-      when(cl < 10) { below := cl < s; above := cl > s }
-        .otherwise { below := k < ls; above := k > ls }
-      val code = Bits(2 bits)
-      code := 0
-      when(cl < 10 || cl === CL_DOT) {
-        when(below) { code := sell ? B"10" | B"01" }
-          .elsewhen(above) { code := sell ? B"01" | B"10" }
-      } elsewhen (cl === CL_END_NODOT) {
+      when(clA < 10) { below := clA < sA; above := clA > sA }
+        .otherwise { below := kLtA; above := kGtA }
+      val codeB = Bits(2 bits)
+      codeB := 0
+      when(clA < 10 || clA === CL_DOT) {
+        when(below) { codeB := sell ? B"10" | B"01" }
+          .elsewhen(above) { codeB := sell ? B"01" | B"10" }
+      } elsewhen (clA === CL_END_NODOT) {
         // fewer integer digits: price < stop; more: price > stop; the same: as for END_FRAC
-        when(below) { code := sell ? B"10" | B"11" }
-          .elsewhen(above) { code := sell ? B"11" | B"10" }
-          .elsewhen(!sell && t) { code := B"01" }
-      } elsewhen (cl === CL_END_FRAC) {
-        when(!sell && t) { code := B"01" }
+        when(below) { codeB := sell ? B"10" | B"11" }
+          .elsewhen(above) { codeB := sell ? B"11" | B"10" }
+          .elsewhen(!sell && tA) { codeB := B"01" }
+      } elsewhen (clA === CL_END_FRAC) {
+        when(!sell && tA) { codeB := B"01" }
       }
+      val code = RegNext(RegNext(codeB))
       val codeMask = Vec((0 until N).flatMap(j => Seq(entryOh(j), entryOh(j)))).asBits
       val codeBits = Vec((0 until N).flatMap(j => Seq(code(0), code(1)))).asBits
-      val priceNew = if (ab("rmw")) table.priceRow2 ^ B(code(0), 2*N bits) else table.priceRow2 & ~codeMask | (codeBits & codeMask)
+      val priceNew = table.priceRow2 & ~codeMask | (codeBits & codeMask)
       table.priceMem.write(priceRow, priceNew, rmwPrice2)
     }
 
@@ -984,7 +1108,11 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       when(hk.commit || resetCommit) { for ((w, s) <- snapPairs if !(w eq table.tail)) s := w }
       when(resetCommit) { snapOf(table.tail) := table.tail }
       when(hk.commit) { table.tail := hk.newTail; snapOf(table.tail) := hk.newTail }
-      when(hk.restore) { for ((w, s) <- snapPairs if !(ab("snap") && Seq[Data](table.C, table.elig, table.trig).exists(_ eq w))) w := s }
+      when(hk.restore) { for ((w, s) <- snapPairs) w := s }
+      // resets that never coincide with a restore, last so that they can use the flip-flops' reset
+      when(table.symKill2 || table.msgStart3) { table.S := 0 }
+      when(table.msgStart3) { table.C := 0 }
+      when(table.priceStart2) { table.dec := 0 }
       when(ctl.scannerReset) {
         for ((w, s) <- snapPairs if !(w eq table.trig)) {   // trig means nothing while C is clear
           val init: Data = if ((w eq scan.prevSoh) || (w eq scan.fTag)) True else w.getZero
@@ -1035,7 +1163,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
 
     val ev = eventFifo.io.pop
     ev.ready := True
-    when(ev.valid && Bool(!ab("ctr"))) {
+    when(ev.valid) {
       segSeen := segSeen + 1
       switch(ev.kind) {
         is(Kind.INORDER) { segInorder := segInorder + 1 }

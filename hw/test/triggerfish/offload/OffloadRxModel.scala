@@ -167,7 +167,8 @@ class OffloadRxModel(val n: Int) {
     val ipStart = 14; val tcpStart = 14 + ihl * 4
     val structOk = (0 until 6).forall(i => have(i) && u8(i) == ((ourMac >> (8 * (5 - i))) & 0xFF)) &&
       have(13) && u16(12) == 0x0800 && (u8(14) >> 4) == 4 && ihl >= 5
-    if (!structOk || !have(tcpStart + 3)) return (RxKind.NONE, Nil)
+    // (the hardware compares the destination port at the byte after it: a frame that ends with it is not counted)
+    if (!structOk || !have(tcpStart + 4)) return (RxKind.NONE, Nil)
     val ours = u8(23) == 6 && u32(26) == peerIp && u32(30) == ourIp && u16(tcpStart) == peerPort && u16(tcpStart + 2) == ourPort
     if (!ours) return (RxKind.NONE, Nil)
     segSeen += 1

@@ -168,6 +168,16 @@ class OffloadRxHarness(val dut: OffloadRx, val rnd: Random, sysPeriod: Int = 100
     assert(r == m, s"WRITE_ENTRY $j result $r, model $m")
     r
   }
+  /** WRITE_ENTRY without the model (for tests that run commands while traffic flows). */
+  def cmdWriteEntryRaw(j: Int, e: ModelEntry, arm: Boolean): Int = {
+    val sym = e.sym.map(_.toInt).padTo(8, 0)
+    bus.write(off("ENTRY_SYM0"), sym.take(4).zipWithIndex.map { case (c, i) => c.toLong << (8 * i) }.sum)
+    bus.write(off("ENTRY_SYM1"), sym.drop(4).zipWithIndex.map { case (c, i) => c.toLong << (8 * i) }.sum)
+    bus.write(off("ENTRY_STOP_LO"), e.stop & 0xFFFFFFFFL)
+    bus.write(off("ENTRY_STOP_HI"), (e.stop >> 32) & 0xFFFF)
+    bus.write(off("ENTRY_CFG"), (if (e.sell) 1 else 0) | (if (e.oneShot) 2 else 0) | (if (arm) 4 else 0) | (e.tmpl << 4))
+    cmd(OffloadRx.Op.WRITE_ENTRY, j)
+  }
   def arm(j: Int): Unit = { cmd(OffloadRx.Op.ARM, j); model.arm(j) }
   def disarm(j: Int): Int = {
     val r = cmd(OffloadRx.Op.DISARM, j)
