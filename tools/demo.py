@@ -81,7 +81,8 @@ class Demo:
         cmd = self.netns_prefix() + ["java", "-jar", JAR, "--settings", os.path.join(ROOT, "tools/exchange/exchange.cfg"),
                                      "--bind", bind, "--port", "9876", "--log-dir", self.exch_dir,
                                      "--path", os.path.join(ROOT, self.args.path), "--wait-subscriber"] + \
-            (["--loop"] if getattr(self.args, "loop", False) else [])
+            (["--loop"] if getattr(self.args, "loop", False) else []) + \
+            (["--step-sync"] if getattr(self.args, "step_sync", False) else [])
         self.exch = subprocess.Popen(cmd, stdout=self.exch_out, stderr=subprocess.STDOUT, cwd=ROOT)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -153,7 +154,7 @@ class Demo:
             (r"^stop (\d+): armed (.*)", lambda m: f"stop order {m.group(1)} armed: {m.group(2)}"),
             (r"^md: (\S+) (.*)", self.md_line),
             (r"^stop (\d+): in the hardware trigger table \(order (\S+), (\d+) bytes\)", lambda m: f"offload: stop order {m.group(1)} in the hardware trigger table, its New Order Single {m.group(2)} prebuilt ({m.group(3)}-byte frame)"),
-            (r"^stop (\d+): fired by (\w+) on trade (\S+): order (-?\d+) (\S+) sent(?:, MsgSeqNum (\d+), (\d+) cycles)?", self.fire_line),
+            (r"^stop (\d+): fired by (\w+) on trade (\S+): order (-?\d+ )?(\S+) sent(?:, not tracked \([^)]*\))?(?:, MsgSeqNum (\d+), (\d+) cycles)?", self.fire_line),
             (r"^exec: order (\d+) (\S+) (\w+) (\S+) fill (\d+) @ (\S+), (.*)", lambda m: self.count("fills", f"FILL: order {m.group(1)} ({m.group(2)}) {m.group(3)} {m.group(5)} {m.group(4)} @ {m.group(6)}: {m.group(7)}")),
             (r"^exec: order (\d+) (\S+) (\w+) (\S+) new ", lambda m: f"exchange: order {m.group(1)} ({m.group(2)}) accepted, resting"),
             (r"^fix: logging out", lambda m: "FIX: Logout sent"),

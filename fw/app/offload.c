@@ -33,7 +33,14 @@ static struct {
     uint64_t time_set_ms;
     meta_t meta[STOPS_MAX];
     uint32_t sent, not_sent, errors, locks;
-    uint32_t acked;   /* the highest ACK an order carried (the parser's view of the peer's stream) */
+    /* ACKs the orders carried (the parser's view of the peer's stream), waiting to become "ripe": a fire
+     * happens while its frame is still arriving, so an ACK may cover bytes that are on their way to firmware's
+     * receive ring. Only an ACK at least ACK_GRACE_MS old is given up to (tcp_rcv_give_up): by then its frame has
+     * been read or dropped. ack[0] is the older, ack[1] the newest (a newer ACK overwrites it, with its time). */
+    struct { uint32_t seq; uint64_t ms; bool on; } ack[2];
+    bool acked_any;
+    bool ripe_on;
+    uint32_t ripe;    /* the highest ACK old enough to give up to (when ripe_on) */
     uint32_t lat_min, lat_max, lat_n;
     uint64_t lat_sum;
 } ofl;
@@ -64,6 +71,34 @@ static void clordid_of(const uint8_t *m, size_t len, char out[FIX_ID_MAX]) {
             out[k] = 0;
             return;
         }
+}
+
+/* From a fire to its frame being in the receive ring: at most a 1518-byte frame's 1538 byte times (12 us at
+ * 1 Gb/s) and a few cycles. 5 firmware milliseconds are far more on a board, and still 5000 cycles in the
+ * simulation (whose firmware millisecond is 1000 cycles: TF_TIMEBASE_HZ is scaled there). */
+#define ACK_GRACE_MS 5u
+
+static void note_ack(uint32_t a) {
+    uint64_t now = timer_ms();
+    if (ofl.acked_any && (int32_t)(a - (ofl.ack[1].on ? ofl.ack[1].seq : ofl.ack[0].on ? ofl.ack[0].seq : ofl.ripe)) <= 0)
+        return;
+    ofl.acked_any = true;
+    int k = ofl.ack[0].on ? 1 : 0;
+    ofl.ack[k].seq = a;
+    ofl.ack[k].ms = now;
+    ofl.ack[k].on = true;
+}
+
+/* The ACK to give up to now (the older waiting ACKs that are ripe move to `ripe`). */
+static uint32_t ripe_ack(void) {
+    uint64_t now = timer_ms();
+    while (ofl.ack[0].on && now - ofl.ack[0].ms >= ACK_GRACE_MS) {
+        ofl.ripe = ofl.ack[0].seq;
+        ofl.ripe_on = true;
+        ofl.ack[0] = ofl.ack[1];
+        ofl.ack[1].on = false;
+    }
+    return ofl.ripe;
 }
 
 /* One fire-log record. Runs under the lock or with the lease on: no firmware send in here. */
@@ -99,7 +134,7 @@ static void handle(const order_tx_record_t *r) {
     }
     const uint8_t *fix = tp.frame + OFL_FIX_OFF;
     struct tcp_conn *c = fixclient_conn();
-    if (ofl.sent == 1 || (int32_t)(r->ack - ofl.acked) > 0) ofl.acked = r->ack;
+    note_ack(r->ack);
     if (c && tcp_get_state(c) != TCP_CLOSED) {
         int rc = tcp_adopt_sent(c, r->seq, fix, m->fix_len);
         if (rc != TCP_ADOPT_OK) error("TCP refused the hardware's segment", rc);
@@ -119,7 +154,7 @@ static void handle(const order_tx_record_t *r) {
     if (lat > ofl.lat_max) ofl.lat_max = lat;
     ofl.lat_sum += lat;
     ofl.lat_n++;
-    stops_hw_fired(i, px, order, r->msgseq, lat);
+    stops_hw_fired(i, px, order, id, r->msgseq, lat);
 }
 
 static void drain(void) {
@@ -234,8 +269,12 @@ static void release(void) {
 
 void offload_poll(bool rx_idle) {
     if (!ofl.up) return;
-    /* only ACKs of records taken before netif_poll read the ring: their trigger frames were in it */
-    uint32_t lost = rx_idle && ofl.sent ? tcp_rcv_give_up(fixclient_conn(), ofl.acked) : 0;
+    /* only ACKs old enough that their trigger frames were in the ring that netif_poll has just read */
+    uint32_t lost = 0;
+    if (rx_idle && ofl.acked_any) {
+        uint32_t upto = ripe_ack();
+        if (ofl.ripe_on) lost = tcp_rcv_give_up(fixclient_conn(), upto);
+    }
     if (!ofl.locked) drain();
     if (lost) printf("offload: %lu received bytes lost before firmware read them (the order had ACKed them)\n", (unsigned long)lost);
     while (ofl.fallback) {
@@ -245,7 +284,9 @@ void offload_poll(bool rx_idle) {
         (void)order_tx_arm(1u << i, false); /* its trigger entry disarmed itself: nothing can fire it meanwhile */
         stops_fire_fw(i, -1);
     }
-    if (timer_ms() - ofl.time_set_ms > 60000u) set_time();
+    /* the engine's clock runs on its own between settings: every second it gets firmware's UTC again (which
+     * follows the exchange's; in the simulation the engine's clock runs at the simulator's speed) */
+    if (timer_ms() - ofl.time_set_ms >= 1000u) set_time();
     uint32_t todo = wanted() & ~ofl.loaded;
     for (unsigned i = 0; !ofl.locked && todo; i++, todo >>= 1)
         if ((todo & 1u) && fixclient_conn() && !load(i, stops_get(i))) take_lock(); /* no room in the lease */

@@ -33,7 +33,7 @@ static void print_px(int64_t v) {
 }
 
 /* A stop fired: a one-shot stop is done, a repeating one is armed again (the hardware gets a new order). */
-static void fired(unsigned i, int64_t trade_px, bool hw, int order) {
+static void fired(unsigned i, int64_t trade_px, bool hw, int order, const char *hw_clordid) {
     stop_t *s = &stops[i];
     s->state = s->repeat ? STOP_ARMED : STOP_FIRED;
     s->fired_px = trade_px;
@@ -45,19 +45,20 @@ static void fired(unsigned i, int64_t trade_px, bool hw, int order) {
     else printf("?");
     const fix_order_t *o = fix_app_order(fixclient_app(), order);
     if (o) printf(": order %d %s sent", order, o->clordid);
+    else if (hw) printf(": order %s sent, not tracked (order table: %d)", hw_clordid, order); /* on the wire all the same */
     else printf(": order NOT sent (%d)", order);
 }
 
-void stops_hw_fired(unsigned i, int64_t trade_px, int order, uint32_t msgseq, uint32_t cycles) {
+void stops_hw_fired(unsigned i, int64_t trade_px, int order, const char *clordid, uint32_t msgseq, uint32_t cycles) {
     hw_fires++;
-    fired(i, trade_px, true, order);
+    fired(i, trade_px, true, order, clordid);
     printf(", MsgSeqNum %lu, %lu cycles from the price to the MAC\n", (unsigned long)msgseq, (unsigned long)cycles);
 }
 
 void stops_fire_fw(unsigned i, int64_t trade_px) {
     stop_t *s = &stops[i];
     fw_fires++;
-    fired(i, trade_px, false, fix_app_new_order(fixclient_app(), s->symbol, s->side, s->qty, s->limit_px, timer_ms()));
+    fired(i, trade_px, false, fix_app_new_order(fixclient_app(), s->symbol, s->side, s->qty, s->limit_px, timer_ms()), 0);
     printf("\n");
 }
 

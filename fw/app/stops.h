@@ -45,9 +45,9 @@ const stop_t *stops_get(unsigned i);
 stop_t *stops_slot(unsigned i);
 
 /* From the offload (app/offload.c): stop i's order went out from hardware (the trade price that crossed,
- * or -1 if unknown; its order table index; its MsgSeqNum; trade price on the parser -> order at the MAC,
+ * or -1 if unknown; its order table index (negative: not tracked, the table is full) and ClOrdID; its MsgSeqNum; trade price on the parser -> order at the MAC,
  * in eth cycles), or firmware must send it itself (the hardware triggered but could not send). */
-void stops_hw_fired(unsigned i, int64_t trade_px, int order, uint32_t msgseq, uint32_t cycles);
+void stops_hw_fired(unsigned i, int64_t trade_px, int order, const char *clordid, uint32_t msgseq, uint32_t cycles);
 void stops_fire_fw(unsigned i, int64_t trade_px);
 
 #endif

@@ -103,7 +103,7 @@ soc_netns_stop
 stops_json=build/sim/tests/$NAME.stops.json
 echo '[{"symbol":"MSFT","side":"buy","stop":"100.10"},{"symbol":"MSFT","side":"sell","stop":"99.60"}]' > "$stops_json"
 fires=build/sim/tests/$NAME.fires.csv   # ClOrdIDs the console reported as sent by hardware
-sed -n 's/.*fired by hardware on trade .*: order [0-9]* \([^ ]*\) sent.*/\1,hw/p' "$SOC_LOG" > "$fires"
+sed -n 's/.*fired by hardware on trade .*: order \([0-9]* \)\{0,1\}\([^ ]*\) sent.*/\2,hw/p' "$SOC_LOG" > "$fires"
 lat=build/sim/tests/$NAME.latency.json
 "$PY" tools/latency/analyze.py --pcap "$SOC_PCAP" --frames "$FRAMES" --stops "$stops_json" --fires "$fires" --json "$lat" --quiet \
   > build/sim/tests/$NAME.latency.txt || fail "analyze.py failed: $(tail -3 build/sim/tests/$NAME.latency.txt)"

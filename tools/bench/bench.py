@@ -8,7 +8,7 @@
 Writes build/bench/report.json, report.md and the plots (latency.png). The published anchors (the papers in
 ../shared/seeds) are quoted as citations, marked as such, next to ours.
 
-Usage: tools/bench/bench.py [--fires 1000] [--step-ms 400] [--baseline-fires 1000] [--skip-baseline]
+Usage: tools/bench/bench.py [--fires 1000] [--step-ms 100] [--baseline-fires 1000] [--skip-baseline]
 Not measured yet (said in the report): the 2010 benchmark's message-size x volume sweep and the line-rate
 check of the parser.
 """
@@ -46,7 +46,7 @@ def stat_row(d):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fires", type=int, default=1000, help="fires per path in the whole-SoC run")
-    ap.add_argument("--step-ms", type=int, default=400, help="the exchange's market step in the whole-SoC run")
+    ap.add_argument("--step-ms", type=int, default=100, help="the exchange's market step in the whole-SoC run")
     ap.add_argument("--baseline-fires", type=int, default=1000)
     ap.add_argument("--skip-baseline", action="store_true")
     args = ap.parse_args()

@@ -24,6 +24,7 @@ import quickfix.SessionID;
 import quickfix.SessionNotFound;
 import quickfix.UnsupportedMessageType;
 import quickfix.field.MsgType;
+import quickfix.field.TestReqID;
 import quickfix.field.TransactTime;
 
 /**
@@ -54,6 +55,8 @@ public final class Exchange implements Application {
     // work of the running task, published when it ends
     private final Map<String, List<Trade>> pendingTrades = new LinkedHashMap<>();
     private long nextOrder = 1, nextExec = 1;
+    // step sync (--step-sync): TestRequests sent to subscribers, each completed by the Heartbeat that answers it
+    private final Map<SessionID, Map<String, CompletableFuture<Void>>> syncs = new java.util.concurrent.ConcurrentHashMap<>();
 
     public Exchange(Iterable<String> symbols, Consumer<String> events) {
         for (String s : symbols) books.put(s, new OrderBook(s));
@@ -114,12 +117,45 @@ public final class Exchange implements Application {
 
     @Override public void onLogout(SessionID id) {
         events.accept("LOGOUT " + id.getTargetCompID());
+        Map<String, CompletableFuture<Void>> waiting = syncs.remove(id);   // nobody will answer them now
+        if (waiting != null) waiting.values().forEach(f -> f.complete(null));
         submit(() -> marketData.dropSession(id));
     }
 
     @Override public void toAdmin(Message message, SessionID id) {}
 
-    @Override public void fromAdmin(Message message, SessionID id) {}
+    @Override public void fromAdmin(Message message, SessionID id) {
+        try {
+            if (!"0".equals(message.getHeader().getString(MsgType.FIELD)) || !message.isSetField(TestReqID.FIELD)) return;
+            Map<String, CompletableFuture<Void>> waiting = syncs.get(id);
+            CompletableFuture<Void> f = waiting == null ? null : waiting.remove(message.getString(TestReqID.FIELD));
+            if (f != null) f.complete(null);
+        } catch (FieldNotFound e) {
+            // not ours
+        }
+    }
+
+    /**
+     * Step sync: sends a TestRequest (112=reqId) to every session subscribed to market data and returns a future
+     * that completes when each has answered with its Heartbeat, or has logged out. A FIX engine answers in order,
+     * so by then it has read every message sent before: a slow subscriber (the simulated SoC) sets the pace of
+     * the price path instead of falling behind it. Runs on the engine thread (after a step's messages).
+     */
+    CompletableFuture<Void> syncSubscribers(String reqId) {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (SessionID id : marketData.sessions()) {
+            Session session = Session.lookupSession(id);
+            if (session == null || !session.isLoggedOn()) continue;
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            syncs.computeIfAbsent(id, k -> new java.util.concurrent.ConcurrentHashMap<>()).put(reqId, f);
+            Message m = new Message();
+            m.getHeader().setString(MsgType.FIELD, "1");
+            m.setString(TestReqID.FIELD, reqId);
+            send(id, m);
+            all.add(f);
+        }
+        return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
+    }
 
     @Override public void toApp(Message message, SessionID id) {}
 

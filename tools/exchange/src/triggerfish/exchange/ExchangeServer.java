@@ -37,7 +37,7 @@ public final class ExchangeServer implements AutoCloseable {
         public Integer port;          // 0: any free port
         public String bind;           // SocketAcceptAddress override
         public long quoteSize = 100;
-        public boolean loop, waitForSubscriber, keepSeqNums;
+        public boolean loop, waitForSubscriber, keepSeqNums, stepSync;
     }
 
     public static final String DEFAULT_SYMBOL = "MSFT";
@@ -87,7 +87,7 @@ public final class ExchangeServer implements AutoCloseable {
 
         MarketMaker mm = null;
         if (path != null) {
-            mm = new MarketMaker(exchange, path, o.quoteSize, o.loop, o.waitForSubscriber, events);
+            mm = new MarketMaker(exchange, path, o.quoteSize, o.loop, o.waitForSubscriber, o.stepSync, events);
             mm.start();
         }
         events.accept("EXCHANGE symbols=" + String.join(",", symbols)

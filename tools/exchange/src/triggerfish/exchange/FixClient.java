@@ -34,6 +34,7 @@ public final class FixClient implements Application, AutoCloseable {
     private final CountDownLatch loggedOn = new CountDownLatch(1);
     private final Map<String, BlockingQueue<Message>> inbox = new ConcurrentHashMap<>();
     private volatile boolean loggedOut;
+    private volatile CountDownLatch testRequestGate;   // holds the answer to TestRequests while set
 
     /** Connects to host:port as senderCompId; logs messages into logDir, or through SLF4J when it is null. */
     public FixClient(String host, int port, String senderCompId, String targetCompId, Path logDir) throws Exception {
@@ -145,11 +146,18 @@ public final class FixClient implements Application, AutoCloseable {
     @Override public void fromAdmin(Message m, SessionID id) {
         try {
             String type = m.getHeader().getString(35);
-            if (type.equals("3") || type.equals("5")) queue(type).add(m);   // session Reject, Logout
+            if (type.equals("3") || type.equals("5") || type.equals("1")) queue(type).add(m);   // Reject, Logout, TestRequest
+            CountDownLatch gate = testRequestGate;
+            if (type.equals("1") && gate != null) gate.await();   // QuickFIX/J sends the Heartbeat after this returns
         } catch (quickfix.FieldNotFound e) {
             // every message has 35
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
+
+    /** While the latch is not counted down, this client's answers to TestRequests wait (a slow reader). */
+    public void holdTestRequests(CountDownLatch gate) { testRequestGate = gate; }
 
     @Override public void fromApp(Message m, SessionID id) {
         try {

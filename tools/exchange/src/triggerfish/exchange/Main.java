@@ -21,6 +21,8 @@ public final class Main {
                 "  --quote-size N         market maker quote size (default 100)",
                 "  --loop                 replay the path again and again",
                 "  --wait-subscriber      start the path when the first market-data subscription arrives",
+                "  --step-sync            end each path step with a TestRequest to every subscriber and start the",
+                "                         next step's delay when all have answered (a slow subscriber sets the pace)",
                 "  --keep-seqnums         keep sequence numbers from the last run (default: start at 1)");
     }
 
@@ -31,6 +33,7 @@ public final class Main {
             switch (a) {
                 case "--loop" -> o.loop = true;
                 case "--wait-subscriber" -> o.waitForSubscriber = true;
+                case "--step-sync" -> o.stepSync = true;
                 case "--keep-seqnums" -> o.keepSeqNums = true;
                 case "-h", "--help" -> throw new UsageException(null);
                 default -> {

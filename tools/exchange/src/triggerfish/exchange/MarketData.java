@@ -44,6 +44,13 @@ final class MarketData {
         return n;
     }
 
+    /** Every session with at least one subscription. */
+    java.util.Set<SessionID> sessions() {
+        java.util.Set<SessionID> out = new java.util.LinkedHashSet<>();
+        for (List<Subscription> subs : bySymbol.values()) for (Subscription s : subs) out.add(s.session());
+        return out;
+    }
+
     void dropSession(SessionID session) {
         for (List<Subscription> subs : bySymbol.values()) subs.removeIf(s -> s.session().equals(session));
     }

@@ -5,7 +5,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -17,6 +20,8 @@ import java.util.function.Consumer;
  *   3. quotes the step's bid and ask (quote size), which also fills any client order they cross.
  * Subscribers then see one 35=W per trade print with the new quotes, or one 35=W if there was no trade.
  * Its orders belong to the internal participant "MM" and are visible to every session's orders.
+ * With step sync, each step ends with a TestRequest to every subscriber, and the next step's delay starts when
+ * all have answered (Exchange.syncSubscribers): the path then goes no faster than its slowest subscriber reads.
  */
 final class MarketMaker implements Runnable {
     static final String OWNER = "MM";
@@ -24,14 +29,16 @@ final class MarketMaker implements Runnable {
     private final Exchange exchange;
     private final PricePath path;
     private final long defaultQuoteSize;
-    private final boolean loop, waitForSubscriber;
+    private final boolean loop, waitForSubscriber, stepSync;
+    static final long SYNC_TIMEOUT_MS = 60_000;
     private final Consumer<String> events;
     private final Map<String, List<Order>> quotes = new HashMap<>();
     private volatile boolean running = true;
     private Thread thread;
 
     MarketMaker(Exchange exchange, PricePath path, long quoteSize, boolean loop, boolean waitForSubscriber,
-                Consumer<String> events) {
+                boolean stepSync, Consumer<String> events) {
+        this.stepSync = stepSync;
         this.exchange = exchange;
         this.path = path;
         this.defaultQuoteSize = quoteSize;
@@ -64,6 +71,7 @@ final class MarketMaker implements Runnable {
                     if (!running) return;
                     if (step.delayMs() > 0) Thread.sleep(step.delayMs());
                     exchange.submit(() -> apply(step)).get();
+                    if (stepSync) sync("STEP-" + pass + "-" + step.line());
                 }
                 events.accept("PATH DONE pass " + pass + " (" + path.steps().size() + " steps)");
             } while (loop && running && !path.steps().isEmpty());
@@ -71,6 +79,16 @@ final class MarketMaker implements Runnable {
             Thread.currentThread().interrupt();
         } catch (ExecutionException e) {
             events.accept("PATH ERROR " + e.getCause());
+        }
+    }
+
+    private void sync(String reqId) throws InterruptedException, ExecutionException {
+        CompletableFuture<CompletableFuture<Void>> answers = new CompletableFuture<>();
+        exchange.submit(() -> answers.complete(exchange.syncSubscribers(reqId))).get();
+        try {
+            answers.get().get(SYNC_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            events.accept("PATH sync " + reqId + ": no Heartbeat from every subscriber in " + SYNC_TIMEOUT_MS + " ms; going on");
         }
     }
 

@@ -50,6 +50,27 @@ public class PricePathReplayTest {
         }
     }
 
+    @Test public void stepSyncWaitsForTheSubscribersHeartbeat() throws Exception {
+        Path path = pathFile("0 MSFT 99 101", "0 MSFT 99 101 trade 100 10", "0 MSFT 98 102");
+        try (TestSupport.Running ex = new TestSupport.Running("sync", path, true, true)) {
+            FixClient c = ex.client("TFISH1");
+            java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+            c.holdTestRequests(gate);
+            c.send(FixClient.marketDataRequest("md", '1', "MSFT"));
+            next(c, "W");                                                   // the subscription's snapshot
+            assertEquals(List.of("0 99 100 1", "1 101 100 1"), entries(next(c, "W")));
+            assertEquals("STEP-1-1", get(next(c, "1"), 112));               // pass 1, path line 1
+            assertNull("the next step waits for the Heartbeat", c.next("W", 1000));
+            gate.countDown();
+            assertEquals(List.of("0 99 100 1", "1 101 100 1", "2 100 10"), entries(next(c, "W")));
+            assertEquals("STEP-1-2", get(next(c, "1"), 112));
+            assertEquals(List.of("0 98 100 1", "1 102 100 1", "2 100 10"), entries(next(c, "W")));
+            assertEquals("STEP-1-3", get(next(c, "1"), 112));
+            for (int i = 0; i < 50 && !ex.events.contains("PATH DONE pass 1 (3 steps)"); i++) Thread.sleep(50);
+            assertTrue(ex.events.contains("PATH DONE pass 1 (3 steps)"));
+        }
+    }
+
     @Test public void clientOrderCrossingTheMarketMakerIsFilled() throws Exception {
         Path path = pathFile("0 MSFT 99.50 100.50 size 100");
         try (TestSupport.Running ex = new TestSupport.Running("cross", path, false)) {

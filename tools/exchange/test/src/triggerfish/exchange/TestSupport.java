@@ -46,6 +46,10 @@ final class TestSupport {
         private final List<FixClient> clients = new ArrayList<>();
 
         Running(String name, Path pricePath, boolean waitForSubscriber, String... symbols) throws Exception {
+            this(name, pricePath, waitForSubscriber, false, symbols);
+        }
+
+        Running(String name, Path pricePath, boolean waitForSubscriber, boolean stepSync, String... symbols) throws Exception {
             dir = tempDir(name);
             ExchangeServer.Options o = new ExchangeServer.Options();
             o.settings = settingsFile();
@@ -54,6 +58,7 @@ final class TestSupport {
             o.logDir = dir;
             o.pricePath = pricePath;
             o.waitForSubscriber = waitForSubscriber;
+            o.stepSync = stepSync;
             o.symbols.addAll(List.of(symbols));
             server = ExchangeServer.start(o, events::add);
             assertTrue("bound port " + server.port(), server.port() > 0);
