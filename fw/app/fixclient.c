@@ -328,7 +328,7 @@ static void tcp_data(struct tcp_conn *c, void *user, const uint8_t *data, size_t
     (void)c;
     (void)user;
 #ifdef TF_HAS_OFFLOAD
-    offload_poll(false); /* adopt the orders the hardware sent before their execution reports are read */
+    offload_poll(); /* the orders' ACK; adopt the orders the hardware sent before their execution reports are read */
 #endif
     fc.cb_md = fc.cb_other = 0;
     uint32_t t0 = sysctrl_cycles32();
@@ -446,7 +446,7 @@ void fixclient_poll(void) {
     }
     if (fc.state == FC_ONLINE) fix_session_poll(&session, now);
 #ifdef TF_HAS_OFFLOAD
-    offload_poll(true); /* the main loop calls this after netif_poll has read every waiting frame */
+    offload_poll();
 #endif
     if (fc.state == FC_WAIT && fc.want_up && tcp_backoff_due(&fc.backoff, now)) start_connect();
     if (fix_session_utc_valid(&session) && strcmp(fc.utc_source, "unknown") == 0) fc.utc_source = "the exchange";

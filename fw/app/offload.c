@@ -33,14 +33,7 @@ static struct {
     uint64_t time_set_ms;
     meta_t meta[STOPS_MAX];
     uint32_t sent, not_sent, errors, locks;
-    /* ACKs the orders carried (the parser's view of the peer's stream), waiting to become "ripe": a fire
-     * happens while its frame is still arriving, so an ACK may cover bytes that are on their way to firmware's
-     * receive ring. Only an ACK at least ACK_GRACE_MS old is given up to (tcp_rcv_give_up): by then its frame has
-     * been read or dropped. ack[0] is the older, ack[1] the newest (a newer ACK overwrites it, with its time). */
-    struct { uint32_t seq; uint64_t ms; bool on; } ack[2];
-    bool acked_any;
-    bool ripe_on;
-    uint32_t ripe;    /* the highest ACK old enough to give up to (when ripe_on) */
+    uint32_t ack;     /* the ACK orders carry (ACK_SET): firmware's rcv_nxt when last written */
     uint32_t lat_min, lat_max, lat_n;
     uint64_t lat_sum;
 } ofl;
@@ -73,32 +66,14 @@ static void clordid_of(const uint8_t *m, size_t len, char out[FIX_ID_MAX]) {
         }
 }
 
-/* From a fire to its frame being in the receive ring: at most a 1518-byte frame's 1538 byte times (12 us at
- * 1 Gb/s) and a few cycles. 5 firmware milliseconds are far more on a board, and still 5000 cycles in the
- * simulation (whose firmware millisecond is 1000 cycles: TF_TIMEBASE_HZ is scaled there). */
-#define ACK_GRACE_MS 5u
-
-static void note_ack(uint32_t a) {
-    uint64_t now = timer_ms();
-    if (ofl.acked_any && (int32_t)(a - (ofl.ack[1].on ? ofl.ack[1].seq : ofl.ack[0].on ? ofl.ack[0].seq : ofl.ripe)) <= 0)
-        return;
-    ofl.acked_any = true;
-    int k = ofl.ack[0].on ? 1 : 0;
-    ofl.ack[k].seq = a;
-    ofl.ack[k].ms = now;
-    ofl.ack[k].on = true;
-}
-
-/* The ACK to give up to now (the older waiting ACKs that are ripe move to `ripe`). */
-static uint32_t ripe_ack(void) {
-    uint64_t now = timer_ms();
-    while (ofl.ack[0].on && now - ofl.ack[0].ms >= ACK_GRACE_MS) {
-        ofl.ripe = ofl.ack[0].seq;
-        ofl.ripe_on = true;
-        ofl.ack[0] = ofl.ack[1];
-        ofl.ack[1].on = false;
-    }
-    return ofl.ripe;
+/* Orders carry firmware's rcv_nxt as their TCP ACK (the engine's ACK_SET), not the receive parser's: the
+ * parser sees every frame on the wire, firmware may lose one (no free receive slot), and an order that
+ * acknowledged it would stop the peer from sending it again. A lower ACK is always safe. */
+static void set_ack(bool force) {
+    struct tcp_conn *c = fixclient_conn();
+    if (!c || tcp_get_state(c) == TCP_CLOSED || (!force && c->rcv_nxt == ofl.ack)) return;
+    if (!order_tx_set_ack(c->rcv_nxt)) error("the engine refused the ACK", 0);
+    ofl.ack = c->rcv_nxt;
 }
 
 /* One fire-log record. Runs under the lock or with the lease on: no firmware send in here. */
@@ -134,7 +109,6 @@ static void handle(const order_tx_record_t *r) {
     }
     const uint8_t *fix = tp.frame + OFL_FIX_OFF;
     struct tcp_conn *c = fixclient_conn();
-    note_ack(r->ack);
     if (c && tcp_get_state(c) != TCP_CLOSED) {
         int rc = tcp_adopt_sent(c, r->seq, fix, m->fix_len);
         if (rc != TCP_ADOPT_OK) error("TCP refused the hardware's segment", rc);
@@ -263,20 +237,15 @@ static void release(void) {
     if (!tcp_hw_arm(c, budget, &seq)) return; /* firmware bytes not sent yet, or no room: later */
     order_tx_next_t n = {seq, fix_session_next_out(fixclient_session()), netif_stack()->ip_id, NET_TCP_RCV_WND};
     order_tx_set_next(&n);
+    set_ack(true);
     order_tx_unlock();
     ofl.locked = false;
 }
 
-void offload_poll(bool rx_idle) {
+void offload_poll(void) {
     if (!ofl.up) return;
-    /* only ACKs old enough that their trigger frames were in the ring that netif_poll has just read */
-    uint32_t lost = 0;
-    if (rx_idle && ofl.acked_any) {
-        uint32_t upto = ripe_ack();
-        if (ofl.ripe_on) lost = tcp_rcv_give_up(fixclient_conn(), upto);
-    }
+    set_ack(false);
     if (!ofl.locked) drain();
-    if (lost) printf("offload: %lu received bytes lost before firmware read them (the order had ACKed them)\n", (unsigned long)lost);
     while (ofl.fallback) {
         unsigned i = (unsigned)__builtin_ctz(ofl.fallback);
         ofl.fallback &= ~(1u << i);

@@ -12,6 +12,8 @@
  *    (ofl_materialize), handed to TCP (retransmission) and to the FIX store (resend), the MsgSeqNum taken,
  *    and the order entered in the order table so that its execution reports are matched.
  *  - A fire the engine did not send (suppressed under the lock) is sent by firmware instead.
+ *  - Orders carry firmware's rcv_nxt as their TCP ACK (the engine's ACK_SET, updated as data arrives), never
+ *    more than firmware has received: a frame firmware lost is sent again by the peer.
  * With no hardware stop armed the engine stays locked: firmware owns everything, as without the offload. */
 #ifndef TF_APP_OFFLOAD_H
 #define TF_APP_OFFLOAD_H
@@ -26,10 +28,8 @@ void offload_conn_up(void);
 void offload_conn_down(void);
 /* The FIX session's before_send hook. */
 void offload_before_send(void *ctx);
-/* Adopt fires, send fallbacks, load stops, release the lock. rx_idle: called from the main loop with no
- * received frame waiting (then received bytes the engine's orders acknowledged but firmware never got are
- * given up: tcp_rcv_give_up). */
-void offload_poll(bool rx_idle);
+/* Update the orders' ACK, adopt fires, send fallbacks, load stops, release the lock. */
+void offload_poll(void);
 /* Disarms stop i's entry and template, safe against a fire in flight. Returns false if it had fired. */
 bool offload_cancel(unsigned i);
 #endif

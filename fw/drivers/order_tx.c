@@ -76,6 +76,8 @@ bool order_tx_set_time(uint32_t tod_ms, uint32_t eth_cycles_per_ms) {
     return command(ORDER_TX_TIME_SET, h / 10u);
 }
 
+bool order_tx_set_ack(uint32_t ack) { return command(ORDER_TX_ACK_SET, ack); }
+
 void order_tx_get_next(order_tx_next_t *n) {
     n->seq = rd(ORDER_TX_NEXT_SEQ);
     n->msgseq = rd(ORDER_TX_NEXT_MSGSEQ);

@@ -26,6 +26,8 @@ void order_tx_load(unsigned t, const ofl_template_t *tp);
 void order_tx_read(unsigned t, uint8_t *out, unsigned len);
 /* Sets the engine's time of day (ms since midnight UTC) and its millisecond divisor. */
 bool order_tx_set_time(uint32_t tod_ms, uint32_t eth_cycles_per_ms);
+/* ACK_SET: the TCP ACK orders carry from now on (instead of the receive parser's); forgotten on disable. */
+bool order_tx_set_ack(uint32_t ack);
 
 /* The numbers the next order takes (write only under the lock). */
 typedef struct {

@@ -59,7 +59,6 @@
     X(tcp_timeout,        "TCP connections aborted after too many retransmits")    \
     X(tcp_window_probe,   "TCP zero-window probes sent")                           \
     X(tcp_adopted_bytes,  "TCP payload bytes sent by hardware and adopted")          \
-    X(tcp_rx_given_up,    "TCP bytes given up: an offload order ACKed them, then lost")
 
 struct net_counters {
 #define NET_COUNTER_FIELD(name, desc) uint32_t name;

@@ -846,20 +846,6 @@ bool tcp_hw_arm(struct tcp_conn *c, size_t max_len, uint32_t *seq_out)
     return true;
 }
 
-uint32_t tcp_rcv_give_up(struct tcp_conn *c, uint32_t upto)
-{
-    if (!c || c->state == TCP_CLOSED || c->state == TCP_SYN_SENT || !seq_gt(upto, c->rcv_nxt) ||
-        seq_gt(upto, c->rcv_nxt + NET_TCP_RCV_WND))
-        return 0;
-    uint32_t n = upto - c->rcv_nxt;
-    c->rcv_nxt = upto;
-    c->stack->cnt.tcp_rx_given_up += n;
-    uint32_t gen = c->gen;
-    if (ooo_deliver(c, gen) && c->gen == gen)
-        send_ack(c);
-    return n;
-}
-
 bool tcp_hw_extend(struct tcp_conn *c, size_t n)
 {
     if (!c || !c->hw_armed || c->hw_max + n > tcp_send_space(c))

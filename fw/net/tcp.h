@@ -215,11 +215,6 @@ enum { TCP_ADOPT_OK = 0, TCP_ADOPT_NOT_ARMED = -1, TCP_ADOPT_BAD_SEQ = -2, TCP_A
 bool tcp_hw_arm(struct tcp_conn *c, size_t max_len, uint32_t *seq_out);
 void tcp_hw_disarm(struct tcp_conn *c);
 int tcp_adopt_sent(struct tcp_conn *c, uint32_t seq, const uint8_t *data, size_t len);
-/* Received bytes below `upto` that an offload order acknowledged (its ACK field comes from the hardware
- * parser) but that never reached firmware (a receive buffer overflowed) will not be retransmitted by the
- * peer: give them up, so the stream goes on (the application sees a gap: FIX resynchronises and asks
- * for a resend). Call when no received frame is waiting. Returns the bytes given up. */
-uint32_t tcp_rcv_give_up(struct tcp_conn *c, uint32_t upto);
 /* Lengthens the lease by n bytes (another order armed while the hardware owns the numbers): false when
  * not armed or the send buffer has no room for the whole lease. */
 bool tcp_hw_extend(struct tcp_conn *c, size_t n);

@@ -872,26 +872,6 @@ static void test_hw_adopt(void **state)
 }
 
 /* An offload order ACKed bytes that firmware then lost (receive buffer overflow): they are given up. */
-static void test_rcv_give_up(void **state)
-{
-    (void)state;
-    struct tcp_conn *c = open_conn(1460, 65535);
-    peer(PSEQ, ISS + 1, TCP_FLAG_ACK, 65535, "abcd", 4);
-    assert_int_equal(T.rx_len, 4);
-    peer(PSEQ + 10, ISS + 1, TCP_FLAG_ACK, 65535, "klmn", 4);   /* bytes 4..9 never arrive: held */
-    assert_int_equal(T.rx_len, 4);
-    assert_int_equal(tcp_rcv_give_up(c, PSEQ + 2), 0);          /* already received */
-    assert_int_equal(tcp_rcv_give_up(c, PSEQ + 4 + 70000), 0);  /* beyond the window: not an ACK we sent */
-    t_clear();
-    assert_int_equal(tcp_rcv_give_up(c, PSEQ + 10), 6);
-    assert_int_equal(T.rx_len, 8);                              /* the held bytes follow at once */
-    assert_memory_equal(T.rx + 4, "klmn", 4);
-    assert_int_equal(tcp_hw_rcv_nxt(c), PSEQ + 14);
-    check_seg(T.ncap - 1, ISS + 1, PSEQ + 14, TCP_FLAG_ACK, 0);
-    assert_int_equal(net_get_counters(&T.stack)->tcp_rx_given_up, 6);
-    assert_int_equal(tcp_rcv_give_up(NULL, 1), 0);
-}
-
 static void test_hw_arm_rules(void **state)
 {
     (void)state;
@@ -955,7 +935,6 @@ int main(void)
         cmocka_unit_test_setup(test_backoff_helper, setup),
         cmocka_unit_test_setup(test_hw_adopt, setup),
         cmocka_unit_test_setup(test_hw_arm_rules, setup),
-        cmocka_unit_test_setup(test_rcv_give_up, setup),
     };
     return cmocka_run_group_tests_name("net_tcp", tests, NULL, NULL);
 }

@@ -36,8 +36,8 @@ count() { grep -cE "$1" "$SOC_LOG"; }
 soc_console "utc set $(date -u +%Y%m%d-%H:%M:%S.%3N)"
 soc_console "fix set heartbeat 5"   # the simulator may run slower than wall time: keep the exchange's timers fed
 soc_console "fix start"
-soc_wait_for '^(tf> )?fix: logged on' 60 || fail "no logon"
-soc_wait_for '^(tf> )?fix: subscribed to market data for MSFT' 10 || fail "no market data subscription"
+soc_wait_for 'fix: logged on' 60 || fail "no logon"
+soc_wait_for 'fix: subscribed to market data for MSFT' 10 || fail "no market data subscription"
 
 # 1. Hardware stops
 soc_console "stop buy MSFT 100 100.10 100.40"
@@ -45,27 +45,27 @@ soc_console "stop sell MSFT 100 99.60 99.30"
 soc_console "stop buy AAPL 100 1.00 2.00"
 soc_console "stop buy MSFT 100 150.00 150.50"
 for i in 0 1 2 3; do
-  soc_wait_for "^(tf> )?stop $i: in the hardware trigger table" 20 || fail "stop $i was not loaded into the hardware"
+  soc_wait_for "stop $i: in the hardware trigger table" 20 || fail "stop $i was not loaded into the hardware"
 done
 
 # 2. The market crosses stops 0 and 1
-soc_wait_for '^(tf> )?stop 0: fired by hardware' 60 || fail "stop 0 did not fire"
-soc_wait_for '^(tf> )?stop 1: fired by hardware' 60 || fail "stop 1 did not fire"
-soc_wait_for '^(tf> )?exec: order [0-9]+ .* fill 100 @ 100\.[0-9]+.*filled' 30 || fail "the buy stop's order was not filled"
-soc_wait_for '^(tf> )?exec: order [0-9]+ .* fill 100 @ 99\.[0-9]+.*filled' 30 || fail "the sell stop's order was not filled"
+soc_wait_for 'stop 0: fired by hardware' 60 || fail "stop 0 did not fire"
+soc_wait_for 'stop 1: fired by hardware' 60 || fail "stop 1 did not fire"
+soc_wait_for 'exec: order [0-9]+ .* fill 100 @ 100\.[0-9]+.*filled' 30 || fail "the buy stop's order was not filled"
+soc_wait_for 'exec: order [0-9]+ .* fill 100 @ 99\.[0-9]+.*filled' 30 || fail "the sell stop's order was not filled"
 
 # 3. The next order frame is lost on the wire
 [ -p "$SOC_CTL" ] || fail "no harness control channel"
 echo "drop-tx-match 1 35=D" > "$SOC_CTL"
 soc_console "stop buy MSFT 200 100.10 100.40"
-soc_wait_for '^(tf> )?stop 4: in the hardware trigger table' 20 || fail "stop 4 was not loaded"
-soc_wait_for '^(tf> )?stop 4: fired by hardware' 60 || fail "stop 4 did not fire"
+soc_wait_for 'stop 4: in the hardware trigger table' 20 || fail "stop 4 was not loaded"
+soc_wait_for 'stop 4: fired by hardware' 60 || fail "stop 4 did not fire"
 soc_wait_for 'dropped by drop-tx-match' 10 || fail "the harness did not drop the order frame"
-soc_wait_for '^(tf> )?exec: order [0-9]+ .* buy MSFT fill .*filled \(cum 200, leaves 0\)' 60 || fail "the retransmitted order was not filled"
+soc_wait_for 'exec: order [0-9]+ .* buy MSFT fill .*filled \(cum 200, leaves 0\)' 60 || fail "the retransmitted order was not filled"
 
 # 4. A firmware order after the hardware ones, then the end of the session
 soc_console "buy MSFT 10 90.00"
-soc_wait_for '^(tf> )?exec: order [0-9]+ .* new ' 30 || fail "no New for the firmware order after the hardware fires"
+soc_wait_for 'exec: order [0-9]+ .* new ' 30 || fail "no New for the firmware order after the hardware fires"
 soc_console "stops"
 soc_wait_for '^fired by firmware: 0, by hardware: 3' 10 || fail "the stop table does not show three hardware fires"
 grep -qE '^ *2 hw +buy +AAPL .*armed' "$SOC_LOG" || fail "stop 2 (AAPL, never traded) is not armed any more"
@@ -73,8 +73,8 @@ grep -qE '^ *3 hw +buy +MSFT .*armed' "$SOC_LOG" || fail "stop 3 (above the mark
 soc_console "offload"
 soc_wait_for 'offload: orders sent by hardware 3, triggered but not sent 0, errors 0' 10 || fail "offload counters"
 soc_console "fix stop"
-soc_wait_for '^(tf> )?fix: logged out' 30 || fail "no Logout answer"
-soc_wait_for "^(tf> )?fix: connection (closed|reset by the peer); stopped" 30 || fail "the TCP connection did not end after the Logout"
+soc_wait_for 'fix: logged out' 30 || fail "no Logout answer"
+soc_wait_for "fix: connection (closed|reset by the peer); stopped" 30 || fail "the TCP connection did not end after the Logout"
 soc_console "info"
 soc_wait_for 'stack: [0-9]+ of' 10
 

@@ -44,7 +44,7 @@ def write_path(path, step_ms):
 
 class SocBench(demo.Demo):
     def narrate(self, line):  # quiet: count, print progress now and then
-        m = re.match(r"^stop (\d+): fired by (\w+) on trade (\S+): order (?:-?\d+ )?(\S+) sent", line)
+        m = re.search(r"stop (\d+): fired by (\w+) on trade (\S+): order (?:-?\d+ )?(\S+) sent", line)
         if m:
             path = "hw" if m.group(2) == "hardware" else "fw"
             self.fires.append((m.group(4), path))

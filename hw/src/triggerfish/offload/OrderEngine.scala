@@ -140,7 +140,7 @@ object OrderEngine {
   /** Fire log record status. */
   object St { val SENT = 1; val SUPPRESSED_LOCKED = 2; val SUPPRESSED_WIDTH = 3; val SUPPRESSED_TEMPLATE = 4; val width = 4 }
   /** sys -> eth_tx commands. */
-  object Cmd { val ARM_SET = 0; val ARM_CLR = 1; val TIME_SET = 2 }
+  object Cmd { val ARM_SET = 0; val ARM_CLR = 1; val TIME_SET = 2; val ACK_SET = 3 }
   /** Cycles from the fire.valid cycle (eth_rx) to the first tx.valid cycle with same-edge clocks, engine idle. */
   val FireToValidCycles = 3
 
@@ -349,6 +349,12 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val cmdArmSet = cmdApply && cmdOpR === Cmd.ARM_SET
     val cmdArmClr = cmdApply && cmdOpR === Cmd.ARM_CLR
     val cmdTimeSet = cmdApply && cmdOpR === Cmd.TIME_SET
+    // The ACK firmware gives (ACK_SET): once set, orders carry it instead of the parser's, so that an order never
+    // acknowledges bytes firmware has not received (the peer would not send them again). Forgotten on disable.
+    val fwAck = Reg(UInt(32 bits)) init 0
+    val fwAckOn = RegInit(False)
+    when(cmdApply && cmdOpR === Cmd.ACK_SET) { fwAck := xCmdData(31 downto 0).asUInt; fwAckOn := True }
+    when(!enable) { fwAckOn := False }
 
     // Time of day (packed BCD HH MM SS sss), one millisecond every msDiv+1 cycles.
     val msDiv = Reg(UInt(20 bits)) init 124999
@@ -463,7 +469,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val recStatus = Reg(UInt(St.width bits)) init 0
     val recNo = Reg(UInt(6 bits)) init 0
     when(recLatch) {   // also when the record is not taken: then nothing reads these
-      recTmpl := tmplH; recTrig := h.trigger; recAck := h.ackSeq; recRxStamp := h.stamp
+      recTmpl := tmplH; recTrig := h.trigger; recAck := Mux(fwAckOn, fwAck, h.ackSeq); recRxStamp := h.stamp
       recSeq := nextSeq; recMsgBin := nextMsgBin; recMsgBcd := nextMsgBcd; recTime := timeShadow
       recIpId := ipId; recWin := window
       recPlen := (metaH.len - PayloadOff).resize(8)
@@ -795,7 +801,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val refused = RegInit(False)
     regs.ro("STATUS", 0x008, "status",
       lockedNow -> RegField("LOCKED", 0, 1, "the engine holds the lock: no order in flight, none will start, every record is in the log; NEXT_* may be read and written"),
-      cmdBusy -> RegField("CMD_BUSY", 1, 1, "an ARM_SET/ARM_CLR/TIME_SET command is in flight (another one is refused)"),
+      cmdBusy -> RegField("CMD_BUSY", 1, 1, "an ARM_SET/ARM_CLR/TIME_SET/ACK_SET command is in flight (another one is refused)"),
       convBusy -> RegField("CONVERTING", 2, 1, "NEXT_MSGSEQ is being converted to digits (about 32 cycles)"),
       refused -> RegField("REFUSED", 4, 1, "sticky: a write was refused (NEXT_* while not LOCKED, a command while CMD_BUSY)"),
       BufferCC(xUnderrun, False) -> RegField("UNDERRUN", 5, 1, "sticky: the output ran dry inside a frame (never expected)"),
@@ -858,6 +864,8 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     regs.rw("TIME_LO", 0x030, timeLo, "time of day to set, packed BCD: [31:28] H ones, [27:20] MM, [19:12] SS, [11:0] sss")
     val timeSet = regs.writeFlow("TIME_SET", 0x034, 4, "write the tens of hours (BCD digit): sets the engine's time to it and TIME_LO, restarts the millisecond (command)")
     when(timeSet.valid) { command(Cmd.TIME_SET, timeSet.payload ## timeLo) }
+    val ackSet = regs.writeFlow("ACK_SET", 0x038, 32, "write: orders carry this TCP ACK from now on instead of the receive parser's (command; forgotten when CTRL.ENABLE is 0)")
+    when(ackSet.valid) { command(Cmd.ACK_SET, ackSet.payload) }
 
     // Fire log.
     val pop = logFifo.io.pop

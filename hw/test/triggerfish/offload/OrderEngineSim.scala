@@ -62,7 +62,7 @@ object OrderSim {
   val CONFIG = 0x000; val CTRL = 0x004; val STATUS = 0x008; val STATUS_CLR = 0x00C
   val NEXT_SEQ = 0x010; val NEXT_MSGSEQ = 0x014; val IP_ID = 0x018; val WINDOW = 0x01C
   val ARMED = 0x020; val ARM_SET = 0x024; val ARM_CLR = 0x028; val MS_DIVISOR = 0x02C
-  val TIME_LO = 0x030; val TIME_SET = 0x034; val LOG_COUNT = 0x040; val LOG_DATA = 0x044
+  val TIME_LO = 0x030; val TIME_SET = 0x034; val ACK_SET = 0x038; val LOG_COUNT = 0x040; val LOG_DATA = 0x044
   val IGNORED = 0x050; val NOT_ARMED = 0x054; val LOG_DROPS = 0x058; val RX_OVERFLOW = 0x05C
   val META = 0x400; val TEMPLATE = 0x1000
   val CTRL_ENABLE = 1; val CTRL_LOCK = 2; val CTRL_HOLD = 4; val CTRL_IRQ = 8

@@ -137,6 +137,7 @@ class OrderEngineSpec extends AnyFunSuite {
 
     // ---- firmware model (sys)
     var ctrl = 0L
+    var fwAck: Option[Long] = None   // the ACK given with ACK_SET (orders carry it instead of the fire's)
     def setCtrl(v: Long): Unit = { ctrl = v; bus.write(CTRL, v) }
     def status: Long = bus.read(STATUS)
     def waitCmd(): Unit = while ((status & ST_CMD_BUSY) != 0) sysCd.waitSampling(rnd.nextInt(4))
@@ -216,7 +217,7 @@ class OrderEngineSpec extends AnyFunSuite {
       lastStamp = r.rxStamp
       lastRecord = r
       val f = fires(r.rxStamp.toInt)
-      assert(r.template == f.template && r.trigger == f.trigger && r.ack == f.ack, s"$what: fire $f")
+      assert(r.template == f.template && r.trigger == f.trigger && r.ack == fwAck.getOrElse(f.ack), s"$what: fire $f (firmware ACK $fwAck)")
       val vals = (r.seq, r.msgSeq, r.ipId, r.window)
       if (r.status == OrderEngine.St.SUPPRESSED_LOCKED) assert(vals == hw || vals == hwBefore, s"$what: expected $hw or $hwBefore")
       else assert(vals == hw && hw == (expSeq, expMsg, expIpId, window), s"$what: expected $hw (firmware's $expSeq $expMsg $expIpId $window)")
@@ -499,6 +500,35 @@ class OrderEngineSpec extends AnyFunSuite {
       fireGroup(Seq(5)); sysCd.waitSampling(50)
       assert(bus.read(NOT_ARMED) == 1, "a fire for a disarmed template is counted")
       finish(fires.length, "carries")
+    }
+  }
+
+  test(s"ACK_SET: orders carry firmware's ACK instead of the parser's until CTRL.ENABLE is cleared (seed $seed)") {
+    compile(cfg).doSim("ackset", seed = seed) { dut =>
+      SimTimeout(2000L * 1000 * 1000 * 100)
+      val rnd = new Random(seed)
+      val b = makeBench(dut, Clocks(sys = 1000, rx = 800, tx = 810), rnd)
+      import b._
+      macModes = Seq(0)
+      init(seq = 5000, msg = 10, ipId = 7, win = 8192, timeMs = 0, div = 124999)
+      def fireOne(t: Int): Unit = {
+        if (!armedModel(t)) arm(1L << t)
+        val before = counts(OrderEngine.St.SENT)
+        fireGroup(Seq(t))                      // with a random parser ACK
+        while (bus.read(LOG_COUNT) == 0) sysCd.waitSampling(20)
+        drain()                                // checks the record's ACK and the frame (ACK field, checksum)
+        assert(counts(OrderEngine.St.SENT) == before + 1, s"template $t sent")
+        toRearm.clear()
+      }
+      fireOne(0)                               // the parser's ACK
+      for ((a, k) <- Seq(0x12345678L, 0xFFFFFFF0L, 0x10L).zipWithIndex) {
+        command(ACK_SET, a); fwAck = Some(a)
+        for (t <- 1 to 3) fireOne(1 + 3 * k + t - 1)
+      }
+      setCtrl(ctrl & ~CTRL_ENABLE); sysCd.waitSampling(20)
+      setCtrl(ctrl | CTRL_ENABLE); fwAck = None; sysCd.waitSampling(20)
+      fireOne(12)                              // the parser's ACK again: ACK_SET was forgotten
+      finish(fires.length, "ackset")
     }
   }
 
