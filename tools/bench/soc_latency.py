@@ -76,8 +76,10 @@ class SocBench(demo.Demo):
             self.console(f"stop cancel {i}")
         self.pump(2.0)
         got = self.count_path(path)
+        if got == 0:
+            raise SystemExit(f"bench: no {path} fire in {timeout:.0f} s; see {self.log_path}")
         if got < n:
-            raise SystemExit(f"bench: {got} {path} fires in {timeout:.0f} s (wanted {n}); see {self.log_path}")
+            demo.say(f"{path}: only {got} of the {n} fires wanted in the {timeout:.0f} s allowed (--timeout); measuring those")
 
     def run(self):
         self.fires, self.stop_ids = [], []
@@ -126,8 +128,11 @@ class SocBench(demo.Demo):
         res = json.load(open(j))
         for p in ("hw", "fw"):
             n = res.get(p, {}).get("eof2sof", {}).get("count", 0)
-            if n < self.args.fires:
-                raise SystemExit(f"bench: only {n} {p} orders matched to a trigger in the capture (wanted {self.args.fires})")
+            fired = self.count_path(p)
+            if n == 0:
+                raise SystemExit(f"bench: no {p} order matched to a trigger in the capture")
+            if n < fired:
+                print(f"bench: warning: {fired} {p} fires on the console, {n} orders matched to a trigger in the capture")
         return res
 
 
@@ -138,7 +143,8 @@ def main():
                     "previous step's TestRequest)")
     ap.add_argument("--out", default="build/bench/soc")
     ap.add_argument("--clock-mhz", type=float, default=125.0, help="clock for the ns columns")
-    ap.add_argument("--timeout", type=float, default=1500, help="seconds per phase")
+    ap.add_argument("--timeout", type=float, default=1500, help="seconds per phase; a phase that reaches it with fewer "
+                    "fires than wanted is measured as it is, and says so")
     ap.add_argument("--slirp", action="store_true", help="use libslirp even as root")
     args = ap.parse_args()
     for p in (demo.SIM, demo.FW, demo.JAR):
