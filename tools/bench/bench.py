@@ -12,7 +12,7 @@ Writes build/bench/report.json, report.md and the plots (latency.png, datapath.p
 papers in ../shared/seeds) are quoted as citations, marked as such, next to ours.
 
 Usage: tools/bench/bench.py [--fires 1000] [--step-ms 400] [--baseline-fires 1000] [--skip-baseline]
-                            [--datapath-volumes 25000] [--datapath-linerate 50000] [--skip-datapath]
+                            [--datapath-volumes 25000,50000] [--datapath-linerate 50000] [--skip-datapath]
 """
 import argparse
 import json
@@ -138,7 +138,7 @@ def main():
     ap.add_argument("--step-ms", type=int, default=400, help="the exchange's market step in the whole-SoC run")
     ap.add_argument("--baseline-fires", type=int, default=1000)
     ap.add_argument("--skip-baseline", action="store_true")
-    ap.add_argument("--datapath-volumes", default="25000", help="message volumes of the datapath sweep, comma separated")
+    ap.add_argument("--datapath-volumes", default="25000,50000", help="message volumes of the datapath sweep, comma separated")
     ap.add_argument("--datapath-linerate", type=int, default=50000, help="messages per line-rate run of the datapath")
     ap.add_argument("--skip-datapath", action="store_true")
     args = ap.parse_args()

@@ -30,7 +30,7 @@ object DatapathBench {
 
   case class Args(out: String = "build/bench/datapath", volumes: Seq[Int] = Seq(25000, 50000),
                   sizes: Seq[Int] = Seq(16, 32, 64, 128, 256, 512, 1024), linerateMessages: Int = 50000,
-                  crossEvery: Int = 50, seed: Int = 1)
+                  crossEvery: Int = 50, seed: Int = 1, hideFires: Int = 0 /* tests only */)
 
   def parse(a: List[String], r: Args = Args()): Args = a match {
     case "--out" :: v :: t => parse(t, r.copy(out = v))
@@ -115,6 +115,7 @@ object DatapathBench {
       val r = new DatapathRun(dut, a.seed, a.crossEvery)
       r.pump()
       r.setup()
+      r.hideFires = a.hideFires
       r.firmware()
       log(f"${"body"}%6s ${"msgs"}%8s ${"fires"}%6s ${"miss"}%4s ${"false"}%5s  ${"msg->TX_EN min/avg/max"}%22s ${"EOF2SOF"}%12s ${"T2T"}%12s ${"SOF2SOF"}%16s ${"sim s"}%8s ${"wall s"}%7s")
       def row(label: String, msgs: Int, p: PhaseResult): Unit =

@@ -55,4 +55,13 @@ class DatapathBenchSpec extends AnyFunSuite {
     // The same datapath, the same boundary: EOF2SOF as the DESIGN.md budget (<= 16) allows.
     assert(res.all.forall(_.eof2sof.max <= 16))
   }
+
+  test(s"a fire the hardware did not give is counted as missed and fails the run (seed $seed)") {
+    val res = DatapathBench.run(DatapathBench.Args(volumes = Seq(300), sizes = Seq(64), linerateMessages = 200, crossEvery = 20,
+      seed = seed, hideFires = 1))
+    val first = res.cells.head.p
+    assert(first.missed == 1, s"missed ${first.missed}")
+    assert(first.falseFires == 1, "its order is on the pins without a fire: false")
+    assert(!res.ok)
+  }
 }
