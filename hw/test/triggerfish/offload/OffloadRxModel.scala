@@ -8,7 +8,8 @@ import scala.collection.mutable.ArrayBuffer
 
 /** Frames: Ethernet II + IPv4 + TCP, FCS not included (the MAC strips it; its check is the `error` flag). */
 object Net {
-  def onesSum(bytes: Seq[Int]): Int = {
+  def onesSum(seq: Seq[Int]): Int = {
+    val bytes = seq.toArray   // callers pass Lists (pseudo header ++ segment): indexing them made this quadratic
     var s = 0L
     var i = 0
     while (i < bytes.length) {
