@@ -11,7 +11,7 @@
 Writes build/bench/report.json, report.md and the plots (latency.png, datapath.png). The published anchors (the
 papers in ../shared/seeds) are quoted as citations, marked as such, next to ours.
 
-Usage: tools/bench/bench.py [--fires 1000] [--step-ms 100] [--baseline-fires 1000] [--skip-baseline]
+Usage: tools/bench/bench.py [--fires 1000] [--soc-minutes 7] [--step-ms 100] [--baseline-fires 1000] [--skip-baseline]
                             [--datapath-volumes 25000,50000] [--datapath-linerate 50000] [--skip-datapath]
 """
 import argparse
@@ -136,6 +136,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fires", type=int, default=1000, help="fires per path in the whole-SoC run")
     ap.add_argument("--step-ms", type=int, default=100, help="the exchange's market step in the whole-SoC run")
+    ap.add_argument("--soc-minutes", type=float, default=7, help="time limit of each whole-SoC phase (hw, fw): a phase "
+                    "measures the fires it has by then (the simulated firmware paces the market: about 1-3 s a fire)")
     ap.add_argument("--baseline-fires", type=int, default=1000)
     ap.add_argument("--skip-baseline", action="store_true")
     ap.add_argument("--datapath-volumes", default="25000,50000", help="message volumes of the datapath sweep, comma separated")
@@ -145,7 +147,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     py = sys.executable
     run([py, os.path.join(ROOT, "tools/bench/soc_latency.py"), "--fires", str(args.fires), "--step-ms", str(args.step_ms),
-         "--out", "build/bench/soc", "--clock-mhz", str(ETH_MHZ)])
+         "--timeout", str(args.soc_minutes * 60), "--out", "build/bench/soc", "--clock-mhz", str(ETH_MHZ)])
     soc = json.load(open(os.path.join(OUT, "soc/latency.json")))
     report = {"clock_mhz": ETH_MHZ,
               "clock_note": "the Ethernet clock (125 MHz at 1 Gb/s); the ECP5 board builds constrain both Ethernet domains to it",
