@@ -94,12 +94,10 @@ class SocBench(demo.Demo):
         self.wait_for(r"^fix: logged on", 60, "FIX logon")
         self.wait_for(r"^fix: subscribed", 20, "market data subscription")
         demo.say("soc: logged on and subscribed")
-        t = time.monotonic()
-        self.phase("hw", self.args.fires, self.args.timeout)
-        demo.say(f"hw: {self.count_path('hw')} fires in {time.monotonic() - t:.0f} s")
-        t = time.monotonic()
-        self.phase("fw", self.args.fires, self.args.timeout)
-        demo.say(f"fw: {self.count_path('fw')} fires in {time.monotonic() - t:.0f} s")
+        for path in self.args.paths:
+            t = time.monotonic()
+            self.phase(path, self.args.fires, self.args.timeout)
+            demo.say(f"{path}: {self.count_path(path)} fires in {time.monotonic() - t:.0f} s")
         self.console("offload")
         self.console("fix stop")
         self.wait_for(r"^fix: connection (closed|reset by the peer); stopped", 60, "the TCP close after Logout")
@@ -126,7 +124,7 @@ class SocBench(demo.Demo):
         if r.returncode != 0:
             raise SystemExit(f"bench: analyze.py failed ({r.returncode})")
         res = json.load(open(j))
-        for p in ("hw", "fw"):
+        for p in self.args.paths:
             n = res.get(p, {}).get("eof2sof", {}).get("count", 0)
             fired = self.count_path(p)
             if n == 0:
@@ -146,7 +144,11 @@ def main():
     ap.add_argument("--timeout", type=float, default=1500, help="seconds per phase; a phase that reaches it with fewer "
                     "fires than wanted is measured as it is, and says so")
     ap.add_argument("--slirp", action="store_true", help="use libslirp even as root")
+    ap.add_argument("--paths", default="hw,fw", help="phases to run, in order (hw, fw or both)")
     args = ap.parse_args()
+    args.paths = [p for p in args.paths.split(",") if p]
+    if not args.paths or any(p not in ("hw", "fw") for p in args.paths):
+        raise SystemExit("bench: --paths takes hw, fw or hw,fw")
     for p in (demo.SIM, demo.FW, demo.JAR):
         if not os.path.exists(p):
             raise SystemExit(f"bench: {os.path.relpath(p, ROOT)} is missing (make bench builds it)")
