@@ -32,7 +32,7 @@ load_board() {
     [[ "$line" =~ ^[[:space:]]*([A-Z_][A-Z0-9_]*)[[:space:]]*:?=[[:space:]]*(.*[^[:space:]])?[[:space:]]*$ ]] || continue
     local k=${BASH_REMATCH[1]} v=${BASH_REMATCH[2]:-}
     # the environment (or make's command line) wins over board.mk for the tunables
-    case $k in SEEDS|SYS_MHZ|OFFLOAD|NET_MAC|NET_IP|NET_NETMASK|NET_GATEWAY|FIX_HOST|FIX_PORT|CABLE) [ -n "${!k:-}" ] && continue ;; esac
+    case $k in SEEDS|SYS_MHZ|OFFLOAD|OFFLOAD_ENTRIES|ETH_RX_SLOTS|NET_MAC|NET_IP|NET_NETMASK|NET_GATEWAY|FIX_HOST|FIX_PORT|CABLE) [ -n "${!k:-}" ] && continue ;; esac
     printf -v "$k" '%s' "$v"
   done < "$f"
   BOARD=$b
@@ -55,6 +55,7 @@ bitstream() {
   t=$SECONDS
   ./mill -i hw.runMain triggerfish.boards.GenBoard --board "$BOARD" --sys-mhz "$SYS_MHZ" --out "$OUT/hw" \
     --mac-dir "$OUT/liteeth" --ram-init "$PWD/$OUT/fw/firmware.hex" --version "$(fpga_hw_version)" --offload "${OFFLOAD:-}" \
+    --eth-rx-slots "${ETH_RX_SLOTS:-}" --offload-entries "${OFFLOAD_ENTRIES:-}" \
     > "$OUT/gen.log" 2>&1 || { grep -E "error|ERROR|Exception" "$OUT/gen.log" | head -20; exit 1; }
   sed 's/^/   /' "$OUT/hw/clocks.txt"
   local t_gen=$(( SECONDS - t ))

@@ -19,9 +19,11 @@ fpga_gen_mac() {
 }
 
 # ecp5_synth OUT TOP VERILOG...: synth_ecp5 (flattened) -> OUT/top.json, OUT/stat.txt, OUT/yosys.log.
+# TF_ECP5 is defined for the sources: the trigger table's RAMs (TfTableRam, hw/src/triggerfish/offload/TableRam.scala)
+# then use the block RAMs' output registers, which yosys does not infer.
 ecp5_synth() {
   local out=$1 top=$2; shift 2
-  "$YOSYS" -q -l "$out/yosys.log" -p "read_verilog $*; synth_ecp5 -top $top -json $out/top.json; tee -q -o $out/stat.txt stat" \
+  "$YOSYS" -q -l "$out/yosys.log" -p "read_verilog -DTF_ECP5 $*; synth_ecp5 -top $top -json $out/top.json; tee -q -o $out/stat.txt stat" \
     > "$out/yosys.out" 2>&1 || { grep -E "ERROR|Error" "$out/yosys.log" | head -20; return 1; }
 }
 

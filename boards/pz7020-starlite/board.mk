@@ -14,6 +14,8 @@ MAC_FLAGS   := --tx-delay 2 --rx-delay 2 --fast-crc-check
 SYS_MHZ     := 50
 # the stop-order offload datapath in the SoC: the xc7z020 has room (140 RAMB36)
 OFFLOAD     := yes
+# Ethernet receive slots (2 KiB each): the simulation SoC's 8, the xc7z020 has the block RAM
+ETH_RX_SLOTS := 8
 CLOCKS      := sys=clk_sys eth_tx=clk_eth_tx eth_rx=rgmii_rx_clk
 SEEDS       := 1
 NET_MAC     := 02:54:46:00:00:27

@@ -2,7 +2,7 @@
 // firmware's view of the SoC: <out>/Top.v (module Top, the SoC inside), <out>/soc.h, <out>/memory.ld,
 // <out>/clocks.txt (the PLL/MMCM settings and the clock of every domain, for the reports).
 // Usage: runMain triggerfish.boards.GenBoard --board NAME --sys-mhz F --out DIR --mac-dir DIR
-//        [--version HEX] [--ram-init HEX] [--cpu VexRiscv.v] [--offload yes|no]
+//        [--version HEX] [--ram-init HEX] [--cpu VexRiscv.v] [--offload yes|no] [--offload-entries N] [--eth-rx-slots N]
 // --ram-init names the firmware image the RAM starts with (firmware.hex; its .lane0..3 files are read by
 // synthesis, so they may be built after this runs).
 package triggerfish.boards
@@ -31,7 +31,9 @@ object GenBoard {
       case "no" => false
       case other => sys.error(s"GenBoard: --offload yes|no, not $other")
     }
-    val build = BoardBuild(board, sysHz, need("mac-dir"), base, offload)
+    val rxSlots = arg("eth-rx-slots").filter(_.nonEmpty).map(_.toInt)
+    val entries = arg("offload-entries").filter(_.nonEmpty).map(_.toInt)
+    val build = BoardBuild(board, sysHz, need("mac-dir"), base, offload, rxSlots, entries)
     val spinal = SpinalConfig(targetDirectory = outDir, oneFilePerComponent = false,
       defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
     def top: Component with SocInTop = board match {
@@ -55,8 +57,10 @@ object GenBoard {
       case _ => Nil
     }
     val withOffload = t.soc.config.eth.exists(_.offload)
+    val slots = t.soc.config.eth.map(_.buffers.rxSlots).getOrElse(0)
     GenSoc.write(s"$outDir/clocks.txt", (clocks :+ f"sys clock ${sysHz / 1e6}%.3f MHz" :+
-      s"offload datapath: ${if (withOffload) "in" else "left out"}").mkString("", "\n", "\n"))
+      s"offload datapath: ${if (withOffload) s"in, ${t.soc.config.eth.get.offloadEntries} trigger entries" else "left out"}" :+
+      s"Ethernet receive slots: $slots").mkString("", "\n", "\n"))
     println(clocks.mkString("\n"))
   }
 }

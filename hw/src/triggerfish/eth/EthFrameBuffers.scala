@@ -89,6 +89,54 @@ case class EthTxLinked() extends Bundle {
   val last = Bool()
 }
 
+/** A TX RAM word as read, with what travelled beside its address. */
+case class EthTxWord() extends Bundle {
+  val value = Bits(32 bits)
+  val linked = EthTxLinked()
+}
+
+/** The TX buffer: 32-bit words with byte enables, read and written from sys (port A), read by eth_tx (port B),
+  * both reads registered. Inline Verilog with one array, because SpinalHDL writes a Mem with a write mask as
+  * one array per byte lane, and on ECP5 each lane of 2 KiB then takes a block RAM of its own: 4 DP16KD where
+  * one array with byte enables takes 2 (true dual port, x18). Read during a write on port A: the old word. */
+class EthTxRam(words: Int, aCd: ClockDomain, bCd: ClockDomain) extends BlackBox {
+  val aw = log2Up(words)
+  addGeneric("WORDS", words)
+  addGeneric("AW", aw)
+  setDefinitionName("EthTxRam")
+  val io = new Bundle {
+    val a_clk = in Bool()
+    val a_en = in Bool()
+    val a_we = in Bits (4 bits)
+    val a_addr = in UInt (aw bits)
+    val a_wdata = in Bits (32 bits)
+    val a_rdata = out Bits (32 bits)
+    val b_clk = in Bool()
+    val b_en = in Bool()
+    val b_addr = in UInt (aw bits)
+    val b_rdata = out Bits (32 bits)
+  }
+  noIoPrefix()
+  mapClockDomain(aCd, io.a_clk)
+  mapClockDomain(bCd, io.b_clk)
+  setInlineVerilog(
+    """// Triggerfish Ethernet TX buffer: one array, byte enables on port A (sys), read-only port B (eth_tx).
+      |module EthTxRam #(parameter WORDS = 512, parameter AW = 9) (
+      |  input a_clk, input a_en, input [3:0] a_we, input [AW-1:0] a_addr, input [31:0] a_wdata, output reg [31:0] a_rdata,
+      |  input b_clk, input b_en, input [AW-1:0] b_addr, output reg [31:0] b_rdata);
+      |  reg [31:0] mem [0:WORDS-1];
+      |  always @(posedge a_clk) if (a_en) begin
+      |    if (a_we[0]) mem[a_addr][7:0] <= a_wdata[7:0];
+      |    if (a_we[1]) mem[a_addr][15:8] <= a_wdata[15:8];
+      |    if (a_we[2]) mem[a_addr][23:16] <= a_wdata[23:16];
+      |    if (a_we[3]) mem[a_addr][31:24] <= a_wdata[31:24];
+      |    a_rdata <= mem[a_addr];
+      |  end
+      |  always @(posedge b_clk) if (b_en) b_rdata <= mem[b_addr];
+      |endmodule
+      |""".stripMargin)
+}
+
 object EthFrameBuffers {
   val busConfig = PipelinedMemoryBusConfig(addressWidth = 16, dataWidth = 32)
   // Bus windows (byte offsets from the block's base).
@@ -116,11 +164,12 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
 
   // ---------------------------------------------------------------------------------------------
   // Storage. Both RAMs are 32-bit wide with byte enables: RX slots written byte by byte in eth_rx and
-  // read by words in sys; TX written by words (byte masks) and read in sys, read by bytes in eth_tx.
+  // read by words in sys; TX written by words (byte masks) and read in sys, read by bytes in eth_tx
+  // (EthTxRam, one array in the Verilog so that it takes 2 ECP5 block RAMs rather than 4).
   val rxWords = config.rxSlots * config.slotBytes / 4
   val rxMem = Mem(Bits(32 bits), rxWords)
   val txWords = config.txBytes / 4
-  val txMem = Mem(Bits(32 bits), txWords)
+  val txRam = new EthTxRam(txWords, ClockDomain.current, txCd)
 
   // Crossing FIFOs (push eth_rx, pop sys).
   val descFifo = new StreamFifoCC(EthRxDesc(config), config.rxSlots, rxCd, sysCd, withPopBufferedReset = false)
@@ -204,12 +253,11 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
   val factory = new PipelinedMemoryBusSlaveFactory(regBus)
   val regs = new RegMap("ETH", "Ethernet frame buffers: RX slots, TX buffer, counters, MDIO", factory)
 
-  val txBufRead = txMem.readWriteSync(
-    address = io.bus.cmd.address(log2Up(config.txBytes) - 1 downto 2),
-    data = io.bus.cmd.data,
-    enable = io.bus.cmd.fire && selTx,
-    write = io.bus.cmd.write,
-    mask = io.bus.cmd.mask)
+  txRam.io.a_en := io.bus.cmd.fire && selTx
+  txRam.io.a_we := io.bus.cmd.write ? io.bus.cmd.mask | B"0000"
+  txRam.io.a_addr := io.bus.cmd.address(log2Up(config.txBytes) - 1 downto 2)
+  txRam.io.a_wdata := io.bus.cmd.data
+  val txBufRead = txRam.io.a_rdata
   val rxBufRead = rxMem.readSync(
     address = io.bus.cmd.address(log2Up(config.rxSlots * config.slotBytes) - 1 downto 2),
     enable = io.bus.cmd.fire && selRx && !io.bus.cmd.write,
@@ -347,7 +395,15 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
     linked.lane := addr(1 downto 0)
     linked.last := isLast
     // The RAM's output goes straight into a register (an ECP5 block RAM's clock-to-out is ~6 ns).
-    val read = txMem.streamReadSync(cmd, linked, crossClock = true).m2sPipe()
+    // (a stream read of the RAM: the word and its lane a cycle after the address is taken)
+    val ramRsp = Stream(EthTxWord())
+    cmd.ready := !ramRsp.valid || ramRsp.ready
+    txRam.io.b_en := cmd.ready
+    txRam.io.b_addr := cmd.payload
+    ramRsp.valid := RegNextWhen(cmd.valid, cmd.ready) init False
+    ramRsp.value := txRam.io.b_rdata
+    ramRsp.linked := RegNextWhen(linked, cmd.ready)
+    val read = ramRsp.m2sPipe()
     val bytes = read.translateWith {
       val f = Fragment(Bits(8 bits))
       f.fragment := read.value.subdivideIn(8 bits)(read.linked.lane)

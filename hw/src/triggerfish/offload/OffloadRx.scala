@@ -192,14 +192,14 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     cycle := cycle + 1
     io.rxCycle := cycle
 
-    val v = io.rx.valid
-    val b = io.rx.payload.data.asUInt
-    val eof = v && io.rx.payload.last
-    // byte classes as nibble patterns (plain LUTs; a magnitude compare would become a carry chain)
-    val isSoh = b === SOH
-    val isDig = b(7 downto 4) === 3 && (!b(3) || b(2 downto 1) === 0)
-    val dig = b(3 downto 0)   // the digit when isDig
-    val isSymChar = !b(7) && ((b(6 downto 5) === 1 && b(4 downto 0) =/= 0) || b(6 downto 5) === 2)   // 0x21..0x5F
+    // The MAC's stream, registered once (its outputs come from LUTs: the CRC checker's state and a LUT RAM). The
+    // header parser and the scanner work on it: the parser one beat at a time, the scanner on the payload bytes
+    // the parser marked in the beat before (feedR). The last beat on io.rx in cycle t is here in t+1.
+    val v = RegNext(io.rx.valid) init False
+    val b = RegNext(io.rx.payload.data.asUInt) init 0
+    val lastD = RegNext(io.rx.payload.last) init False
+    val errD = RegNext(io.rx.payload.error) init False
+    val eof = v && lastD
 
     // Configuration in force (applied from the transfer registers between frames).
     val cfgEnable = RegInit(False)
@@ -226,30 +226,31 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
 
     // -------------------------------------------------------------------------------------------
     // Ethernet / IPv4 / TCP header parser. Every decision that needs more than the byte and a compare is
-    // prepared a beat ahead: the expected byte of the next position, where the headers end, whether the next
-    // beat is payload for the scanner.
+    // prepared a beat ahead: where the headers end, whether the next beat is payload for the scanner. The position
+    // and the per-frame flags are set to their start-of-frame values by the last beat, so that the first beat of a
+    // frame needs no special case.
     val hdr = new Area {
       val inFrame = RegInit(False)
       val first = !inFrame
       val secR = Reg(UInt(3 bits)) init S_ETH
       val sposR = Reg(UInt(6 bits)) init 0
       val oddR = RegInit(False)
-      val sec = first ? U(S_ETH, 3 bits) | secR
-      val spos = first ? U(0, 6 bits) | sposR
-      val odd = !first && oddR
-      val okR = RegInit(False)     // so far: IPv4/TCP to our MAC and addresses, well formed
-      val ok = first | okR
-      val oursR = RegInit(False)   // addresses and ports matched (set at TCP byte 3)
-      val ours = !first && oursR
+      val sec = secR
+      val spos = sposR
+      val odd = oddR
+      val okR = RegInit(True)      // so far: IPv4/TCP to our MAC and addresses, well formed
+      val ok = okR
+      val oursR = RegInit(False)   // addresses and ports matched (set at TCP byte 4)
+      val ours = oursR
       val ipEndPos = Reg(UInt(6 bits)) init 19    // IHL * 4 - 1
       val tcpEndPos = Reg(UInt(6 bits)) init 19   // data offset * 4 - 1
       val totHi = Reg(Bits(8 bits)) init 0
       val tcpLen = Reg(UInt(16 bits)) init 0
       val ipLeft = Reg(UInt(16 bits)) init 0      // datagram bytes from the current byte on (valid when lenKnown)
       val lenKnownR = RegInit(False)
-      val lenKnown = !first && lenKnownR
+      val lenKnown = lenKnownR
       val lenBadR = RegInit(False)
-      val lenBad = !first && lenBadR
+      val lenBad = lenBadR
       val fragR = RegInit(False)
       val ipAcc = Reg(UInt(16 bits)) init 0
       val ipC = RegInit(False)
@@ -264,7 +265,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val seqOk = RegInit(False)
       val nextSeq = Reg(UInt(32 bits)) init 0
       val acceptR = RegInit(False)
-      val accept = !first && acceptR
+      val accept = acceptR
       val skipLeft = Reg(UInt(16 bits)) init 0
       // The last 6 bytes; a field is compared with the configuration at the byte after it (no mux of the
       // configuration by position, nothing but the capture between the byte and the compare).
@@ -275,28 +276,44 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
 
       // a ones' complement sum held as a 16-bit accumulator and a pending end-around carry is good (0xFFFF) when
       def onesOk(acc: UInt, c: Bool): Bool = (acc === 0xFFFF && !c) || (acc === 0xFFFE && c) || (acc === 0 && !c)
-
+      // The checksums: what a beat adds (IP header word; TCP: the length, the protocol, an address or datagram
+      // word) is decided a beat ahead; the sums take the beat as it comes (the TCP sum is whole in t+2). The IP
+      // header's verdict is registered (it is needed from the TCP header's byte 19 on).
+      val ipAddR = RegInit(False)
+      val tcpAddLenR = RegInit(False)
+      val tcpAddSixR = RegInit(False)
+      val tcpAddAddrR = RegInit(False)
+      val tcpAddDgR = RegInit(False)
+      val ipOkR = RegNext(onesOk(ipAcc, ipC)) init False
+      // This beat is the TCP header's last (prepared a beat ahead: data offset * 4 - 2 is the position before it).
+      val tcpEndR = RegInit(False)
+      val tcpEndM1 = Reg(UInt(6 bits)) init 0
+      val doffOk = RegInit(False)
+      val skipLoZero = RegInit(False)              // skip(15 downto 0) === 0, from byte 9 on
       // ipLeft === 0 / === 1, kept beside it so that no 16-bit compare sits in the per-byte paths
       val ipLeftZeroR = RegInit(True)
       val ipLeftOneR = RegInit(False)
       val inDgram = lenKnown && !ipLeftZeroR
       val byteOk = Bool(); byteOk := True
-      val fieldOk = !(chk(0) && sr =/= cfgOurMac) && !(chk(1) && sr(15 downto 0) =/= B"x0800") &&
-        !(chk(2) && sr(7 downto 0) =/= B"x06") && !(chk(3) && sr(31 downto 0) =/= cfgPeerIp) &&
-        !(chk(4) && sr(31 downto 0) =/= cfgOurIp) && !(chk(5) && sr(15 downto 0) =/= cfgPeerPort)
+      // the compares are registered at the beat that has the field in sr and counted at the next beat
+      val eqMac = RegNextWhen(sr === cfgOurMac, v) init False
+      val eqType = RegNextWhen(sr(15 downto 0) === B"x0800", v) init False
+      val eqProto = RegNextWhen(sr(7 downto 0) === B"x06", v) init False
+      val eqPeerIp = RegNextWhen(sr(31 downto 0) === cfgPeerIp, v) init False
+      val eqOurIp = RegNextWhen(sr(31 downto 0) === cfgOurIp, v) init False
+      val eqPeerPort = RegNextWhen(sr(15 downto 0) === cfgPeerPort, v) init False
+      val chkR = Reg(Bits(6 bits)) init 0         // chk of the previous beat
+      val fieldOk = !(chkR(0) && !eqMac) && !(chkR(1) && !eqType) && !(chkR(2) && !eqProto) &&
+        !(chkR(3) && !eqPeerIp) && !(chkR(4) && !eqOurIp) && !(chkR(5) && !eqPeerPort)
       val chkNext = Bits(6 bits); chkNext := 0
       val lenBadNow = Bool(); lenBadNow := lenBad
       val word = odd ? b.resize(16) | (b.resize(16) |<< 8)
-      val ipAdd = Bool(); ipAdd := False
-      val tcpIn = UInt(16 bits); tcpIn := word
-      val tcpAdd = Bool(); tcpAdd := False
       val nextSec = UInt(3 bits); nextSec := sec
       val nextSpos = UInt(6 bits); nextSpos := (spos === 63) ? spos | spos + 1
       val decIpLeft = Bool(); decIpLeft := False
       val startSeg = Bool(); startSeg := False
       val tcpEnd = Bool(); tcpEnd := False
       val acceptNow = Bool(); acceptNow := False
-      val skipNextZero = Bool(); skipNextZero := False
 
       when(v) { switch(sec) {
         is(S_ETH) {
@@ -304,7 +321,6 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
           when(spos === 13) { chkNext(1) := True; nextSec := S_IP; nextSpos := 0 }
         }
         is(S_IP) {
-          ipAdd := True
           when(spos >= 4) {
             decIpLeft := True
             when(!inDgram) { lenBadNow := True }
@@ -313,20 +329,18 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
             is(0) { byteOk := b(7 downto 4) === 4 && b(3 downto 0) >= 5; ipEndPos := ((b(3 downto 0) << 2) - 1).resized }
             is(2) { totHi := b.asBits }
             is(3) {
-              val left = (totHi ## b).asUInt - 4
-              ipLeft := left; lenKnownR := True
-              ipLeftZeroR := left === 0; ipLeftOneR := left === 1
+              val tot = (totHi ## b).asUInt
+              ipLeft := tot - 4; lenKnownR := True
+              ipLeftZeroR := tot === 4; ipLeftOneR := tot === 5
             }
             is(4) {
               val hdrMinus4 = (ipEndPos - 3).resize(16)
               when(ipLeft < hdrMinus4) { lenBadNow := True }
               tcpLen := ipLeft - hdrMinus4
             }
-            is(5) { tcpIn := tcpLen; tcpAdd := True }      // pseudo header: TCP length
-            is(6) { tcpIn := 6; tcpAdd := True; fragR := b(5) || b(4 downto 0) =/= 0 }   // protocol; MF, offset
+            is(6) { fragR := b(5) || b(4 downto 0) =/= 0 }   // MF, offset
             is(7) { when(b =/= 0) { fragR := True } }
           }
-          when(spos >= 12 && spos < 20) { tcpAdd := True }   // pseudo header: the addresses
           when(spos === 9) { chkNext(2) := True }
           when(spos === 15) { chkNext(3) := True }
           when(spos === 19) { chkNext(4) := True }
@@ -335,12 +349,16 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
         is(S_TCP) {
           decIpLeft := True
           when(!inDgram) { lenBadNow := True }
-          tcpAdd := inDgram
           when(spos === 1) { chkNext(5) := True }
-          // byte 4: the destination port (bytes 2, 3) is the last of the addresses
-          when(spos === 4) { oursR := ok && fieldOk && sr(15 downto 0) === cfgOurPort }
+          // byte 4: the destination port (bytes 2, 3) is the last of the addresses (the others are in okR by now)
+          when(spos === 4) { oursR := ok && sr(15 downto 0) === cfgOurPort }
           when(spos === 8) { seq := sr(31 downto 0).asUInt; skip := rcvNxt - sr(31 downto 0).asUInt }
-          when(spos === 12) { tcpEndPos := ((b(7 downto 4) << 2) - 1).resized; when(b(7 downto 4) < 5) { lenBadNow := True } }
+          when(spos === 9) { skipLoZero := skip(15 downto 0) === 0 }
+          when(spos === 12) {
+            tcpEndPos := ((b(7 downto 4) << 2) - 1).resized; tcpEndM1 := ((b(7 downto 4) << 2) - 2).resized
+            doffOk := b(7 downto 4) >= 5
+            when(b(7 downto 4) < 5) { lenBadNow := True }
+          }
           when(spos === 13) {
             fin := b(0); syn := b(1); rst := b(2)
             val hl = ((tcpEndPos + 1) << 0).resize(16)
@@ -349,34 +367,44 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
           }
           when(spos === 14) { seqOk := skip === 0 || (skip(31 downto 16) === 0 && skip(15 downto 0) < payLen) }
           when(spos === 15) { nextSeq := seq + payLen + fin.asUInt.resize(32) }
-          when(spos === tcpEndPos && spos >= 19) {
+          when(tcpEndR) {
             tcpEnd := True
-            acceptNow := oursR && ok && onesOk(ipAcc, ipC) && !lenBadNow && !fragR && !syn && !rst && cfgEnable && !closed && seqOk
+            acceptNow := oursR && ok && ipOkR && !lenBad && inDgram && !fragR && !syn && !rst && cfgEnable && !closed && seqOk
             acceptR := acceptNow
             startSeg := acceptNow
             skipLeft := skip(15 downto 0)
-            skipNextZero := skip(15 downto 0) === 0
             nextSec := ipLeftOneR ? U(S_PAD, 3 bits) | U(S_PAY, 3 bits)
           }
         }
         is(S_PAY) {
-          tcpAdd := inDgram
           decIpLeft := True
           when(inDgram) {
             when(skipLeft =/= 0) { skipLeft := skipLeft - 1 }
-            skipNextZero := skipLeft <= 1
             when(ipLeftOneR) { nextSec := S_PAD }
           }
         }
       } }
 
-      val ipSum = ipAcc.resize(17) + (ipAdd ? word | U(0, 16 bits)).resize(17) + ipC.asUInt.resize(17)
-      val tcpSum = tcpAcc.resize(17) + (tcpAdd ? tcpIn | U(0, 16 bits)).resize(17) + tcpC.asUInt.resize(17)
+      val tcpInNow = tcpAddLenR ? tcpLen | (tcpAddSixR ? U(6, 16 bits) | word)
+      val tcpAddNow = tcpAddLenR || tcpAddSixR || tcpAddAddrR || (tcpAddDgR && inDgram)
+      val ipSum = ipAcc.resize(17) + ((v && ipAddR) ? word | U(0, 16 bits)).resize(17) + ipC.asUInt.resize(17)
+      val tcpSum = tcpAcc.resize(17) + ((v && tcpAddNow) ? tcpInNow | U(0, 16 bits)).resize(17) + tcpC.asUInt.resize(17)
+      ipAcc := ipSum(15 downto 0); ipC := ipSum(16)
+      tcpAcc := tcpSum(15 downto 0); tcpC := tcpSum(16)
+      when(v && first) { ipAcc := 0; ipC := False; tcpAcc := 0; tcpC := False }
       // The datagram is complete with this byte: the frame may end here (what follows is Ethernet padding).
       val complete = sec === S_PAD || (inDgram && ipLeftOneR && (sec === S_PAY || sec === S_TCP))
 
       when(v) {
-        inFrame := !io.rx.payload.last
+        inFrame := !lastD
+        // what the next beat adds to the checksums, from this beat's section and position (the IP header ends at
+        // position 3, 7, 11, 15, 19 or later)
+        val ipEnd = sec === S_IP && spos === ipEndPos
+        ipAddR := (sec === S_ETH && spos === 13) || (sec === S_IP && !ipEnd)
+        tcpAddLenR := sec === S_IP && spos === 4
+        tcpAddSixR := sec === S_IP && spos === 5
+        tcpAddAddrR := sec === S_IP && spos >= 11 && spos < 19 && !ipEnd
+        tcpAddDgR := ipEnd || (sec === S_TCP && !(tcpEndR && ipLeftOneR)) || (sec === S_PAY && !(inDgram && ipLeftOneR))
         oddR := !odd
         secR := nextSec
         sposR := nextSpos
@@ -384,67 +412,91 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
         lenBadR := lenBadNow
         sr := sr(39 downto 0) ## b.asBits
         chk := chkNext
-        feedR := nextSec === S_PAY && (tcpEnd ? acceptNow | accept) && skipNextZero
-        when(first) {
-          oursR := False; lenKnownR := False; fragR := False; acceptR := False
-          ipAcc := 0; ipC := False; tcpAcc := 0; tcpC := False
-        } otherwise {
-          when(ipAdd) { ipAcc := ipSum(15 downto 0); ipC := ipSum(16) }
-          when(tcpAdd) { tcpAcc := tcpSum(15 downto 0); tcpC := tcpSum(16) }
-        }
+        chkR := chk
+        // the next beat is payload for the scanner
+        feedR := (tcpEndR && acceptNow && !ipLeftOneR && skipLoZero) ||
+          (sec === S_PAY && accept && inDgram && !ipLeftOneR && skipLeft <= 1)
+        tcpEndR := doffOk && sec === S_TCP && spos === tcpEndM1
         when(decIpLeft && inDgram) {
           ipLeft := ipLeft - 1
           ipLeftZeroR := ipLeftOneR
           ipLeftOneR := ipLeft === 2
         }
-        when(io.rx.payload.last) { feedR := False; chk := 0 }
+        when(lastD) {
+          // the next frame's start
+          ipAddR := False; tcpAddLenR := False; tcpAddSixR := False; tcpAddAddrR := False; tcpAddDgR := False
+          feedR := False; chk := 0; chkR := 0; tcpEndR := False; doffOk := False
+          secR := S_ETH; sposR := 0; oddR := False; okR := True
+          oursR := False; lenKnownR := False; lenBadR := False; fragR := False; acceptR := False
+        }
       }
 
       // End of frame, what is known in the cycle of the last beat; the TCP checksum verdict follows a cycle later.
       val eofAccept = RegNextWhen(accept, eof) init False
-      val eofGoodSoFar = RegNextWhen(accept && !io.rx.payload.error && complete, eof) init False
-      val eofKind = Reg(UInt(3 bits)) init 0        // the kind if the TCP checksum is good
-      val eofMaybeBad = RegInit(False)              // ours, so a bad TCP checksum makes it BAD
-      when(eof) {
-        eofMaybeBad := ours
-        when(!ours) { eofKind := Kind.NONE }
-          .elsewhen(io.rx.payload.error || !onesOk(ipAcc, ipC) || lenBadNow || !complete) { eofKind := Kind.BAD }
-          .elsewhen(fragR || syn || rst || !cfgEnable || closed) { eofKind := Kind.IGNORED }
-          .elsewhen(!seqOk) { eofKind := Kind.OOO }
-          .otherwise { eofKind := Kind.INORDER }
-      }
-      val tcpOk1 = onesOk(tcpAcc, tcpC)             // in the cycle after the last beat: the whole segment summed
-      val segGood1 = eofGoodSoFar && tcpOk1
-      val kind1 = (eofMaybeBad && eofKind =/= Kind.NONE && !tcpOk1) ? U(Kind.BAD, 3 bits) | eofKind
+      val eofGoodSoFar = RegNextWhen(accept && !errD && complete, eof) init False
+      // what the last beat says, registered; the kind if the TCP checksum is good follows from it
+      val eofOurs = RegNextWhen(ours, eof) init False          // ours, so a bad TCP checksum makes it BAD
+      val eofBad = RegNextWhen(errD || !ipOkR || lenBadNow || !complete, eof) init False
+      val eofIgnored = RegNextWhen(fragR || syn || rst || !cfgEnable || closed, eof) init False
+      val eofSeqOk = RegNextWhen(seqOk, eof) init False
+      val eofMaybeBad = eofOurs
+      val eofKind = UInt(3 bits)
+      when(!eofOurs) { eofKind := Kind.NONE }
+        .elsewhen(eofBad) { eofKind := Kind.BAD }
+        .elsewhen(eofIgnored) { eofKind := Kind.IGNORED }
+        .elsewhen(!eofSeqOk) { eofKind := Kind.OOO }
+        .otherwise { eofKind := Kind.INORDER }
+      val tcpOk2 = onesOk(tcpAcc, tcpC)             // two cycles after the last beat on io.rx: the whole segment summed
+      val segGood2 = eofGoodSoFar && tcpOk2
+      val kind2 = (eofMaybeBad && eofKind =/= Kind.NONE && !tcpOk2) ? U(Kind.BAD, 3 bits) | eofKind
     }
-    val feed = v && hdr.feedR
+
+    // -------------------------------------------------------------------------------------------
+    // The scanner's input: the registered byte, with its classes decided in that register stage, so that no byte
+    // compare sits in the scanner's per-byte paths. The scanner, the trigger table and the fire sequencer run in
+    // this "scanner time", one cycle behind io.rx, beside the header parser.
+    val in1 = new Area {
+      val feed = v && hdr.feedR                        // this byte is payload for the scanner
+      val cyc = RegNext(cycle) init 0                   // the cycle the byte was on io.rx (for the stamps)
+      private def cls(f: UInt => Bool): Bool = RegNext(f(io.rx.payload.data.asUInt)) init False
+      val isSoh = cls(_ === SOH)
+      // nibble patterns (plain LUTs; a magnitude compare would become a carry chain)
+      val isDig = cls(x => x(7 downto 4) === 3 && (!x(3) || x(2 downto 1) === 0))
+      val isSymChar = cls(x => !x(7) && ((x(6 downto 5) === 1 && x(4 downto 0) =/= 0) || x(6 downto 5) === 2))   // 0x21..0x5F
+      val isEq = cls(_ === 0x3D)
+      val isDot = cls(_ === 0x2E)
+      val is8 = cls(_ === 0x38)
+      val isWch = cls(_ === 0x57)
+      val is1 = cls(_ === 0x31)
+      val is0 = cls(_ === 0x30)
+      val isTrade = cls(_.asBits === cfgTradeType)       // the configuration changes only between frames
+      // the begin literal "8=FIX.4.4|9=": bit k = the byte is its character k
+      val beginMatch = RegNext(Vec(beginLiteral.map(c => io.rx.payload.data.asUInt === c)).asBits) init 0
+      val dig = b(3 downto 0)   // the digit when isDig
+    }
+    val feed = in1.feed
 
     // -------------------------------------------------------------------------------------------
     // FIX scanner (one payload byte per cycle when `feed`). Each byte is decided by a compare or two against
     // values prepared beforehand: the literal byte expected next, the class of the tag read so far, whether the
     // body ends with this byte, the CheckSum's expected digits, whether the message commits if this is its last SOH.
     val scan = new Area {
+      import in1.{isSoh, isDig, dig, isSymChar}
+      // Two stages. Stage A follows the byte's place in the stream: the mode, the tag or value being read, the
+      // price's digits, the CheckSum; it reads the message's flags (stage B) only where they are settled at least
+      // two bytes before. Stage B keeps the message's flags (well formed so far, W, symbol, entries) and decides the
+      // table's events, a cycle after the byte, from stage A's registered events: exactly what one stage would do,
+      // one cycle later (B at cycle j + 1 sees its own state after byte j - 1, as the byte needs).
+      // ---- stage A
       val mode = snapshotted(Reg(UInt(3 bits)) init M_HUNT)
       val prevSoh = snapshotted(RegInit(True))
       val lit = snapshotted(Reg(UInt(4 bits)) init 0)
-      val litExp = snapshotted(Reg(UInt(8 bits)) init 0)       // BEGIN: the byte expected next
       val bodyLeft = snapshotted(Reg(UInt(17 bits)) init 0)
       val bodyLast = snapshotted(RegInit(False))                // bodyLeft === 1
       val blDigits = snapshotted(Reg(UInt(3 bits)) init 0)
       val csum = snapshotted(Reg(UInt(8 bits)) init 0)
       val cokAcc = snapshotted(RegInit(False))
-      val commitReady = snapshotted(RegInit(False))
-      val isW = snapshotted(RegInit(False))
-      val bad = snapshotted(RegInit(False))
-      val firstField = snapshotted(RegInit(False))
-      val had55 = snapshotted(RegInit(False))
-      val symDone = snapshotted(RegInit(False))
-      val had268 = snapshotted(RegInit(False))
-      val n268 = snapshotted(Reg(UInt(9 bits)) init 0)
-      val n269 = snapshotted(Reg(UInt(9 bits)) init 0)
-      val inEntry = snapshotted(RegInit(False))
-      val curTrade = snapshotted(RegInit(False))
-      val cur270 = snapshotted(RegInit(False))
+      val commitReady = snapshotted(RegInit(False))            // at "10=ddd", the message commits if an SOH follows
       val fTag = snapshotted(RegInit(True))
       val tagBcd = snapshotted(Reg(Bits(8 bits)) init 0)        // the last two digits of the tag so far
       val tagLen = snapshotted(Reg(UInt(3 bits)) init 0)        // saturates at 4
@@ -453,6 +505,8 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val valLen = snapshotted(Reg(UInt(4 bits)) init 0)
       val wCand = snapshotted(RegInit(False))
       val tradeCand = snapshotted(RegInit(False))
+      // the price being read (a trade entry's 270): followed whether or not the message is still evaluated (stage B
+      // decides whether its lookups count)
       val pK = snapshotted(Reg(UInt(4 bits)) init 0)     // significant digits so far (the price table row position)
       val pFrac = snapshotted(Reg(UInt(4 bits)) init 0)
       val intFull = snapshotted(RegInit(False))           // pK === 14 - decimals: no room for another integer digit
@@ -465,6 +519,18 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val padCnt = Reg(UInt(4 bits)) init 0
       val segW = Reg(UInt(6 bits)) init 0        // this segment: W messages committed, messages rejected
       val segErr = Reg(UInt(6 bits)) init 0
+      // ---- stage B
+      val isW = snapshotted(RegInit(False))
+      val bad = snapshotted(RegInit(False))
+      val firstField = snapshotted(RegInit(False))
+      val had55 = snapshotted(RegInit(False))
+      val symDone = snapshotted(RegInit(False))
+      val had268 = snapshotted(RegInit(False))
+      val n268 = snapshotted(Reg(UInt(9 bits)) init 0)
+      val n269 = snapshotted(Reg(UInt(9 bits)) init 0)
+      val inEntry = snapshotted(RegInit(False))
+      val curTrade = snapshotted(RegInit(False))
+      val cur270 = snapshotted(RegInit(False))
       // tag classes as the digits come
       val C_EMPTY = 0; val C_OTHER = 1; val C_8 = 2; val C_9 = 3; val C_10 = 4; val C_35 = 5; val C_55 = 6
       val C_268 = 7; val C_269 = 8; val C_270 = 9
@@ -479,36 +545,41 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val csumOnes = RegNext((csumR - (tensNow.resize(8) |<< 3) - (tensNow.resize(8) |<< 1)).resize(4)) init 0
       val csumHund = RegNext(csumH) init 0
 
-      // Events of this cycle (stream time), consumed by the trigger table with the lags above.
+      // Stage A's events of this cycle (stream time)
       val evMsgStart = Bool(); evMsgStart := False
-      val evSymStart = Bool(); evSymStart := False
-      val evSymLook = Bool(); evSymLook := False
-      val evSymKill = Bool(); evSymKill := False
-      val symAddr = UInt(9 bits); symAddr := 0
-      val evPriceStart = Bool(); evPriceStart := False
-      val evPriceLook = Bool(); evPriceLook := False
-      val evPriceDigit = Bool(); evPriceDigit := False
-      val priceAddr = UInt(8 bits); priceAddr := 0
-      val evPriceEnd = Bool(); evPriceEnd := False
+      // the lookup rows, from the state and the predecoded byte only (stage B's events decide whether they count):
+      //   symbol: position @@ (character - 0x20), or @@ 0 at the SOH; price: digits so far @@ class of the byte
+      val symAddr = valLen(2 downto 0) @@ (isSoh ? U(0, 6 bits) | (b - 0x20)(5 downto 0))
+      val priceAddr = pK @@ (isDig ? dig | (isSoh ? (pDot ? U(CL_END_FRAC, 4 bits) | U(CL_END_NODOT, 4 bits)) | U(CL_DOT, 4 bits)))
       val evCommit = Bool()
       val evRejected = Bool(); evRejected := False
       val accStep = Bool(); accStep := False
+      val priceStartA = Bool(); priceStartA := False
+      // for stage B
+      val aBodyStart = Bool(); aBodyStart := False       // BodyLength's SOH: a body starts
+      val aBad = Bool(); aBad := False                   // the message is malformed at this byte
+      val aTagEnd = Bool(); aTagEnd := False             // the "=" after a tag (its class: tagPre)
+      val aEvalPrice = Bool(); aEvalPrice := False       //   and it is a trade entry's first 270
+      val aValEnd = Bool(); aValEnd := False             // the SOH after a value (its field: tagCls)
+      val aValChar = Bool(); aValChar := False           // a character of a value
+      val aPriceLook = Bool(); aPriceLook := False       //   a price character with a table row (digit or "."),
+      val aPriceDigit = Bool(); aPriceDigit := False     //   of them a digit
+      val aTrailer0 = Bool(); aTrailer0 := False         // the CheckSum field's first byte
 
-      val beginLit = Vec(beginLiteral.map(c => U(c, 8 bits)) ++ Seq.fill(4)(U(0, 8 bits)))
-      val evalOk = isW && !bad
       def satInc(x: UInt): Unit = when(x =/= x.maxValue) { x := x + 1 }
 
       when(feed) {
+        commitReady := False     // (set by the CheckSum's last digit only: then mode and lit say "the SOH is next")
         switch(mode) {
           is(M_HUNT) {
-            when(prevSoh && b === 0x38) {
-              mode := M_BEGIN; lit := 1; litExp := beginLit(1); csum := 0x38; evMsgStart := True
+            when(prevSoh && in1.is8) {
+              mode := M_BEGIN; lit := 1; csum := 0x38; evMsgStart := True
             }
             prevSoh := isSoh
           }
           is(M_BEGIN) {
-            when(b === litExp) {
-              csum := csum + b; lit := lit + 1; litExp := beginLit(lit + 1)
+            when(in1.beginMatch.resize(16)(lit)) {
+              csum := csum + b; lit := lit + 1
               when(lit === 11) { mode := M_BODYLEN; bodyLeft := 0; blDigits := 0 }
             } otherwise { mode := M_HUNT; prevSoh := isSoh }
           }
@@ -520,8 +591,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
             } elsewhen (isSoh && blDigits =/= 0) {
               mode := M_BODY
               bodyLast := bodyLeft === 1
-              isW := False; bad := False; firstField := True; had55 := False; symDone := False; had268 := False
-              n268 := 0; n269 := 0; inEntry := False; curTrade := False; cur270 := False
+              aBodyStart := True
               fTag := True; tagLen := 0; tagBcd := 0; tagPre := C_EMPTY
             } otherwise { mode := M_HUNT; prevSoh := isSoh }
           }
@@ -531,7 +601,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
             bodyLast := bodyLeft === 2
             when(fTag) {
               when(isDig) {
-                when(tagLen === 0 && dig === 0) { bad := True }
+                when(tagLen === 0 && dig === 0) { aBad := True }
                 tagBcd := tagBcd(3 downto 0) ## dig.asBits
                 when(tagLen =/= 4) { tagLen := tagLen + 1 }
                 // the class of the tag with this digit
@@ -548,93 +618,58 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
                   }
                   default {}
                 }
-              } elsewhen (b === 0x3D) {
-                val t35 = tagPre === C_35
-                val t55 = tagPre === C_55
-                val t268 = tagPre === C_268
-                val t269 = tagPre === C_269
-                val t270 = tagPre === C_270
-                when(tagPre === C_EMPTY || (firstField =/= t35) || tagPre === C_8 || tagPre === C_9 || tagPre === C_10) { bad := True }
-                firstField := False
-                when(t55) { when(had55) { bad := True }; had55 := True }
-                when(t268) { when(had268) { bad := True }; had268 := True; n268 := 0 }
-                when(t269) { satInc(n269); inEntry := True; curTrade := False; cur270 := False }
-                when(t270) { when(!inEntry || cur270) { bad := True }; cur270 := True }
-                val evalPrice = t270 && inEntry && curTrade && !cur270
+              } elsewhen (in1.isEq) {
+                aTagEnd := True
+                // (inEntry, curTrade, cur270: set by fields that ended at least four bytes before)
+                val evalPrice = tagPre === C_270 && inEntry && curTrade && !cur270
+                aEvalPrice := evalPrice
                 tagCls := T_OTHER
-                when(t35) { tagCls := T_35 }
-                when(t55) { tagCls := T_55 }
-                when(t268) { tagCls := T_268 }
-                when(t269) { tagCls := T_269 }
+                when(tagPre === C_35) { tagCls := T_35 }
+                when(tagPre === C_55) { tagCls := T_55 }
+                when(tagPre === C_268) { tagCls := T_268 }
+                when(tagPre === C_269) { tagCls := T_269 }
                 when(evalPrice) { tagCls := T_270 }
                 fTag := False; valLen := 0; wCand := False; tradeCand := False
-                when(t55 && !had55 && evalOk) { evSymStart := True }
-                when(evalPrice && evalOk) {
-                  evPriceStart := True
-                  pK := 0; pFrac := 0; pDot := False; pAny := False; pSig := False; pBad := False; pAcc := 0
+                when(evalPrice) {
+                  priceStartA := True
+                  pK := 0; pFrac := 0; pDot := False; pAny := False; pSig := False; pBad := False
                   intFull := maxIntDigits === 0; fracFull := cfgDecimals === 0
                 }
               } otherwise {
-                bad := True
+                aBad := True
                 when(isSoh) { tagLen := 0; tagBcd := 0; tagPre := C_EMPTY }
               }
             } otherwise {
               when(isSoh) {
-                when(valLen === 0) { bad := True }
-                switch(tagCls) {
-                  is(T_35) { isW := valLen === 1 && wCand }
-                  is(T_269) { curTrade := valLen === 1 && tradeCand }
-                  is(T_55) {
-                    symDone := True
-                    when(evalOk && valLen < symChars) { evSymLook := True; symAddr := valLen(2 downto 0) @@ U(0, 6 bits) }
-                  }
-                  is(T_270) {
-                    when(evalOk) {
-                      val usable = !pBad && pAny
-                      evPriceEnd := usable
-                      when(usable) {
-                        evPriceLook := True
-                        priceAddr := pK @@ (pDot ? U(CL_END_FRAC, 4 bits) | U(CL_END_NODOT, 4 bits))
-                        padCnt := cfgDecimals - pFrac     // pad the fraction to the implied decimals
-                      }
-                    }
-                  }
-                  default {}
+                aValEnd := True
+                when(valLen === 0) { aBad := True }
+                when(tagCls === T_270 && !pBad && pAny) {
+                  padCnt := cfgDecimals - pFrac     // pad the fraction to the implied decimals
                 }
                 fTag := True; tagLen := 0; tagBcd := 0; tagPre := C_EMPTY
               } otherwise {
+                aValChar := True
                 satInc(valLen)
                 switch(tagCls) {
-                  is(T_35) { wCand := valLen === 0 && b === 0x57 }
-                  is(T_269) { tradeCand := valLen === 0 && b.asBits === cfgTradeType }
-                  is(T_268) {
-                    when(!isDig || n268 > 25 || (n268 === 25 && dig > 5)) { bad := True }
-                    n268 := ((n268 |<< 3) + (n268 |<< 1) + dig).resized
-                  }
-                  is(T_55) {
-                    when(evalOk) {
-                      when(valLen < symChars && isSymChar) {
-                        evSymLook := True; symAddr := valLen(2 downto 0) @@ (b - 0x20)(5 downto 0)
-                      } otherwise { evSymKill := True }
-                    }
-                  }
+                  is(T_35) { wCand := valLen === 0 && in1.isWch }
+                  is(T_269) { tradeCand := valLen === 0 && in1.isTrade }
                   is(T_270) {
-                    when(evalOk && !pBad) {
+                    when(!pBad) {
                       when(isDig) {
                         pAny := True
                         accStep := True
                         when(pDot || pSig || dig =/= 0) {
                           pSig := True
                           when(pDot ? fracFull | intFull) { pBad := True } otherwise {
-                            evPriceLook := True; evPriceDigit := True; priceAddr := pK @@ dig
+                            aPriceLook := True; aPriceDigit := True
                             pK := pK + 1
                             intFull := pK + 1 === maxIntDigits
                             when(pDot) { pFrac := pFrac + 1; fracFull := pFrac + 1 === cfgDecimals }
                           }
                         }
-                      } elsewhen (b === 0x2E && !pDot) {
+                      } elsewhen (in1.isDot && !pDot) {
                         pDot := True
-                        evPriceLook := True; priceAddr := pK @@ U(CL_DOT, 4 bits)
+                        aPriceLook := True
                       } otherwise { pBad := True }
                     }
                   }
@@ -643,7 +678,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
               }
             }
             when(bodyLast) {
-              when(fTag || !isSoh || valLen === 0) { bad := True }
+              when(fTag || !isSoh || valLen === 0) { aBad := True }
               mode := M_TRAILER; lit := 0
             }
           }
@@ -652,20 +687,21 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
             val litOk = Bool()
             litOk := False
             switch(lit) {
-              is(0) { litOk := b === 0x31 }
-              is(1) { litOk := b === 0x30 }
-              is(2) { litOk := b === 0x3D }
+              is(0) { litOk := in1.is1 }
+              is(1) { litOk := in1.is0 }
+              is(2) { litOk := in1.isEq }
               is(3, 4, 5) { litOk := isDig }
               is(6) { litOk := isSoh }
               default {}
             }
-            when(lit === 0 && (!had268 || n268 =/= n269 || !symDone)) { bad := True }
+            when(lit === 0) { aTrailer0 := True }
             when(!litOk) {
               mode := M_HUNT; prevSoh := isSoh; evRejected := True
             } otherwise {
               lit := lit + 1
               when(lit === 3) { cokAcc := dig === csumHund.resize(4) }
               when(lit === 4) { cokAcc := cokAcc && dig === csumTens }
+              // (isW and bad: stage B has them up to the digit before the last but one; the body ended 5 bytes ago)
               when(lit === 5) { commitReady := isW && !bad && cokAcc && dig === csumOnes }
               when(lit === 6) {
                 mode := M_HUNT; prevSoh := True
@@ -676,22 +712,112 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
         }
       }
       // the commit: the SOH of "10=ddd" when the digits and the message were right (decided at the third digit)
-      evCommit := mode === M_TRAILER && lit === 6 && isSoh && commitReady
+      evCommit := isSoh && commitReady
       // the per-segment counts, a cycle later
       when(RegNext(feed && evCommit) init False) { satInc(segW) }
       when(RegNext(feed && evRejected) init False) { satInc(segErr) }
-      when(hdr.startSeg && v) { segW := 0; segErr := 0 }
+      when(RegNext(hdr.startSeg && v) init False) { segW := 0; segErr := 0 }
+
+      // ---- stage B: stage A's events, registered
+      val sb = new Area {
+        def ev(x: Bool): Bool = RegNext(feed && x) init False
+        val bodyStart = ev(aBodyStart)
+        val setBad = ev(aBad)
+        val tagEnd = ev(aTagEnd)
+        val evalPrice = RegNext(aEvalPrice) init False
+        val tag = RegNext(tagPre) init 0
+        val valEnd = ev(aValEnd)
+        val valChar = ev(aValChar)
+        val cls = RegNext(tagCls) init 0
+        val len = RegNext(valLen) init 0
+        val wNow = RegNext(valLen === 1 && wCand) init False
+        val tradeNow = RegNext(valLen === 1 && tradeCand) init False
+        val usable = RegNext(!pBad && pAny) init False
+        val priceLook = RegNext(aPriceLook) init False
+        val priceDigit = RegNext(aPriceDigit) init False
+        val isDigB = RegNext(isDig) init False
+        val symCh = RegNext(isSymChar) init False
+        val digB = RegNext(dig) init 0
+        val trailer0 = ev(aTrailer0)
+        val cyc = RegNext(in1.cyc) init 0      // the io.rx cycle of the byte
+      }
+      val evalOk = isW && !bad
+      // the table's events, a cycle after the byte
+      val evSymStart = Bool(); evSymStart := False
+      val evSymLook = Bool(); evSymLook := False
+      val evSymKill = Bool(); evSymKill := False
+      val evPriceStart = Bool(); evPriceStart := False
+      val evPriceLook = Bool(); evPriceLook := False
+      val evPriceDigit = Bool(); evPriceDigit := False
+      val evPriceEnd = Bool(); evPriceEnd := False
+      when(sb.setBad) { bad := True }
+      when(sb.bodyStart) {
+        isW := False; bad := False; firstField := True; had55 := False; symDone := False; had268 := False
+        n268 := 0; n269 := 0; inEntry := False; curTrade := False; cur270 := False
+      }
+      when(sb.tagEnd) {
+        val t35 = sb.tag === C_35
+        val t55 = sb.tag === C_55
+        val t268 = sb.tag === C_268
+        val t269 = sb.tag === C_269
+        val t270 = sb.tag === C_270
+        when(sb.tag === C_EMPTY || (firstField =/= t35) || sb.tag === C_8 || sb.tag === C_9 || sb.tag === C_10) { bad := True }
+        firstField := False
+        when(t55) { when(had55) { bad := True }; had55 := True }
+        when(t268) { when(had268) { bad := True }; had268 := True; n268 := 0 }
+        when(t269) { satInc(n269); inEntry := True; curTrade := False; cur270 := False }
+        when(t270) { when(!inEntry || cur270) { bad := True }; cur270 := True }
+        when(t55 && !had55 && evalOk) { evSymStart := True }
+        when(sb.evalPrice && evalOk) { evPriceStart := True }
+      }
+      when(sb.valEnd) {
+        switch(sb.cls) {
+          is(T_35) { isW := sb.wNow }
+          is(T_269) { curTrade := sb.tradeNow }
+          is(T_55) {
+            symDone := True
+            when(evalOk && sb.len < symChars) { evSymLook := True }
+          }
+          is(T_270) {
+            when(evalOk) {
+              evPriceEnd := sb.usable
+              when(sb.usable) { evPriceLook := True }
+            }
+          }
+          default {}
+        }
+      }
+      when(sb.valChar) {
+        switch(sb.cls) {
+          is(T_268) {
+            when(!sb.isDigB || n268 > 25 || (n268 === 25 && sb.digB > 5)) { bad := True }
+            n268 := ((n268 |<< 3) + (n268 |<< 1) + sb.digB).resized
+          }
+          is(T_55) {
+            when(evalOk) {
+              when(sb.len < symChars && sb.symCh) { evSymLook := True } otherwise { evSymKill := True }
+            }
+          }
+          is(T_270) {
+            when(evalOk) { evPriceLook := sb.priceLook; evPriceDigit := sb.priceDigit }
+          }
+          default {}
+        }
+      }
+      when(sb.trailer0 && (!had268 || n268 =/= n269 || !symDone)) { bad := True }
 
       // Price value in binary fixed point: the digits a cycle after they come, then the padding steps. The
       // trade log takes the last padding step's result directly (padCnt is at most 1 eight cycles after the SOH).
       val accStepR = RegNext(feed && accStep) init False
-      val accDigitR = RegNext(dig)
+      val accDigitR = RegNext(in1.dig)
       val padStep = padCnt =/= 0      // never at the same time as a digit (prices are >= 10 bytes apart)
       when(padStep) { padCnt := padCnt - 1 }
       val times10 = ((pAcc |<< 3) + (pAcc |<< 1)).resize(OffloadFire.priceWidth)
       when(accStepR || padStep) { pAcc := (times10 + (accStepR ? accDigitR | U(0, 4 bits))).resized }
+      // cleared a cycle after the price's "=" (its first digit is accumulated a cycle after it comes)
+      when(RegNext(feed && priceStartA) init False) { pAcc := 0 }
       val priceFinal = padStep ? times10 | pAcc
-      val endStamp = RegNextWhen(cycle, feed && evPriceEnd) init 0
+      val endStamp = RegNextWhen(sb.cyc, evPriceEnd) init 0
     }
 
 
@@ -707,28 +833,45 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       //           digit rows: 00 same digit, 01 the price is below (LT'), 10 above (GT'); '.' rows: 00 same
       //           number of integer digits, 01 fewer, 10 more; end rows: the crossing as a function of the state,
       //           00 not LT', 01 GT', 10 always, 11 never.
-      val symMem = Mem(Bits(N bits), 512)
-      val priceMem = Mem(Bits(2 * N bits), 256)
+      val symMem = new TableRam(9, N)          // 512 rows
+      val priceMem = new TableRam(8, 2 * N)    // 256 rows
       val symRdEn = Bool()
       val symRdAddr = UInt(9 bits)
       val priceRdEn = Bool()
       val priceRdAddr = UInt(8 bits)
-      // The read address is registered first (it is decided from the byte on io.rx, the RAM is far away), the
-      // RAM's output too (its clock-to-out is slow): a row is in symRow2/priceRow2 three cycles after the byte.
-      val symRow2 = RegNext(symMem.readSync(RegNext(symRdAddr), RegNext(symRdEn) init False))
-      val priceRow2 = RegNext(priceMem.readSync(RegNext(priceRdAddr), RegNext(priceRdEn) init False))
+      // The read address comes from registers (the scanner's predecoded byte and state, by a LUT or two); the data
+      // leave the RAM through its output register (TableRam) and are registered once more: a row is in
+      // symRow2/priceRow2 three cycles after the byte. A read of the row the engine writes in the same cycle gets
+      // the written row: the RAMs do not handle it (TableRam), the substitution comes before that last register.
+      val symWr = Flow(TableRowWrite(9, N))
+      val priceWr = Flow(TableRowWrite(8, 2 * N))
+      def rowOf(mem: TableRam, addr: UInt, en: Bool, wr: Flow[TableRowWrite]): Bits = {
+        mem.io.we := wr.valid; mem.io.wa := wr.address; mem.io.wd := wr.data
+        mem.io.re := en; mem.io.ra := addr
+        val ram1 = mem.io.rd                   // two cycles after the address (the RAM's output register)
+        val a1 = RegNext(addr)
+        val e1 = RegNext(en) init False
+        val wv1 = RegNext(wr.valid) init False
+        val wa1 = RegNext(wr.address)
+        val hit = RegNext(e1 && wv1 && wa1 === a1) init False
+        val wd = RegNext(RegNext(wr.data))
+        RegNext(hit ? wd | ram1)
+      }
+      val symRow2 = rowOf(symMem, symRdAddr, symRdEn, symWr)
+      val priceRow2 = rowOf(priceMem, priceRdAddr, priceRdEn, priceWr)
 
       // Events into the per-entry state, and their pipeline.
       val inSymStart, inSymLook, inSymKill, inPriceStart, inPriceLook, inPriceDot, inPriceEnd = Bool()
-      val symStart1 = RegNext(RegNext(inSymStart) init False) init False
-      val symLook1 = RegNext(RegNext(inSymLook) init False) init False
-      val symKill1 = RegNext(RegNext(inSymKill) init False) init False
-      val priceStart1 = RegNext(RegNext(inPriceStart) init False) init False
-      val priceLook1 = RegNext(RegNext(inPriceLook && !inPriceEnd) init False) init False
-      val priceDot1 = RegNext(RegNext(inPriceDot) init False) init False
-      val priceEnd1 = RegNext(RegNext(inPriceEnd) init False) init False
+      // (the in* events come from the scanner's stage B, a cycle after the byte: lag 2 after one register)
+      val symStart1 = RegNext(inSymStart) init False
+      val symLook1 = RegNext(inSymLook) init False
+      val symKill1 = RegNext(inSymKill) init False
+      val priceStart1 = RegNext(inPriceStart) init False
+      val priceLook1 = RegNext(inPriceLook && !inPriceEnd) init False
+      val priceDot1 = RegNext(inPriceDot) init False
+      val priceEnd1 = RegNext(inPriceEnd) init False
       val msgStart1 = RegNext(RegNext(feed && scan.evMsgStart) init False) init False
-      val symDone1 = RegNext(RegNext(scan.symDone) init False) init False
+      val symDone1 = RegNext(scan.symDone) init False     // (stage B: already a cycle late)
       val symStart2 = RegNext(symStart1) init False
       val symLook2 = RegNext(symLook1) init False
       val symKill2 = RegNext(symKill1) init False
@@ -738,7 +881,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val priceEnd2 = RegNext(priceEnd1) init False
       val msgStart2 = RegNext(msgStart1) init False
       val symDone2 = RegNext(symDone1) init False
-      val endDelay = History(feed && scan.evPriceEnd, 9, init = False)   // endDelay(8): 8 cycles after the price's SOH
+      val endDelay = History(scan.evPriceEnd, 8, init = False)   // endDelay(7): 8 cycles after the price's SOH
 
       // Per-entry state.
       val allOnes = B(BigInt(2).pow(N) - 1, N bits)
@@ -773,83 +916,143 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
         crossR(j) := priceEnd2 && crossing && elig(j)
       }
       val msgStart3 = RegNext(msgStart2) init False
+      val sClear = RegNext(symKill1 || msgStart2) init False   // symKill2 || msgStart3, as one register
       val symDone3 = RegNext(symDone2) init False
       // lag 4: the crossing joins C; the first crossing of the message, for an entry not already pending, names
       // the trade log slot; a new message resets the crossings and takes the entries armed now
-      val full = next(head) === tail
+      // (registered: head and tail do not change within ten cycles of a price's end)
+      val full = RegNext(next(head) === tail) init False
+      val slotNext = RegNext(full ? U(logSlots - 1, 4 bits) | head) init 0
       val newCross = crossR & ~C & ~P
       C := C | crossR
-      for (j <- 0 until N) when(newCross(j)) { trig(j) := full ? U(logSlots - 1, 4 bits) | head }
+      for (j <- 0 until N) when(newCross(j)) { trig(j) := slotNext }
       when(msgStart3) { elig := armed; msgStartHead := head } otherwise { elig := elig & armed }
       val anyRel3 = RegNext((newCross & (S | (symDone3 ? B(0, N bits) | allOnes))).orR) init False
-      val full3 = RegNext(full) init False
+      val full3 = full
       // lag 5: allocate the trade log slot; lag 8: write it (the price is padded to the implied decimals by then)
       val logSlot = Reg(UInt(4 bits)) init 0
       val logPend = RegInit(False)
       when(anyRel3 && !full3) { head := next(head); logSlot := head; logPend := True }
-      tradeLog.write(logSlot, (scan.priceFinal ## scan.endStamp), logPend && endDelay(8))
-      when(endDelay(8)) { logPend := False }
+      val tradeLogWrite = Flow(MemWriteCmd(tradeLog))
+      tradeLogWrite.valid := logPend && endDelay(7)
+      tradeLogWrite.address := logSlot
+      tradeLogWrite.data := scan.priceFinal ## scan.endStamp
+      tradeLog.write(tradeLogWrite.address, tradeLogWrite.data, tradeLogWrite.valid)
+      when(endDelay(7)) { logPend := False }
 
       // lag 0: a message commits (the SOH of its CheckSum field): its matches join the pending set
       NP := S & C & elig
       when(feed && scan.evCommit) { P := P | NP }
     }
 
-    table.inSymStart := feed && scan.evSymStart
-    table.inSymLook := feed && scan.evSymLook
-    table.inSymKill := feed && scan.evSymKill
-    table.inPriceStart := feed && scan.evPriceStart
-    table.inPriceLook := feed && scan.evPriceLook
-    table.inPriceDot := feed && scan.evPriceLook && !scan.evPriceDigit && !scan.evPriceEnd
-    table.inPriceEnd := feed && scan.evPriceEnd
+    // (stage B's events: a cycle after the byte)
+    table.inSymStart := scan.evSymStart
+    table.inSymLook := scan.evSymLook
+    table.inSymKill := scan.evSymKill
+    table.inPriceStart := scan.evPriceStart
+    table.inPriceLook := scan.evPriceLook
+    table.inPriceDot := scan.evPriceLook && !scan.evPriceDigit && !scan.evPriceEnd
+    table.inPriceEnd := scan.evPriceEnd
 
     // -------------------------------------------------------------------------------------------
-    // End of frame: fire sequencer (t..) and housekeeping (t+10)
-    val eofR = RegNext(eof) init False
+    // End of frame: fire sequencer (t+1, the last byte in scanner time) and housekeeping (t+11)
+    val eofR = eof                         // t+1: the parser and the scanner have the segment's last byte
     val ackSeqR = RegNextWhen(hdr.nextSeq, eof) init 0
 
     val fireSeq = new Area {
       import table._
-      // Cycle t (the last beat): the lowest pending entry is split off the pending set, for both outcomes of that
-      // beat's commit (P or P | NP, both from registers; the beat only selects). Then one entry per cycle from the
-      // rest, lowest index first. The segment's verdict, known in t+1, gates the result, not the input.
       def lowest(x: Bits): (Bits, Bits) = { val m1 = (x.asUInt - 1).asBits; (x & ~m1, x & m1) }
-      val (ohP, restP) = lowest(P)
-      val (ohPN, restPN) = lowest(P | NP)
-      val commitNow = feed && scan.evCommit
-      val rest = Reg(Bits(N bits)) init 0
-      val (ohRest, restRest) = lowest(rest)
-      val drop = eofR && !hdr.segGood1
-      val oh = Reg(Bits(N bits)) init 0
-      val ohValid = RegInit(False)
-      when(eof) {
-        oh := commitNow ? ohPN | ohP
-        rest := commitNow ? restPN | restP
-        ohValid := (P | (commitNow ? NP | B(0, N bits))) =/= 0
-      } otherwise {
-        oh := ohRest
-        rest := drop ? B(0, N bits) | restRest
-        ohValid := rest =/= 0 && !drop
+      def slotOf(oh: Bits): UInt = (0 until N).map(j => oh(j) ? trig(j) | U(0, 4 bits)).reduceBalancedTree(_ | _)
+      // The fires are prepared before the segment ends, for both outcomes of its last byte: from the pending set as
+      // it is (P), and from the pending set with the message in progress committed (P | S & (C | crossR) & elig,
+      // what P | NP will be). Three register stages: the set; the lowest entry and the rest; then its number and
+      // trade log slot, and the next lowest entry and the rest. In the cycle of the last byte (t+1) the byte's
+      // commit selects. They hold what the last byte needs because nothing they read changes in the three cycles
+      // before it: P only at a commit (then P | S & C & elig is still what it was, and a commit in the last four
+      // cycles selects it), S, C | crossR and trig at most five cycles after a symbol's or price's SOH, which is at
+      // least seven before a commit.
+      class Prep(x: Bits) extends Area {
+        val xr = RegNext(x) init 0
+        val (l1, r1) = lowest(xr)
+        val low1 = RegNext(l1) init 0
+        val rest1 = RegNext(r1) init 0
+        val idx1 = RegNext(OHToUInt(low1)) init 0
+        val slot1 = RegNext(slotOf(low1)) init 0
+        val valid1 = RegNext(low1 =/= 0) init False
+        val (l2, r2) = lowest(rest1)
+        val low2 = RegNext(l2) init 0
+        val rest2 = RegNext(r2) init 0
+        val idx2 = RegNext(OHToUInt(low2)) init 0
+        val slot2 = RegNext(slotOf(low2)) init 0
+        val valid2 = RegNext(low2 =/= 0) init False
+        val (l3, r3) = lowest(rest2)
+        val low3 = RegNext(l3) init 0
+        val rest3 = RegNext(r3) init 0
       }
-      val fireCommit = eofR && hdr.segGood1
-      // t+1 and after: the entry's number and its trade log slot (a 64-way selection), registered; then the
-      // template and the record (LUT RAM reads) into the fire register.
-      val idx = RegNext(OHToUInt(oh)) init 0
-      val trigSel = RegNext((0 until N).map(j => oh(j) ? trig(j) | U(0, 4 bits)).reduceBalancedTree(_ | _)) init 0
-      val validB = RegNext(ohValid && !drop) init False
-      val rec = tradeLog.readAsync(trigSel)
-      val fireV = RegNext(validB) init False
+      val prepP = new Prep(P)
+      val prepPN = new Prep(P | (S & (C | crossR) & elig))
+      val commitNow = feed && scan.evCommit
+      val commit1 = RegNext(commitNow) init False
+      val commit2 = RegNext(commit1) init False
+      val commit3 = RegNext(commit2) init False
+      // t+1 (the last byte): which outcome; t+2: the prepared entries of that outcome go to the fire register and
+      // the sequencer (one cycle on, they hold what the last byte needs by the same argument, a cycle later)
+      val selR = RegNextWhen(commitNow || commit1 || commit2 || commit3, eofR) init False
+      val eofRR = RegNext(eofR) init False
+      val drop = eofRR && !hdr.segGood2       // t+2: the segment turned out bad (the TCP checksum's verdict)
+      val dropR = RegNext(drop) init False
+      val dropRR = RegNext(dropR) init False
+      val idx1 = selR ? prepPN.idx1 | prepP.idx1
+      val slot1 = selR ? prepPN.slot1 | prepP.slot1
+      val valid1 = selR ? prepPN.valid1 | prepP.valid1
+      val idx2 = selR ? prepPN.idx2 | prepP.idx2
+      val slot2 = selR ? prepPN.slot2 | prepP.slot2
+      val valid2 = selR ? prepPN.valid2 | prepP.valid2
+      val low3 = selR ? prepPN.low3 | prepP.low3
+      val rest3 = selR ? prepPN.rest3 | prepP.rest3
+      // The entry firing next (its number and slot) and the one after (one-hot), and the rest.
+      val idx = Reg(UInt(log2Up(N) bits)) init 0
+      val slot = Reg(UInt(4 bits)) init 0
+      val idxValid = RegInit(False)
+      val low = Reg(Bits(N bits)) init 0
+      val rest = Reg(Bits(N bits)) init 0
+      val (lowN, restN) = lowest(rest)
+      when(eofRR) {
+        idx := idx2
+        slot := slot2
+        idxValid := valid2
+        low := low3
+        rest := rest3
+      } otherwise {
+        idx := OHToUInt(low)
+        slot := slotOf(low)
+        idxValid := low =/= 0
+        low := lowN
+        rest := restN
+      }
+      when(dropR) { low := 0; rest := 0 }
+      // the entry going into the fire register this cycle
+      val curIdx = eofRR ? idx1 | idx
+      val curSlot = eofRR ? slot1 | slot
+      val curValid = eofRR ? valid1 | idxValid
+      // the commit of the fired entries (one-shot entries disarm): in t+2, when P has the last byte's commit
+      val fireCommit = eofRR && hdr.segGood2
+      // Fire register: the template, the trade log record (the price's record may be written in this very cycle).
+      val logWr = tradeLogWrite.valid && tradeLogWrite.address === curSlot
+      val rec = logWr ? tradeLogWrite.data | tradeLog.readAsync(curSlot)
+      // (a bad segment's verdict comes in t+2; it holds back the fires of t+3..t+5, later ones are not prepared)
+      val fireV = RegNext(curValid && !drop && !dropR && !dropRR) init False
       val fireP = Reg(OffloadFire())
-      fireP.trigger := idx.resized
-      fireP.template := tmplMem.readAsync(idx)
+      fireP.trigger := curIdx.resized
+      fireP.template := tmplMem.readAsync(curIdx)
       fireP.ackSeq := ackSeqR
       fireP.price := rec(OffloadFire.priceWidth + 31 downto 32).asUInt
       fireP.stamp := rec(31 downto 0).asUInt
-      fireP.recordValid := trigSel =/= logSlots - 1
+      fireP.recordValid := curSlot =/= logSlots - 1
       io.fire.valid := fireV
       io.fire.payload := fireP
-      val restZero = RegNext(rest === 0) init True     // one cycle late: ohValid, validB and fireV cover the gap
-      val idle = !eofR && restZero && !ohValid && !validB && !fireV
+      val seqZero = (RegNext(low === 0) init True) && (RegNext(rest === 0) init True)   // one cycle late: eofR, eofRR and idxValid cover it
+      val idle = !eofR && !eofRR && seqZero && !idxValid && !fireV
     }
 
     val hk = new Area {
@@ -860,8 +1063,8 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val nextSeq = Reg(UInt(32 bits)) init 0
       val fin = RegInit(False)
       when(eof) { nextSeq := hdr.nextSeq; fin := hdr.fin }
-      when(eofR) {
-        cnt := 9; accepted := hdr.eofAccept; good := hdr.segGood1; kind := hdr.kind1
+      when(fireSeq.eofRR) {      // t+2, with the TCP checksum's verdict
+        cnt := 9; accepted := hdr.eofAccept; good := hdr.segGood2; kind := hdr.kind2
       } elsewhen (cnt =/= 0) { cnt := cnt - 1 }
       val now = cnt === 1
       // registered, decided a cycle before: they fan out to every snapshotted register
@@ -885,7 +1088,9 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
         ev.wMsgs := (accepted && good) ? scan.segW | U(0, 6 bits)
         ev.fixErrors := (accepted && good) ? scan.segErr | U(0, 6 bits)
       }
-      eventFifo.io.push.valid := evPending && fireSeq.idle && cnt === 0
+      // (pushed once the segment's fires are out; "idle" seen a cycle before, when no new fire could start)
+      val evReady = RegNext(fireSeq.idle && cnt === 0) init False
+      eventFifo.io.push.valid := evPending && evReady
       eventFifo.io.push.payload := ev
       when(eventFifo.io.push.fire) { evPending := False }
       val idle = cnt === 0
@@ -910,11 +1115,13 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val ackToggle = RegInit(False)
       val result = Reg(Bits(16 bits)) init 0
       val resultSeq = Reg(UInt(32 bits)) init 0
-      val idlePoint = !hdr.inFrame && !v && !eofR && hk.idle && fireSeq.idle
+      // between frames, everything of the last segment done (registered: a frame that starts in the next two cycles
+      // cannot notice the command's effect, see PRE below)
+      val idlePoint = RegNext(!hdr.inFrame && !io.rx.valid && !v && !eofR && hk.idle && fireSeq.idle) init False
       val entry = x.xEntry.resize(log2Up(N))
-      // The entry as a one-hot token, rotated into place before the command runs (cheaper than a decoder).
-      val tok = Reg(Bits(N bits)) init 1
-      val tokIdx = Reg(UInt(log2Up(N) bits)) init 0
+      // The entry as one-hot, registered (the transfer registers are stable while the command runs).
+      val entryR = RegNext(entry) init 0
+      val tok = RegNext(UIntToOh(entryR, N)) init 1
       val entryOh = tok
       val scannerResetNow = Bool(); scannerResetNow := False
       val scannerReset = RegNext(scannerResetNow) init False   // takes effect a cycle later (fans out widely)
@@ -926,43 +1133,49 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       // stop price conversion (double dabble) and normalisation (digits of the stop from its first significant one)
       val bcd = Reg(Bits(60 bits)) init 0
       val steps = Reg(UInt(6 bits)) init 0
-      val lz = Reg(UInt(4 bits)) init 0          // leading zero digits of the stop's integer part
+      val stopSh = Reg(Bits(48 bits)) init 0     // the stop, shifted out MSB first into the conversion
       val ls = Reg(UInt(4 bits)) init 0          // significant integer digits of the stop
+      val normWait = RegInit(False)
+      val normTooBig = RegNext(bcd(59 downto 56) =/= 0) init False
+      val normTopZero = RegNext(bcd(55 downto 52) === 0) init False
+      val normLsNz = RegNext(ls =/= 0) init False
+      // digit i of the stop from the top (10^13 first); NORMALIZE shifts the leading zeros of the integer part out
       def digitTop(m: UInt): UInt = Vec((0 until 16).map(i => if (i < 14) bcd(55 - 4 * i downto 52 - 4 * i).asUInt else U(0, 4 bits)))(m)
       val symLen = Reg(UInt(4 bits)) init 0
       // Sweep: read-modify-write of the entry's bits in every row, on cycles the parser leaves free.
       val symPtr = Reg(UInt(10 bits)) init 0
       val pricePtr = Reg(UInt(9 bits)) init 0
-      val sweeping = st === EngState.SWEEP
-      val parSym = feed && scan.evSymLook
-      val parPrice = feed && scan.evPriceLook
-      val engSymGo = sweeping && !symPtr(9) && !parSym
-      val engPriceGo = sweeping && !pricePtr(8) && !parPrice
+      val sweeping = RegNext(st === EngState.SWEEP) init False   // (a cycle late: the pointers say when to stop)
+      // (the engine takes the RAM when the scanner has no payload byte: `feed` is a register, the scanner's
+      // lookups come late in the cycle)
+      val engSymGo = sweeping && !symPtr(9) && !feed
+      val engPriceGo = sweeping && !pricePtr(8) && !feed
       val rmwSym1 = RegNext(engSymGo) init False
       val rmwSym1b = RegNext(rmwSym1) init False
       val rmwSym2 = RegNext(rmwSym1b) init False
       val rmwPrice1 = RegNext(engPriceGo) init False
       val rmwPrice1b = RegNext(rmwPrice1) init False
       val rmwPrice2 = RegNext(rmwPrice1b) init False
-      table.symRdEn := parSym || engSymGo
-      table.symRdAddr := parSym ? scan.symAddr | symPtr(8 downto 0)
-      table.priceRdEn := parPrice || engPriceGo
-      table.priceRdAddr := parPrice ? scan.priceAddr | pricePtr(7 downto 0)
+      // (the scanner's byte reads its rows whether or not it looks them up: the lookup flags follow the row)
+      table.symRdEn := feed || engSymGo
+      table.symRdAddr := feed ? scan.symAddr | symPtr(8 downto 0)
+      table.priceRdEn := feed || engPriceGo
+      table.priceRdAddr := feed ? scan.priceAddr | pricePtr(7 downto 0)
       when(engSymGo) { symPtr := symPtr + 1 }
       when(engPriceGo) { pricePtr := pricePtr + 1 }
 
-      when(reqSync =/= reqPrev) { st := EngState.TOKEN; tok := 1; tokIdx := 0 }
+      when(reqSync =/= reqPrev) { st := EngState.TOKEN }
       // the command's comparisons, while the token turns (the transfer registers are stable)
       val decimalsBad = RegNext(x.xDecimals > maxDecimals) init False
       val decimalsChanged = RegNext(x.xDecimals =/= cfgDecimals) init False
       val maxIntNew = RegNext(U(maxDigits, 4 bits) - x.xDecimals) init maxDigits
       switch(st) {
         is(EngState.TOKEN) {
-          when(tokIdx === entry) { st := EngState.PRE } otherwise { tok := tok.rotateLeft(1); tokIdx := tokIdx + 1 }
+          st := EngState.PRE     // (a cycle: the one-hot entry follows the transfer register)
         }
-        // Between frames (idlePoint) the command is decided; it takes effect a cycle later, which nothing in a frame
-        // that starts then can notice: the header compares its fields with the configuration from byte 6 on, and
-        // no payload byte comes within the first 54.
+        // Between frames (idlePoint, seen in the cycle before) the command is decided; it takes effect a cycle later,
+        // which nothing in a frame that starts in between can notice: the header compares its fields with the
+        // configuration from byte 6 on, and no payload byte comes within the first 54.
         is(EngState.PRE) { when(idlePoint) { st := EngState.PRE_APPLY } }
         is(EngState.PRE_APPLY) {
           {
@@ -982,7 +1195,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
               is(Op.LOAD_SEQ) { rcvNxt := x.xRcvNxt; closed := False; scannerResetNow := True }
               is(Op.WRITE_ENTRY) {
                 armClr := True
-                bcd := 0; steps := 0; st := EngState.CONVERT
+                bcd := 0; steps := 0; stopSh := x.xStop.asBits; st := EngState.CONVERT
                 symLen := 8
                 for (i <- 7 downto 0) when(x.xSym(8 * i + 7 downto 8 * i) === 0) { symLen := i }
               }
@@ -1007,14 +1220,19 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
             val dd = bcd(4 * d + 3 downto 4 * d).asUInt
             adj(4 * d + 3 downto 4 * d) := ((dd >= 5) ? (dd + 3) | dd).asBits
           }
-          bcd := adj(58 downto 0) ## x.xStop.asBits.reversed(steps)
+          bcd := adj(58 downto 0) ## stopSh(47)
+          stopSh := stopSh |<< 1
           steps := steps + 1
-          when(steps === 47) { st := EngState.NORMALIZE; ls := maxIntDigits; lz := 0 }
+          when(steps === 47) { st := EngState.NORMALIZE; ls := maxIntDigits; normWait := True }
         }
         is(EngState.NORMALIZE) {
-          when(bcd(59 downto 56) =/= 0) { result := 1; st := EngState.ACK }   // >= 10^14: refused, the entry stays disarmed
-            .elsewhen(ls =/= 0 && digitTop(lz) === 0) { lz := lz + 1; ls := ls - 1 }
-            .otherwise { st := EngState.SWEEP; symPtr := 0; pricePtr := 0 }
+          // every other cycle, from the digits' flags registered in the cycle between
+          normWait := !normWait
+          when(!normWait) {
+            when(normTooBig) { result := 1; st := EngState.ACK }   // >= 10^14: refused, the entry stays disarmed
+              .elsewhen(normLsNz && normTopZero) { bcd := bcd(55 downto 0) ## B"0000"; ls := ls - 1 }
+              .otherwise { st := EngState.SWEEP; symPtr := 0; pricePtr := 0 }
+          }
         }
         is(EngState.SWEEP) {
           when(symPtr(9) && pricePtr(8) && !rmwSym1 && !rmwSym1b && !rmwSym2 && !rmwPrice1 && !rmwPrice1b && !rmwPrice2) { st := EngState.POST }
@@ -1038,11 +1256,16 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
 
       // Entry flags: commands (between frames) and the fires.
       val entryBits = entryOh.asBits
-      val fireClr = fireSeq.fireCommit ? (table.P & table.oneShot) | B(0, N bits)
-      table.armed := ((table.armed & ~fireClr & ~((armClr || armClrAll) ? (armClrAll ? table.allOnes | entryBits) | B(0, N bits))) |
-        (armSet ? entryBits | B(0, N bits)))
+      // (a cycle after the command's decision and the segment's verdict: they fan out to every entry)
+      val fireCommitR = RegNext(fireSeq.fireCommit) init False
+      val armSetR = RegNext(armSet) init False
+      val armClrR = RegNext(armClr) init False
+      val armClrAllR = RegNext(armClrAll) init False
+      val fireClr = fireCommitR ? (table.P & table.oneShot) | B(0, N bits)
+      table.armed := ((table.armed & ~fireClr & ~((armClrR || armClrAllR) ? (armClrAllR ? table.allOnes | entryBits) | B(0, N bits))) |
+        (armSetR ? entryBits | B(0, N bits)))
       for (j <- 0 until N) when(post && tok(j)) { table.oneShot(j) := x.xOneShot }
-      table.tmplMem.write(entry, x.xTmpl, post)
+      table.tmplMem.write(entryR, x.xTmpl, post)
 
       // The new bits of the entry for the row being read, computed from the row number in two registered
       // stages while the row is read, so that they are ready when it comes back (three cycles after the read).
@@ -1058,16 +1281,16 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
         (pA.resize(4) === symLen && cA === 0))
       val symBit = RegNext(symBitB)
       val symNew = table.symRow2 & ~entryBits | (symBit ? entryBits | B(0, N bits))
-      table.symMem.write(symRow, symNew, rmwSym2)
+      table.symWr.valid := rmwSym2; table.symWr.address := symRow; table.symWr.data := symNew
 
       // price row (k, class), from the entry's point of view (mirrored for a sell stop)
       val k = pricePtr(7 downto 4)
       val cl = pricePtr(3 downto 0)
-      // the stop's digits from its first significant one: s_k = digit lz + k from the top (0 past the end);
+      // the stop's digits from its first significant one: s_k = digit k from the top once normalised (0 past the end);
       // t: a digit from there on is not 0
-      val m = (lz + k).resize(5)
+      val m = k.resize(5)
       val nz = (0 until 14).map(i => bcd(55 - 4 * i downto 52 - 4 * i) =/= 0)
-      val tnz = Vec(nz.scanRight(False)(_ || _).take(14) ++ Seq.fill(18)(False))
+      val tnz = RegNext(Vec((0 until 14).map(i => nz.drop(i).reduceBalancedTree(_ || _)) ++ Seq.fill(18)(False)))   // (bcd is stable while sweeping)
       val sA = RegNext((m < 14) ? digitTop(m.resize(4)) | U(0, 4 bits))
       val tA = RegNext(tnz(m))
       val kLtA = RegNext(k < ls)
@@ -1096,7 +1319,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val codeMask = Vec((0 until N).flatMap(j => Seq(entryOh(j), entryOh(j)))).asBits
       val codeBits = Vec((0 until N).flatMap(j => Seq(code(0), code(1)))).asBits
       val priceNew = table.priceRow2 & ~codeMask | (codeBits & codeMask)
-      table.priceMem.write(priceRow, priceNew, rmwPrice2)
+      table.priceWr.valid := rmwPrice2; table.priceWr.address := priceRow; table.priceWr.data := priceNew
     }
 
     // Snapshot commit/restore and scanner reset, last so that they win.
@@ -1104,13 +1327,14 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       def snapOf[T <: Data](w: T): T = snapPairs.find(_._1 eq w).get._2.asInstanceOf[T]
       // Between frames working state and snapshot are equal; a command that changes the working state (a
       // scanner reset, arming) is followed by a commit in the next cycle, so that a restore never undoes it.
-      val resetCommit = RegNext(RegNext(ctl.applied) init False) init False   // elig follows armed one cycle later
+      // (armed follows a command a cycle later, elig another cycle later)
+      val resetCommit = RegNext(RegNext(RegNext(ctl.applied) init False) init False) init False
       when(hk.commit || resetCommit) { for ((w, s) <- snapPairs if !(w eq table.tail)) s := w }
       when(resetCommit) { snapOf(table.tail) := table.tail }
       when(hk.commit) { table.tail := hk.newTail; snapOf(table.tail) := hk.newTail }
       when(hk.restore) { for ((w, s) <- snapPairs) w := s }
       // resets that never coincide with a restore, last so that they can use the flip-flops' reset
-      when(table.symKill2 || table.msgStart3) { table.S := 0 }
+      when(table.sClear) { table.S := 0 }
       when(table.msgStart3) { table.C := 0 }
       when(table.priceStart2) { table.dec := 0 }
       when(ctl.scannerReset) {

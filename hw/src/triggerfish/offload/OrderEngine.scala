@@ -51,6 +51,7 @@ package triggerfish.offload
 
 import spinal.core._
 import spinal.lib._
+import scala.language.reflectiveCalls
 import spinal.lib.bus.simple._
 import triggerfish.soc.{RegField, RegMap}
 
@@ -148,15 +149,15 @@ object OrderEngine {
     * hours in the packed 36-bit time); separators are left as the template has them. */
   val timeCharDigit: Seq[(Int, Int)] = Seq(0 -> 8, 1 -> 7, 3 -> 6, 4 -> 5, 6 -> 4, 7 -> 3, 9 -> 2, 10 -> 1, 11 -> 0)
 
-  /** BCD +1 over all digits (wraps at 10^n). */
+  /** BCD +1 over all digits (wraps at 10^n). The carry into each digit is the AND of the nines below it, each its
+    * own balanced tree (a ripple through the digits is one LUT per digit: too slow for 125 MHz on ECP5). */
   def bcdInc(v: UInt): UInt = {
     val d = v.subdivideIn(4 bits)
+    val nine = d.map(_ === 9)
     val out = Vec(UInt(4 bits), d.size)
-    var carry: Bool = True
     for (k <- d.indices) {
-      val nine = d(k) === 9
-      out(k) := Mux(carry, Mux(nine, U(0, 4 bits), d(k) + 1), d(k))
-      carry = carry && nine
+      val carry = if (k == 0) True else nine.take(k).reduceBalancedTree(_ && _)
+      out(k) := Mux(carry, Mux(nine(k), U(0, 4 bits), d(k) + 1), d(k))
     }
     out.asBits.asUInt
   }
@@ -393,9 +394,16 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val writerIdle = wAvail === 0
     val pushR = RegInit(False)            // a log word is in the register in front of the FIFO
     val writerFree = writerIdle || (wIdx === 7 && wAvail === 8)   // idle, or pushing the record's last word now
-    // Room for the record being written and the next one, with a margin for the two cycles of registers
-    // (pushes in those cycles are counted late; pops only make room).
-    val logOcc = RegNext(logFifo.io.pushOccupancy) init 0
+    // Room for the record being written and the next one, with a margin for the three cycles of registers
+    // (pushes in those cycles are counted late, at most one word a cycle; pops only make room).
+    // (the FIFO's own pushOccupancy decodes the Gray pointer and subtracts in one cycle: its pointers are read
+    // here instead, the decode and the difference in two register stages)
+    val logPushSide = logFifo.pushCC.asInstanceOf[{ def pushPtr: UInt; def popPtrGray: Bits }]
+    val logPopGray = logPushSide.popPtrGray.pull()
+    val logPushPtr = logPushSide.pushPtr.pull()
+    val logPopPtr = RegNext(Vec((0 until logPopGray.getWidth).map(i =>
+      logPopGray(logPopGray.getWidth - 1 downto i).xorR)).asBits.asUInt) init 0
+    val logOcc = RegNext((logPushPtr - logPopPtr).resize(log2Up(config.logWords) + 1)) init 0
     val logRoom = RegNext(logOcc <= config.logWords - 3 * RecordWords) init False
 
     // The decision. `startNow` is the fast path (it drives tx.valid in the same cycle); the other outcomes
