@@ -17,7 +17,11 @@ MAC_FLAGS   := --tx-delay 0 --rx-delay 2 --fast-crc-check
 # 40 MHz and 125 MHz have no common VCO in 400..800 MHz). The firmware's clock and time base follow it.
 SYS_MHZ     := 37.5
 # the stop-order offload datapath in the SoC (receive parser and trigger table, order engine, TX arbiter)
-OFFLOAD     := yes
+# LEFT OUT by default for now: with the offload (32 entries) seed 1 met timing once (eth_tx 134.6, eth_rx
+# 127.8 MHz, before commit 4362e18), then at 4362e18 (other version constant in the netlist) seed 1 missed
+# eth_tx (104.9 MHz; eth_rx 130.4 met); seeds 2-4 were not tried. eth_tx's critical path is the order engine's
+# fast start through the TX arbiter into the MAC. OFFLOAD=yes on the make line builds it.
+OFFLOAD     := no
 # trigger table entries on this board: 32, not the 64 of the simulation SoC. With 64 the SoC fills 81 % of the
 # LUTs, nextpnr's router had not converged after 8 minutes (stopped) and placement estimated eth_rx at 95 MHz; 32 halves
 # the per-entry state (match, comparison, crossing, pending bits and the fire sequencer's priority logic).

@@ -54,8 +54,8 @@ object SocConfig {
   /** ECP5 boards: 50 MHz sys clock (the boards set their own, boards/<board>/board.mk), true time, 115200 baud,
     * RGMII, the offload in with 32 trigger entries (the simulation SoC has 64). With 64 the LFE5U-25F's SoC used
     * 81 % of the LUTs and nextpnr could neither route it in reasonable time nor bring eth_rx near 125 MHz; with 32
-    * the Colorlight i5 meets 125 MHz. The 5A-75B leaves the offload out for now (OFFLOAD := no in its board.mk:
-    * its eth_tx missed 125 MHz with 32 and with 16 entries; boards/<board>/README.md).
+    * the Colorlight i5 met 125 MHz once, then missed eth_tx on seed 1 at the next commit. Both Colorlight boards
+    * therefore leave the offload out by default for now (OFFLOAD := no in board.mk; boards/<board>/README.md).
     * Block RAM (56 DP16KD): the 80 KiB RAM 40, the Ethernet buffers 6 (4 receive slots of 2 KiB: 4; the 2 KiB transmit buffer: 2), the offload's parser 3
     * (symbol lookup table 1, price lookup table 2 at 32 entries; 6 at 64) and order engine 3 (templates 2, fire
     * log 1): 52. The simulation SoC keeps 8 receive slots and 64 entries. */
