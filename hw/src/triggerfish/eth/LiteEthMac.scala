@@ -5,6 +5,7 @@
 package triggerfish.eth
 
 import spinal.core._
+import spinal.lib._
 import scala.collection.mutable.LinkedHashMap
 
 case class MacPort(dir: String, width: Int, name: String)
@@ -45,4 +46,22 @@ class LiteEthMac(moduleName: String, verilogFile: String, portsFile: String) ext
   }
   noIoPrefix()
   addRTLPath(verilogFile)
+
+  /** The received bytes as they leave the MAC (eth_rx domain): the tap point, no FIFO in front. */
+  def rxFlow(): Flow[EthRxBeat] = {
+    val f = Flow(EthRxBeat())
+    f.valid := io.rx_valid
+    f.payload.data := io.rx_data
+    f.payload.last := io.rx_last
+    f.payload.error := io.rx_error
+    f
+  }
+
+  /** Feeds the MAC's transmit side from a stream of frame bytes (eth_tx domain; last: the frame's last byte). */
+  def txFrom(s: Stream[Fragment[Bits]]): Unit = {
+    io.tx_valid := s.valid
+    io.tx_data := s.fragment
+    io.tx_last := s.last
+    s.ready := io.tx_ready
+  }
 }

@@ -65,11 +65,7 @@ class OrderEngineSynthTop(cfg: OrderEngineConfig, macDir: String) extends Compon
     val arbiter = OrderEngineTxArbiter()
     arbiter.io.order << engine.io.tx
     arbiter.io.cpu << cpu
-    val toMac = arbiter.io.output
-    mac.io.tx_valid := toMac.valid
-    mac.io.tx_data := toMac.fragment
-    mac.io.tx_last := toMac.last
-    toMac.ready := mac.io.tx_ready
+    mac.txFrom(arbiter.io.output)
   }
 }
 

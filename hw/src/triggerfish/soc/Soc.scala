@@ -222,11 +222,7 @@ class Soc(val config: SocConfig) extends Component {
 
     // Receive tap point (eth_rx domain): the MAC's byte stream, no FIFO in front. The CPU path and, in a
     // later step, the offload parser both listen here.
-    val rxTap = Flow(EthRxBeat())
-    rxTap.valid := mac.io.rx_valid
-    rxTap.payload.data := mac.io.rx_data
-    rxTap.payload.last := mac.io.rx_last
-    rxTap.payload.error := mac.io.rx_error
+    val rxTap = mac.rxFlow()
     buffers.io.rx << rxTap
 
     // The stop-order offload: the parser listens at the same tap point; its fires go to the order engine,
@@ -256,11 +252,7 @@ class Soc(val config: SocConfig) extends Component {
       arbiter.addAttribute("keep_hierarchy")
       arbiter.io.order << orderPort
       arbiter.io.cpu << buffers.io.tx
-      val toMac = arbiter.io.output
-      mac.io.tx_valid := toMac.valid
-      mac.io.tx_data := toMac.payload.fragment
-      mac.io.tx_last := toMac.payload.last
-      toMac.ready := mac.io.tx_ready
+      mac.txFrom(arbiter.io.output)
     }
   }
 

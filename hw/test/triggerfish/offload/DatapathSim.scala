@@ -44,20 +44,14 @@ class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entri
   val engine = OrderEngine(OrderEngineConfig(), rxCd, txCd)
   offRx.io.bus <> io.rxBus
   engine.io.bus <> io.txBus
-  offRx.io.rx.valid := mac.io.rx_valid             // the rxTap of Soc.scala's EthArea
-  offRx.io.rx.payload.data := mac.io.rx_data
-  offRx.io.rx.payload.last := mac.io.rx_last
-  offRx.io.rx.payload.error := mac.io.rx_error
+  offRx.io.rx << mac.rxFlow()                      // the rxTap of Soc.scala's EthArea
   engine.io.fire << offRx.io.fire
   val txArea = new ClockingArea(txCd) {
     val arbiter = OrderEngineTxArbiter()
     arbiter.io.order << engine.io.tx
     arbiter.io.cpu.valid := False
     arbiter.io.cpu.payload.assignDontCare()
-    mac.io.tx_valid := arbiter.io.output.valid
-    mac.io.tx_data := arbiter.io.output.fragment
-    mac.io.tx_last := arbiter.io.output.last
-    arbiter.io.output.ready := mac.io.tx_ready
+    mac.txFrom(arbiter.io.output)
   }
 
   // ---- simulation only: the GMII RX pins played from a ring the test fills ahead, and captures of io.fire and of

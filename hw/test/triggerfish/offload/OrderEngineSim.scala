@@ -213,10 +213,7 @@ class OrderEngineMacTop(val cfg: OrderEngineConfig, macDir: String) extends Comp
     arbiter.io.order << engine.io.tx
     arbiter.io.cpu.valid := False
     arbiter.io.cpu.payload.assignDontCare()
-    mac.io.tx_valid := arbiter.io.output.valid
-    mac.io.tx_data := arbiter.io.output.fragment
-    mac.io.tx_last := arbiter.io.output.last
-    arbiter.io.output.ready := mac.io.tx_ready
+    mac.txFrom(arbiter.io.output)
   }
   engine.tx.cycle.simPublic()
   rxRst.simPublic()
