@@ -32,8 +32,10 @@ static void print_px(int64_t v) {
     printf("%s", buf);
 }
 
-/* A stop fired: a one-shot stop is done, a repeating one is armed again (the hardware gets a new order). */
-static void fired(unsigned i, int64_t trade_px, bool hw, int order, const char *hw_clordid) {
+/* A stop fired: a one-shot stop is done, a repeating one is armed again (the hardware gets a new order).
+ * hw_clordid: the ClOrdID of the order the hardware sent, NULL when firmware sent it. */
+static void fired(unsigned i, int64_t trade_px, int order, const char *hw_clordid) {
+    bool hw = hw_clordid != NULL;
     stop_t *s = &stops[i];
     s->state = s->repeat ? STOP_ARMED : STOP_FIRED;
     s->fired_px = trade_px;
@@ -51,14 +53,14 @@ static void fired(unsigned i, int64_t trade_px, bool hw, int order, const char *
 
 void stops_hw_fired(unsigned i, int64_t trade_px, int order, const char *clordid, uint32_t msgseq, uint32_t cycles) {
     hw_fires++;
-    fired(i, trade_px, true, order, clordid);
+    fired(i, trade_px, order, clordid);
     printf(", MsgSeqNum %lu, %lu cycles from the price to the MAC\n", (unsigned long)msgseq, (unsigned long)cycles);
 }
 
 void stops_fire_fw(unsigned i, int64_t trade_px) {
     stop_t *s = &stops[i];
     fw_fires++;
-    fired(i, trade_px, false, fix_app_new_order(fixclient_app(), s->symbol, s->side, s->qty, s->limit_px, timer_ms()), 0);
+    fired(i, trade_px, fix_app_new_order(fixclient_app(), s->symbol, s->side, s->qty, s->limit_px, timer_ms()), NULL);
     printf("\n");
 }
 
