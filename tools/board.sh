@@ -39,6 +39,11 @@ load_board() {
   OUT=build/boards/$b
 }
 
+# what was built, recorded in summary.json ("config") so that a report read later (make bench's clock) can say which build it is
+build_config() {
+  echo "board=$BOARD commit=$(fpga_hw_version) offload=${OFFLOAD:-} offload_entries=${OFFLOAD_ENTRIES:-} eth_rx_slots=${ETH_RX_SLOTS:-} sys_mhz=$SYS_MHZ"
+}
+
 step_time() { echo "   ($(( SECONDS - $1 )) s)"; }
 
 bitstream() {
@@ -88,7 +93,7 @@ ecp5_flow() {
     t_pnr=$(( t_pnr + SECONDS - t ))
     echo "   ($(( SECONDS - t )) s)"
     rc=0
-    fpga_report --family ecp5 --stat "$OUT/stat.txt" --pnr "$OUT/report.json" --clocks "$CLOCKS" \
+    fpga_report --config "$(build_config)" --family ecp5 --stat "$OUT/stat.txt" --pnr "$OUT/report.json" --clocks "$CLOCKS" \
       --title "$BOARD (nextpnr seed $seed)" --out "$OUT" > "$OUT/report-seed$seed.txt" || rc=$?
     grep -E "^  |^timing" "$OUT/report-seed$seed.txt" | sed 's/^/   /'
     [ $rc -eq 0 ] && break
@@ -102,7 +107,7 @@ ecp5_flow() {
   fi
   echo "== $BOARD: report (build/boards/$BOARD/report.txt)"
   local rc2=0
-  fpga_report --family ecp5 --stat "$OUT/stat.txt" --pnr "$OUT/report.json" --clocks "$CLOCKS" \
+  fpga_report --config "$(build_config)" --family ecp5 --stat "$OUT/stat.txt" --pnr "$OUT/report.json" --clocks "$CLOCKS" \
     --title "$BOARD_NAME, $PART, sys $SYS_MHZ MHz, nextpnr seed $seed" \
     --times "generate=$t_gen synth=$t_synth pnr=$t_pnr pack=$t_pack total=$(( SECONDS - t0 ))" --out "$OUT" || rc2=$?
   if [ $rc -ne 0 ] || [ $rc2 -ne 0 ]; then
@@ -120,7 +125,7 @@ xc7_flow() {
   local t_synth=$(( SECONDS - t ))
   echo "   ($t_synth s)"
   if ! command -v nextpnr-xilinx > /dev/null; then
-    fpga_report --family xc7 --stat "$OUT/stat.txt" --title "$BOARD_NAME, $PART, sys $SYS_MHZ MHz (synthesis only)" \
+    fpga_report --config "$(build_config)" --family xc7 --stat "$OUT/stat.txt" --title "$BOARD_NAME, $PART, sys $SYS_MHZ MHz (synthesis only)" \
       --times "generate=$t_gen synth=$t_synth total=$(( SECONDS - t0 ))" --out "$OUT"
     echo "$BOARD: nextpnr-xilinx (openXC7) is not on PATH: stopped after synthesis, NO bitstream and NO timing"
     echo "   (the resource figures above are yosys's, before place and route). Install openXC7: boards/$BOARD/README.md"
@@ -141,7 +146,7 @@ xc7_flow() {
     --seed "${SEEDS%% *}" -l "$OUT/nextpnr.log" > "$OUT/nextpnr.out" 2>&1 \
     || { grep -E "ERROR" "$OUT/nextpnr.log" | head; }
   local t_pnr=$(( SECONDS - t )) rc=0
-  fpga_report --family xc7 --stat "$OUT/stat.txt" --pnr-log "$OUT/nextpnr.log" --clocks "$CLOCKS" \
+  fpga_report --config "$(build_config)" --family xc7 --stat "$OUT/stat.txt" --pnr-log "$OUT/nextpnr.log" --clocks "$CLOCKS" \
     --title "$BOARD_NAME, $PART, sys $SYS_MHZ MHz" --times "generate=$t_gen synth=$t_synth pnr=$t_pnr" --out "$OUT" || rc=$?
   [ $rc -eq 0 ] || { echo "$BOARD: TIMING NOT MET: no bitstream"; exit 3; }
   echo "== fasm2frames, xc7frames2bit"

@@ -59,6 +59,7 @@ def main():
     ap.add_argument("--times", default="")
     ap.add_argument("--out", default=None)
     ap.add_argument("--title", default="")
+    ap.add_argument("--config", default="", help="key=value ... describing the build, copied into summary.json")
     args = ap.parse_args()
 
     lines = []
@@ -67,7 +68,8 @@ def main():
         lines.append(s)
 
     summary = {"family": args.family, "title": args.title, "resources": {}, "clocks": {}, "times_s": {},
-               "timing_met": None, "pnr": bool(args.pnr)}
+               "timing_met": None, "pnr": bool(args.pnr),
+               "config": dict(kv.partition("=")[::2] for kv in args.config.split())}
     for t in args.times.split():
         k, _, v = t.partition("=")
         summary["times_s"][k] = int(v)

@@ -92,7 +92,7 @@ bench)
   grep -o 'Test run .* finished: .*total' $LOGS/bench-client.log | sed 's/^/   /'
   t=$(grep -o 'finished: [0-9]* failed, [0-9]* ignored, [0-9]* total' $LOGS/bench-client.log | awk '{f+=$2; t+=$6} END {print t+0, f+0}')
   record "Linux baseline client" "$(( ${t% *} - ${t#* } ))" "${t#* }" $rc
-  run "Linux baseline pairing (unittest)" $LOGS/bench-pairing.log "$VENV/bin/python" -m unittest -v tools/bench/test_linux_baseline.py; rc=$?
+  run "Linux baseline pairing, bench clock (unittest)" $LOGS/bench-pairing.log "$VENV/bin/python" -m unittest -v tools/bench/test_linux_baseline.py tools/bench/test_bench.py; rc=$?
   grep -E 'FAIL|ERROR' $LOGS/bench-pairing.log | grep -v '^Ran' | sed 's/^/   /' | head -20
   n=$(sed -n 's/^Ran \([0-9]*\) test.*/\1/p' $LOGS/bench-pairing.log | tail -1)
   f=$(sed -n 's/^FAILED (\(failures\|errors\)=\([0-9]*\).*/\2/p' $LOGS/bench-pairing.log | tail -1)

@@ -30,7 +30,10 @@ else:
     res = f"LUT {r['LUT']} + {r['LUTRAM_cells']} LUTRAM, FF {r['FF']}, BRAM {r['BRAM36_equiv']:g} x36Kb, DSP {r['DSP48E1']}"
 clk = ", ".join(f"{d} {c['achieved_mhz']}/{c['required_mhz']} MHz" for d, c in s["clocks"].items() if "achieved_mhz" in c)
 t = s["times_s"].get("total")
-print(f"{res}; {clk or 'no timing (synthesis only)'}; {t} s")
+c = s.get("config", {})
+e = c.get("offload_entries")
+off = ("with the offload" + (f" ({e} entries)" if e else "")) if c.get("offload") == "yes" else "without the offload"
+print(f"{off}; {res}; {clk or 'no timing (synthesis only)'}; {t} s")
 PY
 }
 

@@ -40,6 +40,40 @@ def run(cmd):
         raise SystemExit(f"bench: {cmd[1]} failed ({r.returncode})")
 
 
+def board_clock(board, boards_dir=os.path.join(ROOT, "build/boards")):
+    """What the ECP5 board build (`make bitstream BOARD=<board>`, build/boards/<board>/summary.json) says about the
+    clock the ns are computed at: the Ethernet domains' required and achieved MHz, whether the build had the offload,
+    and its commit. None when there is no such build."""
+    try:
+        s = json.load(open(os.path.join(boards_dir, board, "summary.json")))
+    except (OSError, ValueError):
+        return None
+    if s.get("family") != "ecp5" or not s.get("pnr"):
+        return None
+    cfg = s.get("config", {})
+    clocks = {d: s["clocks"][d] for d in ("eth_tx", "eth_rx") if d in s.get("clocks", {})}
+    return {"board": board, "title": s.get("title"), "commit": cfg.get("commit"), "offload": cfg.get("offload"),
+            "offload_entries": cfg.get("offload_entries"), "timing_met": s.get("timing_met"), "clocks": clocks,
+            "with_offload_and_met": cfg.get("offload") == "yes" and bool(s.get("timing_met"))
+            and all(c.get("met") for c in clocks.values()) and len(clocks) == 2}
+
+
+def clock_note(bc):
+    """One sentence: where the clock the ns use comes from."""
+    if bc is None:
+        return (f"ns at {ETH_MHZ:.0f} MHz, the Ethernet clock at 1 Gb/s that the ECP5 board build must meet in both Ethernet "
+                "domains; no ECP5 build was found in build/boards to confirm it (`make bitstream BOARD=colorlight-i5`).")
+    if bc["offload"] is None:
+        return (f"ns at {ETH_MHZ:.0f} MHz, the Ethernet clock at 1 Gb/s; the {bc['board']} build found in build/boards is "
+                "older than the record of its configuration, so it does not confirm that the SoC with the offload meets it.")
+    ach = ", ".join(f"{d} {c['achieved_mhz']} MHz" for d, c in bc["clocks"].items())
+    what = (f"the {bc['board']} build (commit {bc['commit']}, offload {bc['offload']}, "
+            f"{bc['offload_entries']} entries) meets it: {ach} achieved" if bc["with_offload_and_met"] else
+            f"the {bc['board']} build found (commit {bc['commit']}, offload {bc['offload']}, timing met: {bc['timing_met']}; "
+            f"{ach}) does NOT confirm it for the SoC with the offload")
+    return f"ns at {ETH_MHZ:.0f} MHz, the Ethernet clock at 1 Gb/s; {what}."
+
+
 def stat_row(d):
     c, n = d["cycles"], d["ns"]
     return f"{d['count']} | {c['min']} / {c['median']} / {c['max']} | {n['min']:.0f} / {n['median']:.0f} / {n['max']:.0f}"
@@ -143,14 +177,16 @@ def main():
     ap.add_argument("--datapath-volumes", default="25000,50000", help="message volumes of the datapath sweep, comma separated")
     ap.add_argument("--datapath-linerate", type=int, default=50000, help="messages per line-rate run of the datapath")
     ap.add_argument("--skip-datapath", action="store_true")
+    ap.add_argument("--board", default="colorlight-i5", help="the ECP5 board whose build (build/boards/<board>) "
+                    "confirms the clock the ns are computed at")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     py = sys.executable
     run([py, os.path.join(ROOT, "tools/bench/soc_latency.py"), "--fires", str(args.fires), "--step-ms", str(args.step_ms),
          "--timeout", str(args.soc_minutes * 60), "--out", "build/bench/soc", "--clock-mhz", str(ETH_MHZ)])
     soc = json.load(open(os.path.join(OUT, "soc/latency.json")))
-    report = {"clock_mhz": ETH_MHZ,
-              "clock_note": "the Ethernet clock (125 MHz at 1 Gb/s); the ECP5 board builds constrain both Ethernet domains to it",
+    bc = board_clock(args.board)
+    report = {"clock_mhz": ETH_MHZ, "clock_board_build": bc, "clock_note": clock_note(bc),
               "anchors": [{"what": a, "published": b} for a, b in ANCHORS]}
     for path in ("hw", "fw"):
         report[path] = {m: soc[path][m] for m in ("t2t", "eof2sof", "sof2sof")}
@@ -169,6 +205,7 @@ def main():
     lines = ["# Triggerfish benchmark report", "",
              f"Latencies of orders sent by the hardware offload (hw) and by the firmware (fw) of the same simulated SoC, "
              f"in one run, per DESIGN.md: cycles of the {ETH_MHZ:.0f} MHz Ethernet clock and ns at that clock.", "",
+             "Clock: " + report["clock_note"], "",
              "| path | metric | orders | cycles min / median / max | ns min / median / max |", "|---|---|---|---|---|"]
     for path in ("hw", "fw"):
         for m in ("t2t", "eof2sof", "sof2sof"):
