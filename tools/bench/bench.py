@@ -74,6 +74,35 @@ def clock_note(bc):
     return f"ns at {ETH_MHZ:.0f} MHz, the Ethernet clock at 1 Gb/s; {what}."
 
 
+def text_histogram(records, metric, width=30):
+    """The latency distribution of both paths as text (the README shows it; report.md has it beside the PNG):
+    power-of-two bins of cycles, one row per bin that has an order, a bar and a count per path."""
+    series = {p: [r[f"{metric}_cycles"] for r in records if r.get("path") == p and r.get(f"{metric}_cycles") is not None]
+              for p in ("hw", "fw")}
+    series = {p: v for p, v in series.items() if v}
+    if not series:
+        return []
+    def bin_of(v):
+        return max(0, int(v).bit_length() - 1)   # [2^k, 2^(k+1))
+    counts = {p: {} for p in series}
+    for p, vs in series.items():
+        for v in vs:
+            counts[p][bin_of(v)] = counts[p].get(bin_of(v), 0) + 1
+    top = max(n for c in counts.values() for n in c.values())
+    rows = sorted({k for c in counts.values() for k in c})
+    head = f"{'cycles':>19} " + " ".join(f"{p + f' (n={len(series[p])})':<{width + 7}}" for p in series)
+    lines = [head.rstrip()]
+    for k in rows:
+        cells = []
+        for p in series:
+            n = counts[p].get(k, 0)
+            bar = "#" * max(1, round(width * n / top)) if n else ""
+            cells.append(f"{bar:<{width}} {n if n else '':>6}")
+        lo, hi = 1 << k, (1 << (k + 1)) - 1
+        lines.append((f"{lo:>8,}..{hi:<9,} " + " ".join(cells)).rstrip())
+    return lines
+
+
 def stat_row(d):
     c, n = d["cycles"], d["ns"]
     return f"{d['count']} | {c['min']} / {c['median']} / {c['max']} | {n['min']:.0f} / {n['median']:.0f} / {n['max']:.0f}"
@@ -211,8 +240,12 @@ def main():
         for m in ("t2t", "eof2sof", "sof2sof"):
             lines.append(f"| {path} | {m.upper()} | {stat_row(report[path][m])} |")
     ratio = fw["eof2sof"]["cycles"]["median"] / max(1, hw["eof2sof"]["cycles"]["median"])
-    lines += ["", f"Firmware / hardware, median EOF2SOF: {ratio:.0f}x.", "", "![latency](latency.png)", "",
-              "## Side by side", "", "| | figure | source |", "|---|---|---|",
+    lines += ["", f"Firmware / hardware, median EOF2SOF: {ratio:.0f}x.", "", "![latency](latency.png)", ""]
+    orders = soc.get("orders", [])
+    for m in ("t2t", "eof2sof"):
+        lines += [f"{m.upper()} distribution, orders per power-of-two bin of cycles (the same data as latency.png):", "",
+                  "```"] + text_histogram(orders, m) + ["```", ""]
+    lines += ["## Side by side", "", "| | figure | source |", "|---|---|---|",
               f"| Triggerfish hw, T2T median | {hw['t2t']['ns']['median']:.0f} ns ({hw['t2t']['cycles']['median']} cycles) | this run |",
               f"| Triggerfish fw, T2T median | {fw['t2t']['ns']['median'] / 1000:.0f} us | this run |"]
     if "linux" in report:

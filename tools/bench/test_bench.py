@@ -63,5 +63,23 @@ class BoardClock(unittest.TestCase):
         self.assertIn("older than the record of its configuration", note)
 
 
+class TextHistogram(unittest.TestCase):
+    def test_power_of_two_bins_with_counts_per_path(self):
+        recs = ([{"path": "hw", "t2t_cycles": 31}] * 10 + [{"path": "fw", "t2t_cycles": 70000}] * 3
+                + [{"path": "fw", "t2t_cycles": 140000}] * 6 + [{"path": "fw", "t2t_cycles": None}])
+        lines = bench.text_histogram(recs, "t2t", width=12)
+        self.assertIn("hw (n=10)", lines[0])
+        self.assertIn("fw (n=9)", lines[0])           # the order without a trigger is not counted
+        self.assertEqual(len(lines), 4)               # 16..31, 65,536..131,071, 131,072..262,143
+        self.assertTrue(lines[1].lstrip().startswith("16..31"))
+        self.assertTrue(lines[1].rstrip().endswith("10"))
+        self.assertIn("#" * 12, lines[1])             # the largest bin gets the whole width
+        self.assertTrue(lines[2].rstrip().endswith("3") and "65,536..131,071" in lines[2])
+        self.assertIn("#" * 7, lines[3])              # 6 of 10 -> 7 of 12 (rounded)
+
+    def test_no_orders_no_lines(self):
+        self.assertEqual(bench.text_histogram([], "t2t"), [])
+
+
 if __name__ == "__main__":
     unittest.main()
