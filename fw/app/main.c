@@ -109,8 +109,9 @@ int main(void) {
     console_init(&con, __tf_commands_start, (size_t)(__tf_commands_end - __tf_commands_start), console_out, true);
     console_prompt(&con);
     for (;;) {
-        int c = uart_getc();
-        if (c >= 0) console_feed(&con, (char)c);
+        int c;
+        while ((c = uart_getc()) >= 0) /* everything typed so far: one character per loop echoed slowly under load */
+            if (console_feed(&con, (char)c)) break; /* a command ran: let the network have its turn */
 #ifdef TF_HAS_ETH
         netif_poll();
         fixclient_poll();

@@ -107,9 +107,12 @@ void netif_init(void) {
     if (cfg.ip) arp_announce(&stack);
 }
 
+/* One received frame per call: the main loop's other work (the console, the FIX session's timers, the offload's
+ * release of the engine lock) runs between frames. Draining every waiting frame here starves it whenever frames
+ * come in faster than firmware handles them (long whole-SoC runs: the console stopped taking input). */
 void netif_poll(void) {
-    size_t len;
-    while ((len = ethmac_receive(rx_frame, sizeof rx_frame)) != 0) {
+    size_t len = ethmac_receive(rx_frame, sizeof rx_frame);
+    if (len) {
         stir(sysctrl_cycles32());
         net_input(&stack, rx_frame, len, now_ms());
     }
