@@ -243,7 +243,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val oursR = RegInit(False)   // addresses and ports matched (set at TCP byte 4)
       val ours = oursR
       val ipEndPos = Reg(UInt(6 bits)) init 19    // IHL * 4 - 1
-      val tcpEndPos = Reg(UInt(6 bits)) init 19   // data offset * 4 - 1
+      val tcpShortR = RegInit(False)              // the TCP length is below the header's (set at TCP byte 12)
       val totHi = Reg(Bits(8 bits)) init 0
       val tcpLen = Reg(UInt(16 bits)) init 0
       val ipLeft = Reg(UInt(16 bits)) init 0      // datagram bytes from the current byte on (valid when lenKnown)
@@ -271,7 +271,6 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       // configuration by position, nothing but the capture between the byte and the compare).
       val sr = Reg(Bits(48 bits)) init 0
       val chk = Reg(Bits(6 bits)) init 0          // compare this beat: 0 MAC, 1 type, 2 protocol, 3 peer IP, 4 our IP, 5 peer port
-      val chkOurPort = RegInit(False)
       val feedR = RegInit(False)                  // the current beat (if any) is payload for the scanner
 
       // a ones' complement sum held as a 16-bit accumulator and a pending end-around carry is good (0xFFFF) when
@@ -302,6 +301,10 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val eqPeerIp = RegNextWhen(sr(31 downto 0) === cfgPeerIp, v) init False
       val eqOurIp = RegNextWhen(sr(31 downto 0) === cfgOurIp, v) init False
       val eqPeerPort = RegNextWhen(sr(15 downto 0) === cfgPeerPort, v) init False
+      // our port (TCP bytes 2, 3) is needed at TCP byte 4, so it is compared a beat earlier, on the beat that
+      // brings its second byte (sr's last byte and b): a 16-bit compare from registers into a register, where
+      // the compare used to sit in front of oursR's enable logic (the eth_rx critical path, 127.8 MHz on the i5)
+      val eqOurPort = RegNextWhen((sr(7 downto 0) ## b.asBits) === cfgOurPort, v) init False
       val chkR = Reg(Bits(6 bits)) init 0         // chk of the previous beat
       val fieldOk = !(chkR(0) && !eqMac) && !(chkR(1) && !eqType) && !(chkR(2) && !eqProto) &&
         !(chkR(3) && !eqPeerIp) && !(chkR(4) && !eqOurIp) && !(chkR(5) && !eqPeerPort)
@@ -351,19 +354,23 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
           when(!inDgram) { lenBadNow := True }
           when(spos === 1) { chkNext(5) := True }
           // byte 4: the destination port (bytes 2, 3) is the last of the addresses (the others are in okR by now)
-          when(spos === 4) { oursR := ok && sr(15 downto 0) === cfgOurPort }
+          when(spos === 4) { oursR := ok && eqOurPort }
           when(spos === 8) { seq := sr(31 downto 0).asUInt; skip := rcvNxt - sr(31 downto 0).asUInt }
           when(spos === 9) { skipLoZero := skip(15 downto 0) === 0 }
           when(spos === 12) {
-            tcpEndPos := ((b(7 downto 4) << 2) - 1).resized; tcpEndM1 := ((b(7 downto 4) << 2) - 2).resized
+            tcpEndM1 := ((b(7 downto 4) << 2) - 2).resized
+            // the TCP header's length against the TCP length, counted at byte 13: compared and subtracted here,
+            // from b, so that byte 13's verdict comes from a register (the compare behind an adder was the
+            // eth_rx critical path into eofBad once the port compare was registered)
+            val hl = (b(7 downto 4) << 2).resize(16)
+            tcpShortR := tcpLen < hl
+            payLen := tcpLen - hl
             doffOk := b(7 downto 4) >= 5
             when(b(7 downto 4) < 5) { lenBadNow := True }
           }
           when(spos === 13) {
             fin := b(0); syn := b(1); rst := b(2)
-            val hl = ((tcpEndPos + 1) << 0).resize(16)
-            when(tcpLen < hl) { lenBadNow := True }
-            payLen := tcpLen - hl
+            when(tcpShortR) { lenBadNow := True }
           }
           when(spos === 14) { seqOk := skip === 0 || (skip(31 downto 16) === 0 && skip(15 downto 0) < payLen) }
           when(spos === 15) { nextSeq := seq + payLen + fin.asUInt.resize(32) }
@@ -810,7 +817,10 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       // trade log takes the last padding step's result directly (padCnt is at most 1 eight cycles after the SOH).
       val accStepR = RegNext(feed && accStep) init False
       val accDigitR = RegNext(in1.dig)
-      val padStep = padCnt =/= 0      // never at the same time as a digit (prices are >= 10 bytes apart)
+      // never at the same time as a digit (prices are >= 10 bytes apart). padCnt =/= 0 as a register of its own
+      // (from padCnt's next value): it drives pAcc's 48 bits, and as a LUT it was placed by them, far from
+      // padCnt, whose enable it is part of (the eth_rx critical path on the i5, mostly routing)
+      val padStep = RegNext(padCnt.getAheadValue() =/= 0) init False
       when(padStep) { padCnt := padCnt - 1 }
       val times10 = ((pAcc |<< 3) + (pAcc |<< 1)).resize(OffloadFire.priceWidth)
       when(accStepR || padStep) { pAcc := (times10 + (accStepR ? accDigitR | U(0, 4 bits))).resized }
@@ -847,7 +857,10 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val priceWr = Flow(TableRowWrite(8, 2 * N))
       def rowOf(mem: TableRam, addr: UInt, en: Bool, wr: Flow[TableRowWrite]): Bits = {
         mem.io.we := wr.valid; mem.io.wa := wr.address; mem.io.wd := wr.data
-        mem.io.re := en; mem.io.ra := addr
+        // The RAM reads every cycle (its clock enable tied high): a row is used only where a flag says its read
+        // was wanted (`en`, which the write substitution below still follows). The enable from `feed` and the
+        // engine's go was the eth_rx critical path on the 5A-75B (v -> feed -> go -> CEB, mostly routing).
+        mem.io.re := True; mem.io.ra := addr
         val ram1 = mem.io.rd                   // two cycles after the address (the RAM's output register)
         val a1 = RegNext(addr)
         val e1 = RegNext(en) init False
@@ -1146,10 +1159,11 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val symPtr = Reg(UInt(10 bits)) init 0
       val pricePtr = Reg(UInt(9 bits)) init 0
       val sweeping = RegNext(st === EngState.SWEEP) init False   // (a cycle late: the pointers say when to stop)
-      // (the engine takes the RAM when the scanner has no payload byte: `feed` is a register, the scanner's
-      // lookups come late in the cycle)
-      val engSymGo = sweeping && !symPtr(9) && !feed
-      val engPriceGo = sweeping && !pricePtr(8) && !feed
+      // (the engine takes the RAM when the beat slot is not the scanner's: hdr.feedR, a register, so that the
+      // read address is selected by a register; an idle cycle inside the payload (MII-like) is left unused)
+      val scanPort = hdr.feedR
+      val engSymGo = sweeping && !symPtr(9) && !scanPort
+      val engPriceGo = sweeping && !pricePtr(8) && !scanPort
       val rmwSym1 = RegNext(engSymGo) init False
       val rmwSym1b = RegNext(rmwSym1) init False
       val rmwSym2 = RegNext(rmwSym1b) init False
@@ -1158,9 +1172,9 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val rmwPrice2 = RegNext(rmwPrice1b) init False
       // (the scanner's byte reads its rows whether or not it looks them up: the lookup flags follow the row)
       table.symRdEn := feed || engSymGo
-      table.symRdAddr := feed ? scan.symAddr | symPtr(8 downto 0)
+      table.symRdAddr := scanPort ? scan.symAddr | symPtr(8 downto 0)
       table.priceRdEn := feed || engPriceGo
-      table.priceRdAddr := feed ? scan.priceAddr | pricePtr(7 downto 0)
+      table.priceRdAddr := scanPort ? scan.priceAddr | pricePtr(7 downto 0)
       when(engSymGo) { symPtr := symPtr + 1 }
       when(engPriceGo) { pricePtr := pricePtr + 1 }
 

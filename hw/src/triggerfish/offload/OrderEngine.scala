@@ -21,8 +21,9 @@
 // tx.valid is high in eth_tx cycle c+3, always: the hold register and the toggle are loaded at the end of
 // cycle c, the first synchroniser flop at the end of c+1, and at the end of c+2 the start register (the
 // second flop of the synchroniser, loaded from the first through one level of logic together with the
-// decision) and the first-byte register. Behind OrderEngineTxArbiter and LiteEth's GMII MAC, TX_EN is high
-// from cycle c+7 (OrderEngineSpec measures it on the pins). With asynchronous clocks, tx.valid is sampled
+// decision) and the first-byte register. OrderEngineTxArbiter's output register adds one cycle (valid at the
+// MAC's input in c+4); behind it and LiteEth's GMII MAC, TX_EN is high from cycle c+8 (OrderEngineSpec
+// measures it on the pins). With asynchronous clocks, tx.valid is sampled
 // 2 to 3 eth_tx periods after the eth_rx edge that loaded the toggle (simulation); on hardware a first
 // flop that resolves late adds one period: a jitter of one eth_tx cycle, which no synchroniser avoids.
 // MTBF: the start register's input is the first flop through one LUT (instead of a direct flop-to-flop
@@ -93,9 +94,12 @@ case class OrderMeta() extends Bundle {
   * start a frame; a frame, once offered, keeps the output until its last byte is taken, so a CPU frame on the
   * wire is never broken. For three cycles after an order frame only `order` may start (the engine starts a
   * queued order three cycles after the previous one's last byte; the MAC's inter-frame gap is 12 anyway).
-  * No added latency: the output follows the selected input combinationally. The ready the inputs see is a
-  * register (a skid buffer in front of the MAC), and unlike spinal.lib's StreamArbiter `order.ready` depends
-  * on neither input's valid ("you would be taken"). */
+  * One cycle of latency (`OrderEngineTxArbiter.Latency`): the MAC's inputs come straight from a register.
+  * LiteEth's transmit path is combinational from `tx_valid`/`tx_data` through its padding, CRC, preamble and
+  * gap stages; behind the engine's fast start (start register -> engine valid -> selection) and that, eth_tx
+  * missed 125 MHz on ECP5 (104.9 MHz on the Colorlight i5, 117.8 MHz on the 5A-75B). The ready the inputs
+  * see is a register too (a skid buffer in front of the output register), and unlike spinal.lib's
+  * StreamArbiter `order.ready` depends on neither input's valid ("you would be taken"). */
 case class OrderEngineTxArbiter() extends Component {
   val io = new Bundle {
     val order = slave(Stream(Fragment(Bits(8 bits))))
@@ -113,16 +117,42 @@ case class OrderEngineTxArbiter() extends Component {
   val merged = Stream(Fragment(Bits(8 bits)))
   merged.valid := (io.order.valid && !cpuOnly) || (io.cpu.valid && cpuMay)
   merged.payload := selOrder ? io.order.payload | io.cpu.payload
-  io.order.ready := !cpuOnly && merged.ready
-  io.cpu.ready := !selOrder && merged.ready
+  // The output and skid registers (below): room = the skid register is free. `order` is also held off while the
+  // output register still holds the previous frame's last byte for the MAC, so that an order's byte 0 always
+  // enters the output register and reaches the MAC in the cycle after it is taken (the engine's tx stamp).
+  val oValid = RegInit(False)
+  val oPayload = Reg(Fragment(Bits(8 bits)))
+  val sValid = RegInit(False)
+  val sPayload = Reg(Fragment(Bits(8 bits)))
+  val room = !sValid
+  val orderRoom = !sValid && !(oValid && oPayload.last)
+  merged.ready := selOrder ? orderRoom | room
+  io.order.ready := !cpuOnly && orderRoom
+  io.cpu.ready := !selOrder && room
   when(reserved =/= 0) { reserved := reserved - 1 }
   when(merged.valid) { locked := True; lockedCpu := !selOrder }
   when(merged.fire && merged.last) { locked := False; when(!lockedCpu) { reserved := 3 } }
   cpuOnly := locked.getAheadValue() && lockedCpu.getAheadValue()
   cpuMay := locked.getAheadValue() ? lockedCpu.getAheadValue() | reserved.getAheadValue() === 0
-  // A skid register on the way to the MAC: valid and data pass through (no added cycle) until the MAC stalls,
-  // and the inputs see a registered ready (the MAC's tx_ready is combinational through its pipeline).
-  io.output << merged.s2mPipe()
+  // The output register (the MAC sees registered valid, data and last) with a skid register in front (the
+  // inputs see a registered ready: the MAC's tx_ready is combinational through its pipeline). Written out
+  // rather than s2mPipe().m2sPipe(), so that tx_ready reaches every register through one LUT (the path from
+  // the MAC's state through tx_ready, routed across the chip, was the eth_tx critical path on the 5A-75B).
+  when(!oValid || io.output.ready) {
+    oValid := sValid || merged.fire
+    oPayload := sValid ? sPayload | merged.payload
+    sValid := False
+  } elsewhen (merged.fire) {
+    sValid := True
+  }
+  when(!sValid) { sPayload := merged.payload }   // (unused until sValid: its enable does not wait for tx_ready)
+  io.output.valid := oValid
+  io.output.payload := oPayload
+}
+
+object OrderEngineTxArbiter {
+  /** Cycles from an input's valid to the output's valid (the output register), when the output is free. */
+  val Latency = 1
 }
 
 object OrderEngine {
@@ -142,8 +172,18 @@ object OrderEngine {
   object St { val SENT = 1; val SUPPRESSED_LOCKED = 2; val SUPPRESSED_WIDTH = 3; val SUPPRESSED_TEMPLATE = 4; val width = 4 }
   /** sys -> eth_tx commands. */
   object Cmd { val ARM_SET = 0; val ARM_CLR = 1; val TIME_SET = 2; val ACK_SET = 3 }
-  /** Cycles from the fire.valid cycle (eth_rx) to the first tx.valid cycle with same-edge clocks, engine idle. */
+  /** A 16-bit event counter to be read in another clock domain: counted in binary (a carry chain), then Gray
+    * coded into a register (one bit changes per count; `inc` at most once a cycle). spinal.lib's GrayCounter
+    * ripples from bit to bit: 5 LUT levels, eth_rx's critical path on the 5A-75B (RX_OVERFLOW). */
+  def grayEvents(inc: Bool): UInt = {
+    val bin = Reg(UInt(16 bits)) init 0
+    when(inc) { bin := bin + 1 }
+    (RegNext(toGray(bin)) init 0).asUInt
+  }
+  /** Cycles from the fire.valid cycle (eth_rx) to the first io.tx.valid cycle with same-edge clocks, engine idle. */
   val FireToValidCycles = 3
+  /** The same to the first valid cycle at the MAC's input, behind OrderEngineTxArbiter. */
+  val FireToMacCycles = FireToValidCycles + OrderEngineTxArbiter.Latency
 
   /** The time part HH:MM:SS.sss: character index -> BCD digit index (digit 0 = milliseconds' ones ... 8 = tens of
     * hours in the packed 36-bit time); separators are left as the template has them. */
@@ -289,7 +329,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val toQueue = io.fire.valid && !(free && empty)
     queue.write(wr(aw - 1 downto 0), incoming, toQueue && !full)
     when(toQueue && !full) { wr := wr + 1 }
-    xRxOverflowGray := GrayCounter(16, RegNext(toQueue && full) init False)
+    xRxOverflowGray := grayEvents(RegNext(toQueue && full) init False)
     xFireToggle := toggle
     xFireHold := hold
   }
@@ -442,9 +482,9 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       // otherwise wait (a cycle or two after an unlock, an enable or a log push)
     }
     when(startNow || consumeOther) { seen := !seen }
-    xIgnoredGray := GrayCounter(16, RegNext(incIgnored) init False)
-    xNotArmedGray := GrayCounter(16, RegNext(incNotArmed) init False)
-    xLogDropsGray := GrayCounter(16, RegNext(incLogDrops) init False)
+    xIgnoredGray := grayEvents(RegNext(incIgnored) init False)
+    xNotArmedGray := grayEvents(RegNext(incNotArmed) init False)
+    xLogDropsGray := grayEvents(RegNext(incLogDrops) init False)
 
     // Lock: taken when no order is on the output and the log has every record of the past.
     // (a suppression starts the log writer one cycle later: suppressR)
@@ -711,11 +751,13 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       when(io.tx.ready) { oData := shadowH(15 downto 8); oPos := 1 } otherwise { oData := shadowH(7 downto 0); oPos := 0 }
     }
     // Byte 0 taken (tx stamp, log word 6) and last byte taken (log word 7): acted on one cycle later, from
-    // registers. The stamp is the cycle byte 0 was taken, which behind OrderEngineTxArbiter is the first cycle
-    // the MAC sees the order's byte 0 valid (the arbiter's skid register takes it at once when the MAC stalls).
+    // registers. The stamp is the first cycle the MAC sees the order's byte 0 valid: behind
+    // OrderEngineTxArbiter that is the cycle after the arbiter took it (its output register; its skid register
+    // takes it at once when the MAC stalls), i.e. the cycle byte0Taken is high.
+    assert(OrderEngineTxArbiter.Latency == 1)
     val byte0Taken = RegNext(io.tx.ready && ((startNow) || (oValid && oPos === 0))) init False
     val lastTaken = RegNext(io.tx.ready && oValid && oLast) init False
-    when(byte0Taken) { recTxStamp := cyclePrev; wAvail := 7 }
+    when(byte0Taken) { recTxStamp := cycle; wAvail := 7 }
     when(lastTaken) { wAvail := 8 }
     val underrunNow = False
     when(RegNext(underrunNow) init False) { underrun := True }

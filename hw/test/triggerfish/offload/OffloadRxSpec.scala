@@ -15,10 +15,13 @@ import scala.util.Random
 
 class OffloadRxSpec extends AnyFunSuite {
   val seed = TfSim.seed(31)
-  lazy val compiled = OffloadRxSim.compile(OffloadRxConfig(entries = 64))
+  // 64 entries as in the simulation SoC and the Zynq builds; 32 and 16 are the Colorlight boards' tables
+  // (OFFLOAD_ENTRIES in boards/colorlight-i5 and boards/colorlight-5a-75b/board.mk).
+  def compiled(entries: Int): SimCompiled[OffloadRx] = OffloadRxSim.compile(OffloadRxConfig(entries = entries))
 
-  def runRandom(name: String, s: Int, nFrames: Int, decimalsChoice: Seq[Int], sysPeriod: Int, beatGaps: Boolean): Unit =
-    compiled.doSim(name, seed = s) { dut =>
+  def runRandom(name: String, s: Int, nFrames: Int, decimalsChoice: Seq[Int], sysPeriod: Int, beatGaps: Boolean,
+                entries: Int = 64): Unit =
+    compiled(entries).doSim(name, seed = s) { dut =>
       SimTimeout(4000L * 1000 * 1000 * 100)
       val rnd = new Random(s)
       val h = new OffloadRxHarness(dut, rnd, sysPeriod = sysPeriod, beatGaps = beatGaps)
@@ -169,5 +172,11 @@ class OffloadRxSpec extends AnyFunSuite {
   }
   test(s"random: 1500 frames with idle cycles inside frames (MII-like), 4 decimals (seed ${seed + 2})") {
     runRandom("rand_gaps", seed + 2, 1500, Seq(4), 1000, beatGaps = true)
+  }
+  test(s"random: 1500 frames, 32 entries (the Colorlight i5's table), implied decimals 0..8, sys 37.5 MHz (seed ${seed + 3})") {
+    runRandom("rand_e32", seed + 3, 1500, 0 to 8, 2667, beatGaps = false, entries = 32)
+  }
+  test(s"random: 1500 frames, 16 entries (the Colorlight 5A-75B's table), 2 implied decimals, idle cycles inside frames (seed ${seed + 4})") {
+    runRandom("rand_e16", seed + 4, 1500, Seq(2), 2667, beatGaps = true, entries = 16)
   }
 }
