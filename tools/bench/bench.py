@@ -206,13 +206,19 @@ def main():
     ap.add_argument("--datapath-volumes", default="25000,50000", help="message volumes of the datapath sweep, comma separated")
     ap.add_argument("--datapath-linerate", type=int, default=50000, help="messages per line-rate run of the datapath")
     ap.add_argument("--skip-datapath", action="store_true")
+    ap.add_argument("--report-only", action="store_true", help="measure nothing: write the report again from this "
+                    "run's results in build/bench (e.g. after `make bitstream BOARD=colorlight-i5` has confirmed the clock)")
     ap.add_argument("--board", default="colorlight-i5", help="the ECP5 board whose build (build/boards/<board>) "
                     "confirms the clock the ns are computed at")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     py = sys.executable
-    run([py, os.path.join(ROOT, "tools/bench/soc_latency.py"), "--fires", str(args.fires), "--step-ms", str(args.step_ms),
-         "--timeout", str(args.soc_minutes * 60), "--out", "build/bench/soc", "--clock-mhz", str(ETH_MHZ)])
+    if args.report_only:
+        args.skip_baseline = not os.path.exists(os.path.join(OUT, "linux-baseline/linux-baseline.json"))
+        args.skip_datapath = not os.path.exists(os.path.join(DATAPATH_OUT, "datapath.json"))
+    else:
+        run([py, os.path.join(ROOT, "tools/bench/soc_latency.py"), "--fires", str(args.fires), "--step-ms", str(args.step_ms),
+             "--timeout", str(args.soc_minutes * 60), "--out", "build/bench/soc", "--clock-mhz", str(ETH_MHZ)])
     soc = json.load(open(os.path.join(OUT, "soc/latency.json")))
     bc = board_clock(args.board)
     report = {"clock_mhz": ETH_MHZ, "clock_board_build": bc, "clock_note": clock_note(bc),
@@ -221,10 +227,12 @@ def main():
         report[path] = {m: soc[path][m] for m in ("t2t", "eof2sof", "sof2sof")}
     shutil.copy(os.path.join(OUT, "soc/latency.png"), os.path.join(OUT, "latency.png"))
     if not args.skip_baseline:
-        run([py, os.path.join(ROOT, "tools/bench/linux_baseline.py"), "--fires", str(args.baseline_fires),
-             "--out", os.path.join(OUT, "linux-baseline"), "--quiet"])
+        if not args.report_only:
+            run([py, os.path.join(ROOT, "tools/bench/linux_baseline.py"), "--fires", str(args.baseline_fires),
+                 "--out", os.path.join(OUT, "linux-baseline"), "--quiet"])
         report["linux"] = json.load(open(os.path.join(OUT, "linux-baseline/linux-baseline.json")))
-    dp = None if args.skip_datapath else run_datapath(args.datapath_volumes, args.datapath_linerate)
+    dp = (None if args.skip_datapath else json.load(open(os.path.join(DATAPATH_OUT, "datapath.json"))) if args.report_only
+          else run_datapath(args.datapath_volumes, args.datapath_linerate))
     if dp is not None:
         datapath_report(report, dp)
         datapath_plot(dp, os.path.join(OUT, "datapath.png"))
