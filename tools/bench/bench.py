@@ -210,6 +210,7 @@ def main():
                     "run's results in build/bench (e.g. after `make bitstream BOARD=colorlight-i5` has confirmed the clock)")
     ap.add_argument("--board", default="colorlight-i5", help="the ECP5 board whose build (build/boards/<board>) "
                     "confirms the clock the ns are computed at")
+    ap.add_argument("--boards-dir", default=os.path.join(ROOT, "build/boards"), help="where that build is (default build/boards)")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     py = sys.executable
@@ -220,7 +221,7 @@ def main():
         run([py, os.path.join(ROOT, "tools/bench/soc_latency.py"), "--fires", str(args.fires), "--step-ms", str(args.step_ms),
              "--timeout", str(args.soc_minutes * 60), "--out", "build/bench/soc", "--clock-mhz", str(ETH_MHZ)])
     soc = json.load(open(os.path.join(OUT, "soc/latency.json")))
-    bc = board_clock(args.board)
+    bc = board_clock(args.board, args.boards_dir)
     report = {"clock_mhz": ETH_MHZ, "clock_board_build": bc, "clock_note": clock_note(bc),
               "anchors": [{"what": a, "published": b} for a, b in ANCHORS]}
     for path in ("hw", "fw"):
