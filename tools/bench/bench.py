@@ -222,7 +222,15 @@ def main():
              "--timeout", str(args.soc_minutes * 60), "--out", "build/bench/soc", "--clock-mhz", str(ETH_MHZ)])
     soc = json.load(open(os.path.join(OUT, "soc/latency.json")))
     bc = board_clock(args.board, args.boards_dir)
-    report = {"clock_mhz": ETH_MHZ, "clock_board_build": bc, "clock_note": clock_note(bc),
+    note = clock_note(bc)
+    if bc is not None and bc["commit"]:
+        # the board builds' version constant (tools/fpga-lib.sh): the last commit that changed the hardware
+        hw = subprocess.run(["git", "log", "-1", "--format=%h", "--abbrev=8", "--", "hw", "boards", "build.sc"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+        bc["same_hardware"] = hw[:len(bc["commit"])] == bc["commit"] if hw else None
+        note += (" The board build is of this checkout's hardware." if bc["same_hardware"] else
+                 f" The board build is of hardware {bc['commit']}, this checkout's is {hw or 'unknown'}: not the same.")
+    report = {"clock_mhz": ETH_MHZ, "clock_board_build": bc, "clock_note": note,
               "anchors": [{"what": a, "published": b} for a, b in ANCHORS]}
     for path in ("hw", "fw"):
         report[path] = {m: soc[path][m] for m in ("t2t", "eof2sof", "sof2sof")}
