@@ -225,7 +225,7 @@ def main():
     note = clock_note(bc)
     if bc is not None and bc["commit"]:
         # the board builds' version constant (tools/fpga-lib.sh): the last commit that changed the hardware
-        hw = subprocess.run(["git", "log", "-1", "--format=%h", "--abbrev=8", "--", "hw", "boards", "build.sc"], cwd=ROOT,
+        hw = subprocess.run(["bash", "-c", "source tools/fpga-lib.sh && fpga_hw_version"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()
         bc["same_hardware"] = hw[:len(bc["commit"])] == bc["commit"] if hw else None
         note += (" The board build is of this checkout's hardware." if bc["same_hardware"] else
