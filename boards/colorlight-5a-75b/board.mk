@@ -16,15 +16,14 @@ MAC_FLAGS   := --tx-delay 0 --rx-delay 2 --fast-crc-check
 # 37.5 MHz leaves about 15 % margin (41.667 MHz, the next exact setting, about 6 %;
 # 40 MHz and 125 MHz have no common VCO in 400..800 MHz). The firmware's clock and time base follow it.
 SYS_MHZ     := 37.5
-# the stop-order offload datapath: LEFT OUT on this board for now, because with it the build does not meet
-# 125 MHz. Tried on branch offload-rx (nextpnr seeds, --placer-heap-timingweight 40):
-#   32 entries, seed 1: eth_tx 110.6 MHz, eth_rx 116.2 MHz (seed 2's placement was worse; stopped)
-#   16 entries, seed 1: eth_tx 117.8 MHz, eth_rx 125.75 MHz; seed 2: eth_tx 111.0 MHz, eth_rx 121.6 MHz
-# eth_tx fails at both sizes: its critical path is the order engine's fast start (tx_startR ->
-# io.tx.valid -> the TX arbiter -> the MAC), which the i5 meets (134.6 MHz). `OFFLOAD=yes` on the make line
-# builds it anyway (with OFFLOAD_ENTRIES below).
-OFFLOAD     := no
-# trigger table entries when OFFLOAD=yes: 16, the issue's minimum (the simulation SoC has 64, the i5 32)
+# the stop-order offload datapath: in (16 entries, below). Measured at commit "offload: the MsgSeqNum increment
+# in two stages" on branch timing, nextpnr seed 1 (--placer-heap-timingweight 40): sys 47.82, eth_tx 129.17,
+# eth_rx 128.32 MHz (required 37.5/125/125). The margin is thin (3 to 4 MHz): eth_tx's limits are the
+# order engine's start into the TX arbiter's CPU-side ready and the template RAM's clock-to-out, eth_rx's the
+# trade price accumulator (x10 + digit, two 48-bit carry chains). Before branch timing eth_tx missed
+# (117.8 MHz: the engine's fast start through the arbiter into the MAC). OFFLOAD=no leaves it out.
+OFFLOAD     := yes
+# trigger table entries: 16, the issue's minimum (the simulation SoC has 64, the i5 32)
 OFFLOAD_ENTRIES := 16
 # Ethernet receive slots (2 KiB each, one block RAM): 4, as on the i5 (the simulation SoC has 8)
 ETH_RX_SLOTS := 4

@@ -17,10 +17,14 @@ MAC_FLAGS   := --tx-delay 0 --rx-delay 2 --fast-crc-check
 # 40 MHz and 125 MHz have no common VCO in 400..800 MHz). The firmware's clock and time base follow it.
 SYS_MHZ     := 37.5
 # the stop-order offload datapath in the SoC (receive parser and trigger table, order engine, TX arbiter)
-# LEFT OUT by default for now: with the offload (32 entries) seed 1 met timing once (eth_tx 134.6, eth_rx
-# 127.8 MHz, before commit 4362e18), then at 4362e18 (other version constant in the netlist) seed 1 missed
-# eth_tx (104.9 MHz; eth_rx 130.4 met); seeds 2-4 were not tried. eth_tx's critical path is the order engine's
-# fast start through the TX arbiter into the MAC. OFFLOAD=yes on the make line builds it.
+# STILL LEFT OUT by default: placement on this board varies too much from one netlist to the next (the version
+# constant changes it at every commit). On branch timing (arbiter output register, parser and engine paths
+# shortened), seed 1 met twice (sys 45.60 / eth_tx 134.83 / eth_rx 129.20 MHz, then 45.51 / 135.43 / 132.17)
+# and then, at the branch's final hardware, missed: eth_tx 124.69 (the Ethernet TX buffer's block RAM
+# clock-to-out, 5.83 ns, routed 2.19 ns to its register) and eth_rx 124.69 (the header parser's okR);
+# seed 2's router had not converged after 8 minutes (stopped). Before branch timing seed 1 missed eth_tx at
+# 104.9 MHz. The lasting fix: block RAM output registers for the TX buffer and the order templates.
+# OFFLOAD=yes on the make line builds it.
 OFFLOAD     := no
 # trigger table entries on this board: 32, not the 64 of the simulation SoC. With 64 the SoC fills 81 % of the
 # LUTs, nextpnr's router had not converged after 8 minutes (stopped) and placement estimated eth_rx at 95 MHz; 32 halves

@@ -189,17 +189,17 @@ object OrderEngine {
     * hours in the packed 36-bit time); separators are left as the template has them. */
   val timeCharDigit: Seq[(Int, Int)] = Seq(0 -> 8, 1 -> 7, 3 -> 6, 4 -> 5, 6 -> 4, 7 -> 3, 9 -> 2, 10 -> 1, 11 -> 0)
 
-  /** BCD +1 over all digits (wraps at 10^n). The carry into each digit is the AND of the nines below it, each its
-    * own balanced tree (a ripple through the digits is one LUT per digit: too slow for 125 MHz on ECP5). */
-  def bcdInc(v: UInt): UInt = {
-    val d = v.subdivideIn(4 bits)
-    val nine = d.map(_ === 9)
+  /** BCD +1 over all digits (wraps at 10^n), two cycles after v, through a register in the middle: for a v that
+    * changes rarely and is read several cycles after it changes. The carry into each digit is the AND of the
+    * nines below it, each its own balanced tree (a ripple through the digits is one LUT per digit), and is
+    * registered (in one cycle, the ten-digit MsgSeqNum's increment missed 125 MHz on ECP5). */
+  def bcdIncPiped(v: UInt): UInt = {
+    val nine = v.subdivideIn(4 bits).map(_ === 9)
+    val carry = RegNext(Vec((0 until nine.size).map(k => if (k == 0) True else nine.take(k).reduceBalancedTree(_ && _))).asBits)
+    val d = RegNext(v).subdivideIn(4 bits)
     val out = Vec(UInt(4 bits), d.size)
-    for (k <- d.indices) {
-      val carry = if (k == 0) True else nine.take(k).reduceBalancedTree(_ && _)
-      out(k) := Mux(carry, Mux(nine(k), U(0, 4 bits), d(k) + 1), d(k))
-    }
-    out.asBits.asUInt
+    for (k <- d.indices) out(k) := Mux(carry(k), Mux(d(k) === 9, U(0, 4 bits), d(k) + 1), d(k))
+    RegNext(out.asBits.asUInt)
   }
 
   /** Which digits of a packed BCD time of day are at their maximum (see timeInc): ms 9 9 9, SS 9 5, MM 9 5,
@@ -551,7 +551,10 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val calcRun = RegInit(False)
     // Commit: the order's values are taken (recLatch); the next ones are prepared in the following cycle
     // (step 0 below: nothing reads them before the frame has ended).
-    val nextMsgBcdInc = RegNext(bcdInc(nextMsgBcd))
+    // nextMsgBcd + 1 in two register stages (in one, the ten-digit carry was eth_tx's critical path on the
+    // 5A-75B, 124.98 MHz): nextMsgBcd changes at an advance (once a frame) or when the lock is left (settle
+    // keeps the engine from starting for 3 cycles after it), and the next advance comes a frame later.
+    val nextMsgBcdInc = bcdIncPiped(nextMsgBcd)
     val advance = calcRun && step === 0
     when(advance) {
       nextSeq := nextSeq + (metaR.len - PayloadOff).resize(32)
