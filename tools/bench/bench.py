@@ -208,8 +208,9 @@ def main():
     ap.add_argument("--skip-datapath", action="store_true")
     ap.add_argument("--report-only", action="store_true", help="measure nothing: write the report again from this "
                     "run's results in build/bench (e.g. after `make bitstream BOARD=colorlight-i5` has confirmed the clock)")
-    ap.add_argument("--board", default="colorlight-i5", help="the ECP5 board whose build (build/boards/<board>) "
-                    "confirms the clock the ns are computed at")
+    ap.add_argument("--board", default="colorlight-i5,colorlight-5a-75b", help="the ECP5 boards whose build "
+                    "(build/boards/<board>) may confirm the clock the ns are computed at: the first built with the "
+                    "offload and meeting timing, else the first found")
     ap.add_argument("--boards-dir", default=os.path.join(ROOT, "build/boards"), help="where that build is (default build/boards)")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
@@ -221,7 +222,8 @@ def main():
         run([py, os.path.join(ROOT, "tools/bench/soc_latency.py"), "--fires", str(args.fires), "--step-ms", str(args.step_ms),
              "--timeout", str(args.soc_minutes * 60), "--out", "build/bench/soc", "--clock-mhz", str(ETH_MHZ)])
     soc = json.load(open(os.path.join(OUT, "soc/latency.json")))
-    bc = board_clock(args.board, args.boards_dir)
+    found = [bc for bc in (board_clock(b, args.boards_dir) for b in args.board.split(",") if b) if bc is not None]
+    bc = next((b for b in found if b["with_offload_and_met"]), found[0] if found else None)
     note = clock_note(bc)
     if bc is not None and bc["commit"]:
         # the board builds' version constant (tools/fpga-lib.sh): the last commit that changed the hardware
