@@ -16,16 +16,14 @@ MAC_FLAGS   := --tx-delay 0 --rx-delay 2 --fast-crc-check
 # 37.5 MHz leaves about 15 % margin (41.667 MHz, the next exact setting, about 6 %;
 # 40 MHz and 125 MHz have no common VCO in 400..800 MHz). The firmware's clock and time base follow it.
 SYS_MHZ     := 37.5
-# the stop-order offload datapath in the SoC (receive parser and trigger table, order engine, TX arbiter)
-# STILL LEFT OUT by default: placement on this board varies too much from one netlist to the next (the version
-# constant changes it at every commit). On branch timing (arbiter output register, parser and engine paths
-# shortened), seed 1 met twice (sys 45.60 / eth_tx 134.83 / eth_rx 129.20 MHz, then 45.51 / 135.43 / 132.17)
-# and then, at the branch's final hardware, missed: eth_tx 124.69 (the Ethernet TX buffer's block RAM
-# clock-to-out, 5.83 ns, routed 2.19 ns to its register) and eth_rx 124.69 (the header parser's okR);
-# seed 2's router had not converged after 8 minutes (stopped). Before branch timing seed 1 missed eth_tx at
-# 104.9 MHz. The lasting fix: block RAM output registers for the TX buffer and the order templates.
-# OFFLOAD=yes on the make line builds it.
-OFFLOAD     := no
+# the stop-order offload datapath in the SoC (receive parser and trigger table, order engine, TX arbiter): in.
+# The netlist's version constant is the last commit under hw/ (tools/fpga-lib.sh), so nextpnr gets the same
+# netlist for a seed until the hardware changes. At hardware 8826e3dd, seed 1: sys 49.72 / eth_tx 135.03 /
+# eth_rx 131.96 MHz (required 37.5/125/125), 364 s. When the version constant was HEAD, seed 1 met twice and
+# missed once on branch timing (eth_tx and eth_rx 124.69 MHz: the Ethernet TX buffer's block RAM clock-to-out,
+# the header parser's okR); the margin is 7 to 10 MHz at this placement, less on others. The lasting fix:
+# block RAM output registers for the TX buffer and the order templates. OFFLOAD=no leaves it out.
+OFFLOAD     := yes
 # trigger table entries on this board: 32, not the 64 of the simulation SoC. With 64 the SoC fills 81 % of the
 # LUTs, nextpnr's router had not converged after 8 minutes (stopped) and placement estimated eth_rx at 95 MHz; 32 halves
 # the per-entry state (match, comparison, crossing, pending bits and the fire sequencer's priority logic).
