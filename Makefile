@@ -1,4 +1,4 @@
-# Triggerfish: the user-facing entry points (see README.md and DESIGN.md).
+# Triggerfish: the user-facing entry points (see README.md and docs/DESIGN.md).
 #   make deps      install what a fresh Debian 12 lacks (idempotent)
 #   make test      every test: SpinalSim unit tests, firmware host tests, whole-SoC simulation tests
 #   make demo      run the whole SoC in Verilator and tell the story
@@ -69,6 +69,15 @@ $(SIM_BIN): $(SIM_RTL) sim/main.cpp $(wildcard sim/eth/*.cpp sim/eth/*.h)
 	  $(SIM_RTL) $(CURDIR)/sim/main.cpp $(if $(SIM_MAC_V),$(SIM_ETH_SRCS)) > build/sim-verilator.log 2>&1 \
 	  || { tail -40 build/sim-verilator.log; exit 1; }
 
+# --- the Java tools -----------------------------------------------------------------------------------
+# Defined before any rule that names them: make expands a rule's prerequisites as it reads the rule, so a
+# variable defined further down would be empty there (the demo once lost its jar that way).
+# The exchange simulator (QuickFIX/J), for the whole-SoC FIX tests and the demo.
+EXCHANGE_JAR := out/exchange/assembly.dest/out.jar
+$(EXCHANGE_JAR): $(shell find tools/exchange/src -name '*.java') build.sc
+	@echo "== building the exchange simulator (tools/exchange)"
+	$(MILL) exchange.assembly
+
 # --- running -------------------------------------------------------------------------------------------
 # The network: libslirp by default (no root needed; the SoC is 10.77.0.2, the host is reached as 10.77.0.1),
 # or SIM_NET=+tap=<ifname> inside a namespace you made (see README).
@@ -88,12 +97,6 @@ test-hw: deps
 
 test-fw-host: deps
 	$(MAKE) -s -C fw host-test
-
-# The exchange simulator (QuickFIX/J), for the whole-SoC FIX tests and the demo.
-EXCHANGE_JAR := out/exchange/assembly.dest/out.jar
-$(EXCHANGE_JAR): $(shell find tools/exchange/src -name '*.java') build.sc
-	@echo "== building the exchange simulator (tools/exchange)"
-	$(MILL) exchange.assembly
 
 test-sim: deps test-sim-run
 test-sim-run: $(SIM_BIN) $(FW_SIM) $(EXCHANGE_JAR)

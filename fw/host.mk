@@ -20,12 +20,13 @@ host-build: $(HOST_TESTS)
 
 # Runs every test binary, prints each one's cmocka summary, then one total line; fails if any failed.
 host-test: host-build
-	@pass=0; fail=0; for t in $(HOST_TESTS); do \
+	@pass=0; fail=0; skip=0; for t in $(HOST_TESTS); do \
 	  echo "== $$(basename $$t)"; \
 	  out=$$($$t 2>&1); rc=$$?; echo "$$out"; \
 	  p=$$(echo "$$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1); \
 	  f=$$(echo "$$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1); \
-	  pass=$$((pass + $${p:-0})); fail=$$((fail + $${f:-0})); \
+	  k=$$(echo "$$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -1); \
+	  pass=$$((pass + $${p:-0})); fail=$$((fail + $${f:-0})); skip=$$((skip + $${k:-0})); \
 	  if [ $$rc -ne 0 ] && [ -z "$$f" ]; then fail=$$((fail + 1)); echo "!! $$(basename $$t) exited $$rc"; fi; \
 	done; \
-	echo "firmware host tests: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
+	echo "firmware host tests: $$pass passed, $$fail failed, $$skip skipped"; [ $$fail -eq 0 ]

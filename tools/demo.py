@@ -54,6 +54,7 @@ class Demo:
         self.lines = []
         self.events = {"fills": 0, "fires": 0, "md": 0, "orders": 0}
         self.fires = []  # (ClOrdID, hw|fw) from the console
+        self.slow_steps = []  # steps that did not finish in time and were passed over (reported, not fatal)
 
     # ---- processes -------------------------------------------------------------------------------
     def netns_prefix(self):
@@ -105,17 +106,37 @@ class Demo:
         self.sim = subprocess.Popen(cmd, stdout=self.sim_log, stderr=subprocess.STDOUT, cwd=ROOT)
         say(f"soc: booting the SoC in Verilator (VexRiscv + LiteEth MAC, firmware {os.path.relpath(FW, ROOT)})")
 
+    def write_fifo(self, path, text, seconds=10):
+        """Writes to one of the simulation's FIFOs without ever blocking: a FIFO whose reader (the simulation)
+        has died would block a plain open() forever."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError as e:  # ENXIO: no reader yet (or any more); ENOENT: not made yet
+                if self.sim.poll() is not None:
+                    raise SystemExit(f"demo: the simulation has ended (exit {self.sim.returncode}); "
+                                     f"it can no longer take {text.strip()!r}; see {self.log_path}") from e
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"demo: the simulation did not open {os.path.relpath(path, ROOT)} within {seconds} s "
+                                     f"({e.strerror}); see {self.log_path}") from e
+                time.sleep(0.05)
+        try:
+            os.set_blocking(fd, True)  # the reader is there: a short line goes in whole
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+
     def console(self, line):
-        with open(self.con_path, "w") as f:
-            f.write(line + "\n")
+        self.write_fifo(self.con_path, line + "\n")
 
     def stop_all(self):
         if self.sim and self.sim.poll() is None:
             try:
-                with open(self.ctl_path, "w") as f:
-                    f.write("exit 0\n")
+                self.write_fifo(self.ctl_path, "exit 0\n", seconds=2)
                 self.sim.wait(timeout=10)
-            except Exception:
+            except (SystemExit, OSError, subprocess.TimeoutExpired):
                 self.sim.kill()
                 self.sim.wait()
         if self.exch and self.exch.poll() is None:
@@ -188,8 +209,14 @@ class Demo:
             return f"market: {m.group(1)} trades at {trade.group(1)}  ({m.group(2)})"
         return None
 
-    def wait_for(self, pattern, seconds, what):
-        deadline = time.monotonic() + seconds
+    def wait_for(self, pattern, seconds, what, fatal=True):
+        """Waits for a console line. The simulation runs about 100x slower than real time, and slower still on a
+        loaded machine: every 30 s of waiting is reported, so a slow step shows as slow, not as hung. After
+        `seconds` a fatal step ends the demo; a step the story can do without (fatal=False) is reported and
+        the demo goes on."""
+        start = time.monotonic()
+        deadline = start + seconds
+        next_note = start + 30
         rx = re.compile(pattern)
         for l in self.lines:
             if rx.search(l):
@@ -201,8 +228,16 @@ class Demo:
                     return l
             if self.sim.poll() is not None:
                 raise SystemExit(f"demo: the simulation ended while waiting for {what}; see {self.log_path}")
+            if time.monotonic() > next_note:
+                say(f"(still waiting for {what} after {time.monotonic() - start:.0f} s: the machine is slow; "
+                    f"giving it up to {seconds:.0f} s)")
+                next_note += 30
             time.sleep(0.05)
-        raise SystemExit(f"demo: no {what} within {seconds} s; see {self.log_path}")
+        if fatal:
+            raise SystemExit(f"demo: no {what} within {seconds} s; see {self.log_path}")
+        say(f"(no {what} within {seconds} s: the machine is slow; going on without it)")
+        self.slow_steps.append(what)
+        return None
 
     def pump(self, seconds):
         end = time.monotonic() + seconds
@@ -215,7 +250,7 @@ class Demo:
         net = self.setup_network()
         self.start_exchange()
         self.start_soc(net)
-        self.wait_for(r"^net: MAC", 120, "network start-up")
+        self.wait_for(r"^net: MAC", 300, "network start-up")
         utc = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H:%M:%S.%f")[:-3]
         say(f"console: utc set {utc}  (the SoC has no clock of its own)")
         self.console(f"utc set {utc}")
@@ -224,8 +259,8 @@ class Demo:
             self.console(f"stop {side} {sym} {qty} {stop} {limit}")
         self.console("fix watch on")
         self.console("fix start")
-        self.wait_for(r"^fix: logged on", 60, "FIX logon")
-        self.wait_for(r"^fix: subscribed", 20, "market data subscription")
+        self.wait_for(r"^fix: logged on", 300, "FIX logon")
+        self.wait_for(r"^fix: subscribed", 120, "market data subscription")
         # the market: wait until both stops have fired and their orders are filled (or the path ends)
         deadline = time.monotonic() + self.args.timeout
         while time.monotonic() < deadline and (self.events["fills"] < len(STOPS)):
@@ -234,7 +269,9 @@ class Demo:
         self.console("fix watch off")
         self.console("orders")
         self.console("fix stop")
-        self.wait_for(r"^fix: connection closed; stopped", 30, "the TCP close after Logout")
+        # the session is over once the Logout is answered; the close after it is part of the story, but on a slow
+        # machine it may take long: reported, not fatal
+        self.wait_for(r"^fix: connection closed; stopped", 180, "the TCP close after Logout", fatal=False)
         self.console("fix")
         self.pump(1.0)
         say("shutdown: simulation ended, exchange stopped" + (", namespace removed" if self.ns else ""))
@@ -271,6 +308,8 @@ class Demo:
                                  f"min {d['cycles']['min']} / median {d['cycles']['median']} / max {d['cycles']['max']} over {d['count']}"))
         if r.returncode != 0:
             rows.append(("latency analysis", "failed: " + (r.stderr.strip().splitlines() or ["?"])[-1]))
+        if self.slow_steps:
+            rows.append(("slow steps passed over", "; ".join(self.slow_steps)))
         if speed:
             rows.append(("simulation", f"{int(speed.group(1)):,} cycles ({speed.group(2)} ms simulated) in {speed.group(3)} s wall"))
         w = max(len(a) for a, _ in rows)
@@ -292,7 +331,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="build/demo")
     ap.add_argument("--path", default="tools/exchange/paths/demo.path")
-    ap.add_argument("--timeout", type=float, default=120, help="seconds to wait for the stops to fire and fill")
+    ap.add_argument("--timeout", type=float, default=240, help="seconds to wait for the stops to fire and fill")
     ap.add_argument("--slirp", action="store_true", help="use libslirp even as root")
     args = ap.parse_args()
     for p in (SIM, FW, JAR):

@@ -13,8 +13,11 @@ APT_PACKAGES=(
   gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
   libcmocka-dev
   iproute2 iputils-ping libslirp-dev tcpdump tshark
+  procps util-linux coreutils
   openfpgaloader
 )
+# procps: pgrep and sysctl (the tests' "nothing left running" checks and the namespaces' settings); util-linux:
+# setpriv (drops root in test_slirp); coreutils: timeout (every test's wall-clock limit).
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -22,9 +25,10 @@ for p in "${APT_PACKAGES[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "deps: installing Debian packages: ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  $SUDO apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # sudo resets the environment: DEBIAN_FRONTEND goes through `env`, on the far side of sudo
+  SUDO=(); [ "$(id -u)" -eq 0 ] || SUDO=(sudo)
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 else
   echo "deps: Debian packages present"
 fi

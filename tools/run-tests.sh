@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make test`: runs every suite, even after one fails, and prints each suite's counts and a total.
+# `make test`: runs every suite, even after one fails, and prints each suite's counts and a total:
+#   "N passed, M failed, K skipped". A skipped test is counted as skipped, never as passed.
 #   1. SpinalSim unit tests of the hardware blocks (hw/test, Mill + ScalaTest + Verilator)
 #   2. firmware host unit tests (fw/tests, cmocka, with ASan/UBSan)
 #   3. the firmware network stack against the Linux kernel through a TAP device (root only)
@@ -11,102 +12,138 @@
 #   9. the benchmark's Linux baseline (tools/bench: its QuickFIX/J client in JUnit, the pcap pairing in unittest)
 #  10. board builds (tools/test-boards.sh): both Colorlight bitstreams meeting timing, both Zynq syntheses
 # TF_TESTS="hw fw" runs a subset. Logs: build/test-logs/<suite>.log.
+# Every suite runs under a wall-clock limit (the table in limit_for; TF_LIMIT_<suite>=seconds overrides it): a
+# suite that reaches it is stopped and fails, with the last lines of its log, which say where it was.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=build/test-logs
 mkdir -p "$LOGS"
 SUITES=${TF_TESTS:-hw fw net exchange liteeth simeth sim latency bench boards}
-total_pass=0; total_fail=0; summary=()
+VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
+total_pass=0; total_fail=0; total_skip=0; summary=()
 
-record() { # record <suite> <passed> <failed> <rc>
-  local p=${2:-0} f=${3:-0}
-  if [ "$4" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi # a suite that failed without counting counts once
-  total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
-  summary+=("$(printf '%-34s %4d passed, %d failed' "$1" "$p" "$f")")
+limit_for() { # limit_for <suite>: seconds
+  local var="TF_LIMIT_$1"
+  if [ -n "${!var:-}" ]; then echo "${!var}"; return; fi
+  case $1 in
+    hw|sim|boards) echo 4800 ;;   # cold: Mill and Verilator builds; the board suite builds four boards
+    exchange|bench|liteeth) echo 1200 ;;
+    *) echo 900 ;;
+  esac
 }
 
-run() { # run <suite> <log> <command...>: shows progress lines, keeps the whole log
-  local name=$1 log=$2; shift 2
+record() { # record <suite> <passed> <failed> <skipped> <rc>
+  local p=${2:-0} f=${3:-0} k=${4:-0}
+  if [ "$5" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi # a suite that failed without counting counts once
+  total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + k))
+  summary+=("$(printf '%-34s %4d passed, %d failed, %d skipped' "$1" "$p" "$f" "$k")")
+}
+
+run() { # run <suite> <name> <log> <command...>: shows progress lines, keeps the whole log, enforces the limit
+  local suite=$1 name=$2 log=$3; shift 3
+  local lim; lim=$(limit_for "$suite")
   echo "== $name"
   local start=$SECONDS
-  "$@" > "$log" 2>&1
+  timeout -k 30 "$lim" "$@" > "$log" 2>&1
   local rc=$?
   echo "   ($((SECONDS - start)) s, log $log)"
+  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    echo "   FAIL: stopped at the suite's wall-clock limit of $lim s; the log's last lines:"
+    tail -8 "$log" | sed 's/^/   | /'
+  fi
   return $rc
+}
+
+# Python's unittest: "Ran N tests" and a closing "OK (skipped=K)" or "FAILED (failures=F, errors=E, skipped=K)"
+# -> "passed failed skipped"; no closing line (a crash) counts as one failure.
+unittest_counts() {
+  local n status
+  n=$(sed -n 's/^Ran \([0-9]*\) test.*/\1/p' "$1" | tail -1)
+  status=$(grep -E '^(OK|FAILED)( \(|$)' "$1" | tail -1)
+  echo "${n:-0} $status" | awk '{
+    n = $1; f = 0; k = 0; x = 0
+    if ($2 != "OK" && $2 != "FAILED") f = 1
+    while (match($0, /(failures|errors|unexpected successes|skipped|expected failures)=[0-9]+/)) {
+      kv = substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH)
+      split(kv, a, "="); key = a[1]; v = a[2] + 0
+      if (key == "skipped") k += v; else if (key == "expected failures") x += v; else f += v
+    }
+    p = n - f - k - x; print (p < 0 ? 0 : p), f, k }'
+}
+# JUnit through Mill: "Test run <class> finished: F failed, I ignored, T total" per class; ignored are skipped.
+junit_counts() {
+  grep -o 'finished: [0-9]* failed, [0-9]* ignored, [0-9]* total' "$1" \
+    | awk '{f += $2; i += $4; t += $6} END {print t - f - i, f + 0, i + 0}'
+}
+# plain_counts <log> <line prefix regex>: the last "N passed, M failed[, K skipped]" line with that prefix
+plain_counts() {
+  grep -E "${2}[0-9]+ passed, [0-9]+ failed" "$1" | tail -1 \
+    | grep -oE '[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?' | tr -d , | awk '{print $1, $3, $5 + 0}'
+}
+rec() { # rec <suite title> "<p f k>" <rc>
+  local c=($2); record "$1" "${c[0]:-0}" "${c[1]:-0}" "${c[2]:-0}" "$3"
 }
 
 for s in $SUITES; do case $s in
 hw)
-  run "SpinalSim hardware unit tests" $LOGS/hw.log ./mill -i hw.test; rc=$?
+  run hw "SpinalSim hardware unit tests" $LOGS/hw.log ./mill -i hw.test; rc=$?
   sed -i 's/\x1b\[[0-9;]*m//g' $LOGS/hw.log
-  grep -E '^\[[0-9]+\] (- |[A-Za-z]+Spec:|.*FAILED|.*did not)' $LOGS/hw.log | sed 's/^\[[0-9]*\] /   /'
-  line=$(grep -o 'Tests: succeeded [0-9]*, failed [0-9]*' $LOGS/hw.log | tail -1)
-  record "SpinalSim hardware unit tests" "$(echo "$line" | sed -n 's/.*succeeded \([0-9]*\).*/\1/p')" \
-         "$(echo "$line" | sed -n 's/.*failed \([0-9]*\).*/\1/p')" $rc ;;
+  grep -E '^\[[0-9]+\] (- |[A-Za-z]+Spec:|.*FAILED|.*did not|.*IGNORED|.*CANCELED)' $LOGS/hw.log | sed 's/^\[[0-9]*\] /   /'
+  c=$(grep -o 'Tests: succeeded [0-9]*, failed [0-9]*, canceled [0-9]*, ignored [0-9]*, pending [0-9]*' $LOGS/hw.log | tail -1 \
+      | awk '{gsub(",", ""); print $3, $5, $7 + $9 + $11}')
+  rec "SpinalSim hardware unit tests" "$c" $rc ;;
 fw)
-  run "firmware host tests (cmocka)" $LOGS/fw.log make -s -C fw host-test; rc=$?
-  grep -E '^== |^\[  (PASSED|FAILED)|^\[  ERROR|^\[   LINE' $LOGS/fw.log | sed 's/^/   /'
-  line=$(grep -o 'firmware host tests: [0-9]* passed, [0-9]* failed' $LOGS/fw.log | tail -1)
-  record "firmware host tests" "$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')" \
-         "$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')" $rc ;;
+  run fw "firmware host tests (cmocka)" $LOGS/fw.log make -s -C fw host-test; rc=$?
+  grep -E '^== |^\[  (PASSED|FAILED|SKIPPED)|^\[  ERROR|^\[   LINE' $LOGS/fw.log | sed 's/^/   /'
+  rec "firmware host tests" "$(plain_counts $LOGS/fw.log 'firmware host tests: ')" $rc ;;
 net)
-  if [ "$(id -u)" -ne 0 ]; then echo "== network stack vs Linux kernel: skipped (needs root for a namespace)"; continue; fi
-  run "network stack vs Linux kernel (TAP)" $LOGS/net.log tools/netns/tap_selftest.sh; rc=$?
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "== network stack vs Linux kernel: skipped (needs root for a namespace)"
+    record "network stack vs Linux kernel" 0 0 1 0; continue
+  fi
+  run net "network stack vs Linux kernel (TAP)" $LOGS/net.log tools/netns/tap_selftest.sh; rc=$?
   sed 's/^/   /' $LOGS/net.log | grep -E '\[ok\]|\[FAIL\]|tap_selftest:'
-  record "network stack vs Linux kernel" "$(grep -c '\[ok\]' $LOGS/net.log)" "$(grep -c '\[FAIL\]' $LOGS/net.log)" $rc ;;
+  record "network stack vs Linux kernel" "$(grep -c '\[ok\]' $LOGS/net.log)" "$(grep -c '\[FAIL\]' $LOGS/net.log)" 0 $rc ;;
 exchange)
-  run "exchange simulator tests (JUnit)" $LOGS/exchange.log ./mill -i exchange.test; rc=$?
+  run exchange "exchange simulator tests (JUnit)" $LOGS/exchange.log ./mill -i exchange.test; rc=$?
   sed -i 's/\x1b\[[0-9;]*m//g' $LOGS/exchange.log
   grep -o 'Test run .* finished: .*total' $LOGS/exchange.log | sed 's/^/   /'
-  t=$(grep -o 'finished: [0-9]* failed, [0-9]* ignored, [0-9]* total' $LOGS/exchange.log | awk '{f+=$2; t+=$6} END {print t+0, f+0}')
-  record "exchange simulator tests" "$(( ${t% *} - ${t#* } ))" "${t#* }" $rc ;;
+  rec "exchange simulator tests" "$(junit_counts $LOGS/exchange.log)" $rc ;;
 liteeth)
-  run "LiteEth MAC (GMII, standalone)" $LOGS/liteeth.log hw/liteeth/test/run.sh; rc=$?
+  run liteeth "LiteEth MAC (GMII, standalone)" $LOGS/liteeth.log hw/liteeth/test/run.sh; rc=$?
   grep -E '^\s*\[(ok|FAIL)|PASS|FAIL|latency' $LOGS/liteeth.log | sed 's/^/   /' | head -30
-  line=$(grep -oE '^[0-9]+ passed, [0-9]+ failed' $LOGS/liteeth.log | tail -1)
-  record "LiteEth MAC (standalone)" "${line%% *}" "$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')" $rc ;;
+  rec "LiteEth MAC (standalone)" "$(plain_counts $LOGS/liteeth.log '^')" $rc ;;
 simeth)
-  run "harness Ethernet plug-in" $LOGS/simeth.log sim/eth/test/run.sh; rc=$?
-  grep -E '^\s*\[FAIL' $LOGS/simeth.log | sed 's/^/   /'
-  line=$(grep -oE '^[0-9]+ passed, [0-9]+ failed' $LOGS/simeth.log | tail -1)
-  record "harness Ethernet plug-in" "${line%% *}" "$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')" $rc ;;
+  run simeth "harness Ethernet plug-in" $LOGS/simeth.log sim/eth/test/run.sh; rc=$?
+  grep -E '^\s*\[(FAIL|skip)' $LOGS/simeth.log | sed 's/^/   /'
+  rec "harness Ethernet plug-in" "$(plain_counts $LOGS/simeth.log '^')" $rc ;;
 sim)
-  run "whole-SoC simulation tests" $LOGS/sim.log make -s test-sim-run; rc=$?
-  grep -E '^(ok|FAIL|  )' $LOGS/sim.log | sed 's/^/   /'
-  line=$(grep -o 'simulation tests: [0-9]* passed, [0-9]* failed' $LOGS/sim.log | tail -1)
+  run sim "whole-SoC simulation tests" $LOGS/sim.log make -s test-sim-run; rc=$?
+  grep -E '^(ok|FAIL|skip|  )' $LOGS/sim.log | sed 's/^/   /'
+  line=$(grep -o 'simulation tests: [0-9]* passed' $LOGS/sim.log | tail -1)
   if [ -z "$line" ]; then tail -20 $LOGS/sim.log | sed 's/^/   | /'; fi
-  record "whole-SoC simulation tests" "$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')" \
-         "$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')" $rc ;;
+  rec "whole-SoC simulation tests" "$(plain_counts $LOGS/sim.log 'simulation tests: ')" $rc ;;
 latency)
-  VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
-  run "latency analysis tool" $LOGS/latency.log "$VENV/bin/python" -m unittest -v tools/latency/test_analyze.py; rc=$?
-  grep -E 'FAIL|ERROR' $LOGS/latency.log | grep -v '^Ran' | sed 's/^/   /' | head -20
-  n=$(sed -n 's/^Ran \([0-9]*\) test.*/\1/p' $LOGS/latency.log | tail -1)
-  f=$(sed -n 's/^FAILED (\(failures\|errors\)=\([0-9]*\).*/\2/p' $LOGS/latency.log | tail -1)
-  sk=$(grep -c '\.\.\. skipped' $LOGS/latency.log)
-  record "latency analysis tool" $(( ${n:-0} - ${f:-0} - sk )) "${f:-0}" $rc ;;
+  run latency "latency analysis tool" $LOGS/latency.log "$VENV/bin/python" -m unittest -v tools/latency/test_analyze.py; rc=$?
+  grep -E 'FAIL|ERROR|skipped' $LOGS/latency.log | grep -v '^Ran' | sed 's/^/   /' | head -20
+  rec "latency analysis tool" "$(unittest_counts $LOGS/latency.log)" $rc ;;
 bench)
-  VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
-  run "Linux baseline client (JUnit)" $LOGS/bench-client.log ./mill -i baseline.test; rc=$?
+  run bench "Linux baseline client (JUnit)" $LOGS/bench-client.log ./mill -i baseline.test; rc=$?
   sed -i 's/\x1b\[[0-9;]*m//g' $LOGS/bench-client.log
   grep -o 'Test run .* finished: .*total' $LOGS/bench-client.log | sed 's/^/   /'
-  t=$(grep -o 'finished: [0-9]* failed, [0-9]* ignored, [0-9]* total' $LOGS/bench-client.log | awk '{f+=$2; t+=$6} END {print t+0, f+0}')
-  record "Linux baseline client" "$(( ${t% *} - ${t#* } ))" "${t#* }" $rc
-  run "Linux baseline pairing, bench clock (unittest)" $LOGS/bench-pairing.log "$VENV/bin/python" -m unittest -v tools/bench/test_linux_baseline.py tools/bench/test_bench.py; rc=$?
-  grep -E 'FAIL|ERROR' $LOGS/bench-pairing.log | grep -v '^Ran' | sed 's/^/   /' | head -20
-  n=$(sed -n 's/^Ran \([0-9]*\) test.*/\1/p' $LOGS/bench-pairing.log | tail -1)
-  f=$(sed -n 's/^FAILED (\(failures\|errors\)=\([0-9]*\).*/\2/p' $LOGS/bench-pairing.log | tail -1)
-  record "Linux baseline pairing" $(( ${n:-0} - ${f:-0} )) "${f:-0}" $rc ;;
+  rec "Linux baseline client" "$(junit_counts $LOGS/bench-client.log)" $rc
+  run bench "Linux baseline pairing, bench clock (unittest)" $LOGS/bench-pairing.log "$VENV/bin/python" -m unittest -v tools/bench/test_linux_baseline.py tools/bench/test_bench.py; rc=$?
+  grep -E 'FAIL|ERROR|skipped' $LOGS/bench-pairing.log | grep -v '^Ran' | sed 's/^/   /' | head -20
+  rec "Linux baseline pairing" "$(unittest_counts $LOGS/bench-pairing.log)" $rc ;;
 boards)
-  run "board builds (ECP5 bitstreams, Zynq synthesis)" $LOGS/boards.log tools/test-boards.sh; rc=$?
-  grep -E '^\[(ok|FAIL)\]|^     ' $LOGS/boards.log | sed 's/^/   /'
-  line=$(grep -oE '^[0-9]+ passed, [0-9]+ failed' $LOGS/boards.log | tail -1)
-  record "board builds" "${line%% *}" "$(echo "$line" | sed -n 's/.*passed, \([0-9]*\) failed/\1/p')" $rc ;;
+  run boards "board builds (ECP5 bitstreams, Zynq synthesis)" $LOGS/boards.log tools/test-boards.sh; rc=$?
+  grep -E '^\[(ok|FAIL|skip)\]|^     |^== cache' $LOGS/boards.log | sed 's/^/   /'
+  rec "board builds" "$(plain_counts $LOGS/boards.log '^')" $rc ;;
 *) echo "unknown suite $s (hw fw net exchange liteeth simeth sim latency bench boards)"; exit 2 ;;
 esac; done
 
 echo
 echo "== summary"
 for l in "${summary[@]}"; do echo "   $l"; done
-echo "$total_pass passed, $total_fail failed"
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]

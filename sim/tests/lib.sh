@@ -43,7 +43,7 @@ soc_start() {
 }
 soc_stop() {
   if [ -n "${SOC_PID:-}" ] && kill -0 "$SOC_PID" 2>/dev/null; then
-    [ -p "$SOC_CTL" ] && echo "exit 0" > "$SOC_CTL"
+    [ -p "$SOC_CTL" ] && fifo_write "$SOC_CTL" "exit 0" 2>/dev/null
     local i; for i in $(seq 1 50); do kill -0 "$SOC_PID" 2>/dev/null || break; sleep 0.1; done
     kill "$SOC_PID" 2>/dev/null
   fi
@@ -64,11 +64,27 @@ soc_netns_stop() {
   [ -n "${SOC_NS:-}" ] && ip netns del "$SOC_NS" 2>/dev/null
   SOC_NS=""
 }
-soc_console() { # soc_console "command": types a line into the console
-  printf '%s\n' "$1" > "$SOC_CON"
+# fifo_write FIFO TEXT: writes a line to one of the simulation's FIFOs. A plain `> FIFO` blocks forever when
+# the simulation that reads it has died: this gives up after 10 s and says why.
+fifo_write() {
+  if [ -n "${SOC_PID:-}" ] && ! kill -0 "$SOC_PID" 2>/dev/null; then
+    echo "the simulation has ended: it cannot take '$2' on $1" >&2; return 1
+  fi
+  timeout 10 bash -c 'printf "%s\n" "$2" > "$1"' _ "$1" "$2" \
+    || { echo "nothing read $1 within 10 s (the simulation is gone?): '$2' not sent" >&2; return 1; }
 }
+soc_console() { # soc_console "command": types a line into the console
+  fifo_write "$SOC_CON" "$1"
+}
+soc_ctl() { # soc_ctl "command": a line to the harness's Ethernet control channel
+  fifo_write "$SOC_CTL" "$1"
+}
+# What a test is doing, for the message when sim/tests/run.sh stops it at its wall-clock limit (SIGTERM).
+TF_STEP="starting"
+trap 'echo "stopped by SIGTERM (the wall-clock limit?) while: $TF_STEP"; exit 143' TERM
 soc_wait_for() { # soc_wait_for REGEX [seconds]: waits until the console log matches
   local i
+  TF_STEP="waiting up to ${2:-20} s for the console to show '$1'"
   for i in $(seq 1 $(( ${2:-20} * 10 ))); do
     grep -qE "$1" "$SOC_LOG" && return 0
     kill -0 "$SOC_PID" 2>/dev/null || return 1

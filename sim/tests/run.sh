@@ -1,9 +1,42 @@
 #!/usr/bin/env bash
-# Runs every whole-SoC simulation test (sim/tests/test_*.sh) and prints one count line.
+# Runs every whole-SoC simulation test (sim/tests/test_*.sh) and prints one count line:
+#   "simulation tests: N passed, M failed, K skipped"
+# A test passes with exit 0, is skipped with exit 77 (it prints "skip <name> (<why>)"; the network tests
+# need root), and fails otherwise. A passing test may also skip a part of itself: each "skip ..." line it
+# prints counts as one skipped check beside its pass.
+# Each test runs under a wall-clock limit (TEST_LIMIT_<name> seconds, else the table below, else 900): a test
+# that reaches it is stopped (SIGTERM to its process group, so its traps clean up) and fails with the last
+# lines it printed, which say where it was (lib.sh's soc_wait_for names what it was waiting for).
 cd "$(dirname "$0")/../.."
-pass=0; fail=0
+pass=0; fail=0; skip=0
+limit_for() { # the wall-clock limit of a test, in seconds
+  local name=$1 var="TEST_LIMIT_${1//-/_}"
+  if [ -n "${!var:-}" ]; then echo "${!var}"; return; fi
+  case $name in
+    demo) echo 1800 ;;                      # make demo on a TAP, then on libslirp
+    fix_session|offload) echo 1200 ;;
+    *) echo 600 ;;
+  esac
+}
+mkdir -p build/sim/tests
 for t in sim/tests/test_*.sh; do
-  if bash "$t"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+  name=$(basename "$t" .sh); name=${name#test_}
+  lim=$(limit_for "$name")
+  out=build/sim/tests/$name.out
+  start=$SECONDS
+  timeout -k 20 "$lim" bash "$t" > "$out" 2>&1
+  rc=$?
+  cat "$out"
+  parts=$(grep -c '^skip ' "$out")
+  case $rc in
+    0) pass=$((pass + 1)); skip=$((skip + parts)) ;;
+    77) skip=$((skip + 1)) ;;
+    124|137) fail=$((fail + 1))
+       echo "FAIL $name: stopped at its wall-clock limit of $lim s (after $((SECONDS - start)) s); its last lines:"
+       tail -5 "$out" | sed 's/^/  | /' ;;
+    *) fail=$((fail + 1))
+       grep -q "^FAIL" "$out" || echo "FAIL $name: exit $rc without a FAIL line" ;;
+  esac
 done
-echo "simulation tests: $pass passed, $fail failed"
+echo "simulation tests: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

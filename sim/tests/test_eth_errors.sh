@@ -6,21 +6,21 @@
 set -u
 cd "$(dirname "$0")/../.."
 source sim/tests/lib.sh
-if [ "$(id -u)" -ne 0 ]; then echo "skip eth-errors (needs root for a network namespace)"; exit 0; fi
+if [ "$(id -u)" -ne 0 ]; then echo "skip eth-errors (needs root for a network namespace)"; exit 77; fi
 fail() { echo "FAIL eth-errors: $*"; echo "---- console ($SOC_LOG):"; tail -25 "$SOC_LOG" | sed 's/^/  | /'; soc_netns_stop; exit 1; }
 trap soc_netns_stop EXIT
 soc_netns_start eth-errors || fail "could not start the SoC"
 kmac=$(ip netns exec "$SOC_NS" cat /sys/class/net/tfsim0/address)
 F="python3 sim/tests/frames.py"
 echo_req=$($F echo "$SOC_MAC" "$kmac" "$SOC_KIP" "$SOC_IP")
-{
+soc_ctl "$(
   echo "inject-badfcs $echo_req"
   echo "inject-runt ${echo_req:0:80}"
   echo "inject $($F oversize "$SOC_MAC" "$kmac")"
   echo "inject $($F echo "$SOC_MAC" "$kmac" "$SOC_KIP" "$SOC_IP" --bad-ip-checksum)"
   echo "inject $($F echo "$SOC_MAC" "$kmac" "$SOC_KIP" "$SOC_IP" --fragment)"
   echo "inject-burst 40 $echo_req"
-} > "$SOC_CTL"
+)" || fail "could not write to the harness's control channel"
 soc_wait_for "eth: .*inject-burst" 20 || fail "the harness did not take the injections"
 sleep 3 # let the firmware work through the burst
 soc_console "net"

@@ -17,7 +17,7 @@ soc_wait_for "ethlat: ready" 20 || fail "ethlat did not start"
 frame=ffffffffffff0254460000aa88b5$(printf '%092d' 0)
 # 12000 idle byte times between frames: the firmware prints a line per frame (about 5000 cycles), and no
 # frame may wait in the ring behind another (that would measure queueing, not the path).
-{ echo "ifg 12000"; for i in $(seq 1 "$N"); do echo "inject $frame"; done; } > "$SOC_CTL"
+soc_ctl "$(echo "ifg 12000"; for i in $(seq 1 "$N"); do echo "inject $frame"; done)" || fail "could not write to the harness's control channel"
 soc_wait_for "ethlat: $((N - 1)) rx_visible" 60 || fail "not all $N frames were seen"
 sleep 1
 soc_stop; trap - EXIT

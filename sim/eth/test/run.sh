@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sim/eth/test/run.sh - builds and runs the Ethernet plug-in's tests; prints "N passed, M failed".
+# sim/eth/test/run.sh - builds and runs the Ethernet plug-in's tests; prints "N passed, M failed, K skipped".
 # Builds into build/sim-eth/ (host g++, -lslirp). The TAP test needs root (skipped otherwise).
 #   test_loopback  RX driver -> TX decoder on the same clock: 3000 random frames byte-exact, padding,
 #                  FCS/runt/preamble handling, control commands, FIFO, pcap through tshark (ns stamps)
@@ -15,12 +15,14 @@ FLAGS=(-std=gnu++17 -O2 -g -Wall -Wextra -Werror -I"$ROOT/sim/eth")
 SRCS=("$ROOT"/sim/eth/*.cpp)
 PASS=0
 FAIL=0
-add() { # add <output file>
+SKIP=0
+add() { # add <output file>: its "RESULT passed=N failed=M [skipped=K]" line
     local r
     r=$(grep -E '^RESULT passed=' "$1" | tail -1)
     if [ -z "$r" ]; then FAIL=$((FAIL+1)); echo "  [FAIL] no RESULT line (crashed?)"; return; fi
     PASS=$((PASS + $(echo "$r" | sed 's/.*passed=\([0-9]*\).*/\1/')))
     FAIL=$((FAIL + $(echo "$r" | sed 's/.*failed=\([0-9]*\).*/\1/')))
+    case $r in *skipped=*) SKIP=$((SKIP + $(echo "$r" | sed 's/.*skipped=\([0-9]*\).*/\1/'))) ;; esac
 }
 build() { # build <name> <main source>
     if "$CXX" "${FLAGS[@]}" -o "$B/$1" "$2" "${OBJS[@]}" -lslirp 2>"$B/$1.build.log"; then
@@ -63,5 +65,5 @@ if [ $D -eq 0 ]; then
     grep -v '^RESULT' "$B/test_tap.out"
     add "$B/test_tap.out"
 fi
-echo "$PASS passed, $FAIL failed"
+echo "$PASS passed, $FAIL failed, $SKIP skipped"
 [ "$FAIL" -eq 0 ]

@@ -29,7 +29,7 @@ trap 'exit 130' INT TERM
 
 echo "TAP: plug-in against the kernel in namespace $NS"
 if [ "$(id -u)" -ne 0 ] || [ ! -c /dev/net/tun ]; then
-    echo "  [skip] needs root and /dev/net/tun"; echo "RESULT passed=0 failed=0"; exit 0
+    echo "  [skip] the TAP checks need root and /dev/net/tun"; echo "RESULT passed=0 failed=0 skipped=1"; exit 0
 fi
 ip netns add "$NS" || { check "ip netns add" 1 ""; echo "RESULT passed=$PASS failed=$FAIL"; exit 1; }
 NSX=(ip netns exec "$NS")

@@ -26,6 +26,11 @@ import OrderSim._
 import OrderRef._
 
 class OrderEngineSpec extends AnyFunSuite {
+  // Pinned, measured figures (not the RTL's own constants): a change in the engine's latency must be a deliberate
+  // edit here. fire.valid sampled -> TX valid at the arbiter's output with same-edge clocks: 3 cycles through the
+  // two-flop synchroniser and the engine's start, 1 in the arbiter's output register.
+  val ExpectedFireToMacCycles = 4
+  val ExpectedArbiterCycles = 1
   val seed = TfSim.seed(51)
   val cfg = OrderEngineConfig()
   val M32 = 0xFFFFFFFFL
@@ -444,8 +449,8 @@ class OrderEngineSpec extends AnyFunSuite {
       val all = latencies.map(_._2)
       val P = clocks.tx.toLong
       assert(iso.length > nFires / 10, s"only ${iso.length} isolated fires")
-      val A = OrderEngineTxArbiter.Latency
-      if (clocks.sameEdges) assert(lat.forall(_ == OrderEngine.FireToMacCycles * P), s"latency of isolated fires: ${lat.map(_ / P).groupBy(identity).view.mapValues(_.length).toMap}")
+      val A = ExpectedArbiterCycles
+      if (clocks.sameEdges) assert(lat.forall(_ == ExpectedFireToMacCycles * P), s"latency of isolated fires: ${lat.map(_ / P).groupBy(identity).view.mapValues(_.length).toMap}")
       else assert(lat.min > (2 + A) * P && lat.max <= (3 + A) * P, s"latency of isolated fires: ${lat.min / 100.0} .. ${lat.max / 100.0} ns")
       val secs = (System.nanoTime() - wallStart) / 1e9
       def ns(t: Long) = f"${t / 100.0}%.2f ns"
@@ -455,7 +460,7 @@ class OrderEngineSpec extends AnyFunSuite {
     }
   }
 
-  test(s"random fires, lock sessions, re-arms, CPU frames; same-edge 125 MHz clocks; latency exactly ${OrderEngine.FireToMacCycles} (seed $seed)") {
+  test(s"random fires, lock sessions, re-arms, CPU frames; same-edge 125 MHz clocks; latency exactly $ExpectedFireToMacCycles (seed $seed)") {
     runRandom("random_same_edge", Clocks(sys = 800, rx = 800, tx = 800, sameEdges = true), 3000, seed, cpuTraffic = true)
   }
   test(s"random fires, unrelated clocks: rx 8 ns, tx 8.1 ns, sys 10 ns (seed ${seed + 1})") {
@@ -554,7 +559,7 @@ class OrderEngineSpec extends AnyFunSuite {
       val ovf = bus.read(RX_OVERFLOW)
       assert(ovf >= 20, s"a 40-fire burst overflows the 16-entry queue (overflow $ovf)")
       assert(counts(OrderEngine.St.SENT) == 16, "the 16 armed templates are sent")
-      assert(latencies.head._2 == OrderEngine.FireToMacCycles * clocks.tx, s"first order latency ${latencies.head._2 / clocks.tx}")
+      assert(latencies.head._2 == ExpectedFireToMacCycles * clocks.tx, s"first order latency ${latencies.head._2 / clocks.tx}")
       // While the queue drains, each order starts three cycles after the previous one's last byte: no CPU frame between.
       val o = orderFramesAll
       for (i <- 1 until o.length; a = o(i - 1); c = o(i)) assert(c.start == a.end + 3 * clocks.tx, s"queued order starts ${(c.start - a.end) / clocks.tx} cycles after the previous one's last byte")
