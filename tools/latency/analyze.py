@@ -774,7 +774,7 @@ class Capture:
 # "stop 0: fired by firmware on trade 100.15: order 2 TF00005 sent"
 # "stop 4: fired by hardware on trade 100.15: order TF00007 sent, not tracked (order table: -1), MsgSeqNum ..."
 # "stop 2: fired by firmware on trade ?: order NOT sent (-1)"   (no order on the wire: ignored)
-FIRE_LINE = re.compile(r"stop (\d+): fired by (hardware|firmware) on trade (\S+?): order (?:-?\d+ )?(\S+) sent"
+FIRE_LINE = re.compile(r"stop (\d+): fired by (hardware|firmware) on trade (\S+?): order (?:-?\d+ )?(?!NOT sent)(\S+) sent"
                        r"(?:, not tracked \([^)]*\))?(?:, MsgSeqNum (\d+), (\d+) cycles from the price to the MAC)?")
 # The order engine's fire log: cycles = tx stamp - rx stamp (fw/app/offload.c handle()). The rx stamp is the
 # eth_rx cycle the price's SOH was on the parser, 6 cycles after it was on the RX pins (OFFLOAD_RX_STAMP_TO_PINS,
