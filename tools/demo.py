@@ -292,7 +292,8 @@ class Demo:
         with open(fires, "w") as f:
             f.write("clordid,path\n" + "".join(f"{c},{p}\n" for c, p in self.fires))
         r = subprocess.run([sys.executable, lat, "--pcap", self.pcap, "--frames", self.frames, "--stops", stops,
-                            "--fires", fires, "--json", j, "--plot", png, "--quiet"], capture_output=True, text=True, cwd=ROOT)
+                            "--fires", fires, "--console", self.log_path, "--json", j, "--plot", png, "--quiet"],
+                           capture_output=True, text=True, cwd=ROOT)
         if r.returncode == 0:
             res = json.load(open(j))
         print("\n== What happened")

@@ -100,11 +100,14 @@ grep -q 'dropped by drop-tx-match' "$SOC_LOG" || fail "no frame dropped"
 # Latency of the hardware orders from the capture
 soc_netns_stop
 stops_json=build/sim/tests/$NAME.stops.json
-echo '[{"symbol":"MSFT","side":"buy","stop":"100.10"},{"symbol":"MSFT","side":"sell","stop":"99.60"}]' > "$stops_json"
+# stops are one-shot per arm: stop 4 is a second buy stop at 100.10, armed after stop 1's order went out
+sell_id=$(sed -n 's/.*stop 1: fired by hardware on trade .*: order \([0-9]* \)\{0,1\}\([^ ]*\) sent.*/\2/p' "$SOC_LOG" | head -1)
+echo '[{"symbol":"MSFT","side":"buy","stop":"100.10"},{"symbol":"MSFT","side":"sell","stop":"99.60"},'\
+"{\"symbol\":\"MSFT\",\"side\":\"buy\",\"stop\":\"100.10\",\"armed_after\":\"$sell_id\"}]" > "$stops_json"
 fires=build/sim/tests/$NAME.fires.csv   # ClOrdIDs the console reported as sent by hardware
 sed -n 's/.*fired by hardware on trade .*: order \([0-9]* \)\{0,1\}\([^ ]*\) sent.*/\2,hw/p' "$SOC_LOG" > "$fires"
 lat=build/sim/tests/$NAME.latency.json
-"$PY" tools/latency/analyze.py --pcap "$SOC_PCAP" --frames "$FRAMES" --stops "$stops_json" --fires "$fires" --json "$lat" --quiet \
+"$PY" tools/latency/analyze.py --pcap "$SOC_PCAP" --frames "$FRAMES" --stops "$stops_json" --fires "$fires" --console "$SOC_LOG" --json "$lat" --quiet \
   > build/sim/tests/$NAME.latency.txt || fail "analyze.py failed: $(tail -3 build/sim/tests/$NAME.latency.txt)"
 ! grep -q 'bad TCP checksum' build/sim/tests/$NAME.latency.txt || fail "the capture has frames with a bad TCP checksum: $(grep 'bad TCP checksum' build/sim/tests/$NAME.latency.txt)"
 retx=$(sed -n 's/.* \([0-9]*\) retransmitted TX segment(s) ignored.*/\1/p' build/sim/tests/$NAME.latency.txt)

@@ -116,10 +116,10 @@ class SocBench(demo.Demo):
                 f.write(f"{cid},{p}\n")
         stops = os.path.join(self.out, "stops.json")
         with open(stops, "w") as f:
-            json.dump([{"symbol": "MSFT", "side": s, "stop": p} for s, p, _ in STOPS], f)
+            json.dump([{"symbol": "MSFT", "side": s, "stop": p, "repeat": True} for s, p, _ in STOPS], f)  # `stop ... repeat`
         j = os.path.join(self.out, "latency.json")
         cmd = [sys.executable, os.path.join(ROOT, "tools/latency/analyze.py"), "--pcap", self.pcap, "--frames", self.frames,
-               "--stops", stops, "--fires", fires, "--json", j, "--plot", os.path.join(self.out, "latency.png"),
+               "--stops", stops, "--fires", fires, "--console", self.log_path, "--json", j, "--plot", os.path.join(self.out, "latency.png"),
                "--clock-mhz", str(self.args.clock_mhz), "--quiet"]
         r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
         sys.stdout.write(r.stdout)

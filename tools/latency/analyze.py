@@ -18,6 +18,7 @@ import bisect
 import csv
 import json
 import os
+import re
 import statistics
 import struct
 import sys
@@ -653,7 +654,14 @@ def load_stops(path):
             px = Decimal(str(s["stop"]))
         except InvalidOperation:
             raise InputError(f"{path}: entry {i}: bad stop price {s['stop']!r}")
-        stops.append({"symbol": str(s["symbol"]), "side": side, "stop": px})
+        repeat = s.get("repeat", False)
+        if not isinstance(repeat, bool):
+            raise InputError(f"{path}: entry {i}: repeat must be true or false, not {repeat!r}")
+        after = s.get("armed_after")
+        if after is not None and (not isinstance(after, str) or not after):
+            raise InputError(f"{path}: entry {i}: armed_after must be a ClOrdID (a string), not {after!r}")
+        stops.append({"symbol": str(s["symbol"]), "side": side, "stop": px, "repeat": repeat,
+                      "armed_after": after, "entry": i})
     return stops
 
 
@@ -759,31 +767,84 @@ class Capture:
         return out
 
 
-def analyze(frames, stops=None, path_label=None, fires=None, warn=None, clock_mhz=125.0):
+# ---------------------------------------------------------------------------------------------
+# the SoC console's fire lines (fw/app/stops.c fired(), stops_hw_fired())
+
+# "stop 1: fired by hardware on trade 1169.00: order 3 TF00002 sent, MsgSeqNum 9, 396 cycles from the price to the MAC"
+# "stop 0: fired by firmware on trade 100.15: order 2 TF00005 sent"
+# "stop 4: fired by hardware on trade 100.15: order TF00007 sent, not tracked (order table: -1), MsgSeqNum ..."
+# "stop 2: fired by firmware on trade ?: order NOT sent (-1)"   (no order on the wire: ignored)
+FIRE_LINE = re.compile(r"stop (\d+): fired by (hardware|firmware) on trade (\S+?): order (?:-?\d+ )?(?!NOT sent)(\S+) sent"
+                       r"(?:, not tracked \([^)]*\))?(?:, MsgSeqNum (\d+), (\d+) cycles from the price to the MAC)?")
+# The order engine's fire log: cycles = tx stamp - rx stamp (fw/app/offload.c handle()). The rx stamp is the
+# eth_rx cycle the price's SOH was on the parser, 6 cycles after it was on the RX pins (OFFLOAD_RX_STAMP_TO_PINS,
+# hw/src/triggerfish/offload/README.md); TX_EN rises 4 cycles after the tx stamp (README-tx.md "Fire log").
+# So T2T on the pins = cycles + 6 + 4.
+HW_FIRE_LOG_TO_T2T = 10
+HW_TOLERANCE = 2
+
+
+def load_console(path):
+    """The fire lines of a SoC console log: {ClOrdID: {"stop", "path", "trade" (text, "?" when unknown),
+    "trade_px" (Decimal|None), "msgseqnum", "cycles" (int|None; hardware fires), "line"}}."""
+    try:
+        with open(path, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise InputError(f"cannot read console log {path}: {e.strerror}")
+    out = {}
+    for n, line in enumerate(lines, start=1):
+        m = FIRE_LINE.search(line)
+        if not m:
+            continue
+        cid = m.group(4)
+        if cid in out:
+            raise InputError(f"{path}:{n}: ClOrdID {cid} fired twice (first at line {out[cid]['line']})")
+        try:
+            px = None if m.group(3) == "?" else Decimal(m.group(3))
+        except InvalidOperation:
+            raise InputError(f"{path}:{n}: bad trade price {m.group(3)!r} in a fire line")
+        out[cid] = {"stop": int(m.group(1)), "path": "hw" if m.group(2) == "hardware" else "fw",
+                    "trade": m.group(3), "trade_px": px, "msgseqnum": m.group(5),
+                    "cycles": int(m.group(6)) if m.group(6) is not None else None, "line": n}
+    return out
+
+
+class Trade:
+    """One 269=2 entry with a 270 price of an RX 35=W: the SOH ending its 270 is byte k of frame."""
+    __slots__ = ("symbol", "px", "text", "msg", "frame", "k", "cycle")
+
+    def __init__(self, symbol, px, text, msg, frame, k):
+        self.symbol, self.px, self.text, self.msg, self.frame, self.k = symbol, px, text, msg, frame, k
+        self.cycle = frame.sof_cycle + RX_FRAME_OFFSET + k  # the SOH on the RX pins
+
+    def name(self):
+        return f"{self.frame.name} k={self.k} 270={self.text}"
+
+
+def crosses(side, stop, px):
+    """fw/app/stops.c stop_crosses(): a buy stop at or above, a sell stop at or below."""
+    return px >= stop if side == "buy" else px <= stop
+
+
+def analyze(frames, stops=None, path_label=None, fires=None, warn=None, clock_mhz=125.0, console=None,
+            hw_offset=HW_FIRE_LOG_TO_T2T, hw_tolerance=HW_TOLERANCE):
     """frames: Frames matched with the frame log (cycles). stops: load_stops() or None; path_label: hw|fw
-    or None; fires: load_fires() or None. Returns (per-order records (dicts, RECORD_KEYS), the Capture,
-    the number of TX segments that only repeated bytes already sent)."""
+    or None; fires: load_fires() or None; console: load_console() or None. Returns (per-order records
+    (dicts, RECORD_KEYS), the Capture, the number of TX segments that only repeated bytes already sent)."""
     warn = warn or Warnings()
     cap = Capture(frames, warn)
-    # trade entries per RX frame, by symbol
-    by_sym = {}  # symbol -> {frame index: [(k, price, price text, msg, frame)]}
+    trades = {}  # symbol -> [Trade] in the order their SOH was on the pins
     for m in cap.messages("rx"):
         if m.msg_type != "W":
             continue
         for sym, px, text, soh in md_trade_entries(m):
             fr, k = m.stream.where(soh)
-            by_sym.setdefault(sym, {}).setdefault(fr.index, []).append((k, px, text, m, fr))
-    index = {}  # symbol -> (SOF cycles ascending, [entries of one frame, sorted by k])
-    for sym, d in by_sym.items():
-        lst = sorted(d.values(), key=lambda ents: ents[0][4].sof_cycle)
-        for ents in lst:
-            ents.sort(key=lambda e: e[0])
-        index[sym] = ([e[0][4].sof_cycle for e in lst], lst)
-    stop_tab = {}
-    for s in stops or []:
-        stop_tab.setdefault((s["symbol"], s["side"]), []).append(s["stop"])
+            trades.setdefault(sym, []).append(Trade(sym, px, text, m, fr, k))
+    for lst in trades.values():
+        lst.sort(key=lambda t: t.cycle)
 
-    records = []
+    orders = []
     seen_ids = {}
     for m in cap.messages("tx"):
         if m.msg_type != "D":
@@ -796,21 +857,47 @@ def analyze(frames, stops=None, path_label=None, fires=None, warn=None, clock_mh
         if rec["clordid"] in seen_ids:
             warn(f"ClOrdID {rec['clordid']} sent again in {fr.name} (first in {seen_ids[rec['clordid']]})")
         seen_ids.setdefault(rec["clordid"], fr.name)
+        fire = console.get(rec["clordid"]) if console else None
         if fires and rec["clordid"] in fires:
             rec["path"], rec["path_from"] = fires[rec["clordid"]], "fires"
+            if fire and fire["path"] != rec["path"]:
+                warn(f"order {rec['clordid']}: the fires file says {rec['path']}, the console {fire['path']}")
+        elif fire:
+            rec["path"], rec["path_from"] = fire["path"], "console"
         elif path_label:
             rec["path"], rec["path_from"] = path_label, "--path"
-        find_trigger(rec, fr, index, stop_tab if stops is not None else None)
+        if fire:
+            rec.update({"fire_stop": fire["stop"], "fire_path": fire["path"], "fire_trade": fire["trade"],
+                        "fire_cycles": fire["cycles"]})
+        orders.append((rec, fr))
+
+    if stops is not None:
+        pair_with_stops(orders, trades, stops, console)
+    else:
+        for rec, fr in orders:
+            if console is not None and rec["clordid"] not in console:
+                rec["no_trigger"] = "not a stop's order (no fire line for it in the console log)"
+            else:
+                latest_trade_before(rec, fr, trades)
+    for rec, fr in orders:
         fill_metrics(rec, fr, clock_mhz)
-        records.append(rec)
+        if console is not None:
+            cross_check(rec, console.get(rec["clordid"]), trades, hw_offset, hw_tolerance)
+    records = [r for r, _ in orders]
+
     if fires:
         missing = sorted(set(fires) - set(seen_ids))
         if missing:
             warn(f"{len(missing)} ClOrdID(s) of the fires file not among the orders: {', '.join(missing[:5])}"
                  + (" ..." if len(missing) > 5 else ""))
+    if console:
+        missing = sorted(set(console) - set(seen_ids), key=lambda c: console[c]["line"])
+        if missing:
+            warn(f"{len(missing)} order(s) of the console's fire lines not in the capture: {', '.join(missing[:5])}"
+                 + (" ..." if len(missing) > 5 else ""))
     unk = [r for r in records if r["path"] == "unknown"]
-    if unk and (fires or path_label):
-        warn(f"{len(unk)} order(s) without a path (not in the fires file, no --path)")
+    if unk and (fires or path_label or console):
+        warn(f"{len(unk)} order(s) without a path (not in the fires file or the console's fire lines, no --path)")
     for r in records:
         if r["t2t_cycles"] is not None and r["t2t_cycles"] < 0:
             warn(f"order {r['clordid']} ({r['tx']}) starts before its triggering byte (T2T {r['t2t_cycles']} "
@@ -819,11 +906,124 @@ def analyze(frames, stops=None, path_label=None, fires=None, warn=None, clock_mh
     return records, cap, dup_tx
 
 
+def pair_with_stops(orders, trades, stops, console):
+    """Pairs each order with the trade that fired its stop: the first trade of the order's symbol that crosses
+    a stop of the order's side after that stop was armed (the capture's start, or the TX of its armed_after
+    order) or last fired. A stop is one-shot per arm: once it paired an order it pairs no other unless it is
+    `repeat` (armed again at once by firmware; by a hardware order only after that order went out, since
+    firmware re-loads the trigger entry when it handles the fire log). Orders in TX order; with several live
+    stops the earliest crossing trade wins. With a console log, only orders with a fire line are stop orders."""
+    tx_sof = {}
+    for rec, fr in orders:
+        tx_sof.setdefault(rec["clordid"], fr.sof_cycle)
+    live = []
+    for st in stops:
+        e = dict(st, pos=0, after=None, dead=False)
+        if st["armed_after"] is not None:
+            if st["armed_after"] not in tx_sof:
+                raise InputError(f"stops entry {st['entry']}: armed_after {st['armed_after']!r} is not an order "
+                                 f"(35=D ClOrdID) in the capture")
+            e["after"] = tx_sof[st["armed_after"]]
+        live.append(e)
+    for rec, fr in orders:
+        sym, side = rec["symbol"], rec["side"]
+        if console is not None and rec["clordid"] not in console:
+            rec["no_trigger"] = "not a stop's order (no fire line for it in the console log)"
+            continue
+        mine = [e for e in live if e["symbol"] == sym and e["side"] == side]
+        if not mine:
+            rec["no_trigger"] = f"no {side} stop for {sym} in the stops file"
+            continue
+        if all(e["dead"] for e in mine):
+            rec["no_trigger"] = (f"its {side} stop(s) for {sym} fired already (one-shot: a stop armed again needs "
+                                 f"\"repeat\": true or another entry with armed_after)")
+            continue
+        lst = trades.get(sym, [])
+        best = None
+        for e in mine:
+            if e["dead"]:
+                continue
+            for i in range(e["pos"], len(lst)):
+                t = lst[i]
+                if t.cycle >= fr.sof_cycle:
+                    break
+                if e["after"] is not None and t.cycle <= e["after"]:
+                    continue
+                if t.px is not None and crosses(side, e["stop"], t.px):
+                    if best is None or t.cycle < best[0].cycle:
+                        best = (t, e, i)
+                    break
+        if best is None:
+            levels = ", ".join(str(e["stop"]) for e in mine if not e["dead"])
+            rec["no_trigger"] = (f"no trade of {sym} crossing its {side} stop(s) ({levels}) between their arming "
+                                 f"or last fire and this order")
+            continue
+        t, e, i = best
+        set_trigger(rec, t)
+        rec["stop"] = str(e["stop"])
+        e["pos"] = i + 1
+        if rec["path"] == "hw":
+            e["after"] = fr.sof_cycle if e["after"] is None else max(e["after"], fr.sof_cycle)
+        if not e["repeat"]:
+            e["dead"] = True
+
+
+def latest_trade_before(rec, fr, trades):
+    """Without a stops file: the last trade entry of the most recent RX frame before the order (a guess)."""
+    lst = [t for t in trades.get(rec["symbol"], []) if t.frame.sof_cycle < fr.sof_cycle]
+    if not lst:
+        rec["no_trigger"] = f"no RX 35=W for {rec['symbol']} with a 269=2/270 entry before this order"
+        return
+    set_trigger(rec, max(lst, key=lambda t: (t.frame.sof_cycle, t.k)))
+
+
+def set_trigger(rec, t):
+    tf, msg = t.frame, t.msg
+    rec.update({
+        "trigger": tf.name, "trigger_rx_seq": tf.seq, "trigger_k": t.k, "trigger_price": t.text,
+        "trigger_msgseqnum": msg.get("34"), "trigger_sof_cycle": tf.sof_cycle, "trigger_eof_cycle": tf.eof_cycle,
+        "trigger_byte_cycle": t.cycle, "trigger_split": msg.first_frame() is not msg.last_frame(),
+    })
+
+
+def cross_check(rec, fire, trades, hw_offset, hw_tolerance):
+    """Checks the pairing against the console's fire line: its trade price, and for a hardware fire its cycle
+    count (the fire log: T2T = cycles + hw_offset, within hw_tolerance). Sets check = agrees|disagrees|unchecked."""
+    if fire is None:
+        rec["check"] = "unchecked"
+        rec["check_note"] = "no fire line in the console log"
+        return
+    problems = []
+    if fire["cycles"] is not None:
+        rec["fire_log_t2t_cycles"] = fire["cycles"] + hw_offset
+    if rec["trigger"] is None:
+        problems.append(f"the console says stop {fire['stop']} fired it on trade {fire['trade']}, the rule found "
+                        f"no trigger")
+    else:
+        try:
+            paired_px = Decimal(rec["trigger_price"])
+        except InvalidOperation:
+            paired_px = None
+        if fire["trade_px"] is not None and paired_px != fire["trade_px"]:
+            problems.append(f"the console says on trade {fire['trade']}, paired with 270={rec['trigger_price']}")
+        if fire["cycles"] is not None and abs(rec["t2t_cycles"] - rec["fire_log_t2t_cycles"]) > hw_tolerance:
+            problems.append(f"the fire log's {fire['cycles']} cycles mean T2T {rec['fire_log_t2t_cycles']}, paired "
+                            f"T2T {rec['t2t_cycles']}")
+    if problems and fire["cycles"] is not None:
+        soh = rec["tx_sof_cycle"] - rec["fire_log_t2t_cycles"]
+        near = [t for t in trades.get(rec["symbol"], []) if abs(t.cycle - soh) <= hw_tolerance]
+        problems.append("the fire log points to " + (", ".join(t.name() for t in near) if near else
+                                                      f"cycle {soh}, where no trade price ends"))
+    rec["check"] = "disagrees" if problems else "agrees"
+    rec["check_note"] = "; ".join(problems) or None
+
+
 RECORD_KEYS = (
     "clordid", "symbol", "side", "qty", "price", "msgseqnum", "path", "path_from",
     "tx", "tx_seq", "tx_sof_ns", "tx_sof_cycle", "tx_split",
     "trigger", "trigger_rx_seq", "trigger_k", "trigger_price", "trigger_msgseqnum", "trigger_sof_cycle",
-    "trigger_eof_cycle", "trigger_byte_cycle", "trigger_split",
+    "trigger_eof_cycle", "trigger_byte_cycle", "trigger_split", "stop",
+    "fire_stop", "fire_path", "fire_trade", "fire_cycles", "fire_log_t2t_cycles", "check", "check_note",
     "t2t_cycles", "eof2sof_cycles", "sof2sof_cycles", "t2t_ns", "eof2sof_ns", "sof2sof_ns", "no_trigger")
 
 
@@ -836,45 +1036,6 @@ def order_record(m, fr):
         "tx_split": m.last_frame() is not fr,
     })
     return rec
-
-
-def find_trigger(rec, fr, index, stop_tab):
-    sym, side = rec["symbol"], rec["side"]
-    if stop_tab is not None:
-        levels = stop_tab.get((sym, side))
-        if not levels:
-            rec["no_trigger"] = f"no {side} stop for {sym} in the stops file"
-            return
-    if sym not in index:
-        rec["no_trigger"] = f"no RX 35=W for {sym} with a 269=2/270 entry in the capture"
-        return
-    cycles, lst = index[sym]
-    i = bisect.bisect_left(cycles, fr.sof_cycle)  # frames with SOF strictly before the order
-    if i == 0:
-        rec["no_trigger"] = f"no RX 35=W for {sym} with a 269=2/270 entry before this order"
-        return
-    pick = None
-    for ents in reversed(lst[:i]):
-        if stop_tab is None:
-            pick = ents[-1]
-            break
-        for e in ents:
-            px = e[1]
-            if px is not None and any((px >= s) if side == "buy" else (px <= s) for s in levels):
-                pick = e
-                break
-        if pick:
-            break
-    if pick is None:
-        rec["no_trigger"] = f"no RX 35=W for {sym} with a trade crossing a {side} stop before this order"
-        return
-    k, _px, text, msg, tf = pick
-    rec.update({
-        "trigger": tf.name, "trigger_rx_seq": tf.seq, "trigger_k": k, "trigger_price": text,
-        "trigger_msgseqnum": msg.get("34"), "trigger_sof_cycle": tf.sof_cycle, "trigger_eof_cycle": tf.eof_cycle,
-        "trigger_byte_cycle": tf.sof_cycle + RX_FRAME_OFFSET + k,
-        "trigger_split": msg.first_frame() is not msg.last_frame(),
-    })
 
 
 def fill_metrics(rec, fr, clock_mhz):
@@ -905,13 +1066,15 @@ def _stats(vals):
 
 def summarize(records, clock_mhz=125.0, paths=PATHS):
     """records: dicts with "path" (hw|fw|anything) and "t2t_cycles", "eof2sof_cycles", "sof2sof_cycles"
-    (None when the order has no trigger). Returns {path: {metric: {"count", "cycles": {min, median, max,
-    mean}, "ns": {...}}, "orders": N, "without_trigger": M}} for hw, fw and any other path present."""
+    (None when the order has no trigger), optionally "check" (agrees|disagrees|unchecked). Returns {path:
+    {metric: {"count", "cycles": {min, median, max, mean}, "ns": {...}}, "orders": N, "without_trigger": M,
+    "disagrees_with_fire_log": D}} for hw, fw and any other path present."""
     present = [p for p in dict.fromkeys(r.get("path") or "unknown" for r in records) if p not in paths]
     out = {}
     for p in list(paths) + present:
         rs = [r for r in records if (r.get("path") or "unknown") == p]
-        d = {"orders": len(rs), "without_trigger": sum(1 for r in rs if r.get("t2t_cycles") is None)}
+        d = {"orders": len(rs), "without_trigger": sum(1 for r in rs if r.get("t2t_cycles") is None),
+             "disagrees_with_fire_log": sum(1 for r in rs if r.get("check") == "disagrees")}
         for mname in METRICS:
             vals = [r[f"{mname}_cycles"] for r in rs if r.get(f"{mname}_cycles") is not None]
             cyc = _stats(vals)
@@ -943,6 +1106,8 @@ def format_summary(summary, clock_mhz=125.0):
         extra = f"{d['orders']} order(s)"
         if d["without_trigger"]:
             extra += f", {d['without_trigger']} WITHOUT TRIGGER"
+        if d.get("disagrees_with_fire_log"):
+            extra += f", {d['disagrees_with_fire_log']} PAIRED AGAINST THE FIRE LOG (figures include them)"
         lines.append(f"{p:<7} {extra}")
     return "\n".join(lines)
 
@@ -950,10 +1115,17 @@ def format_summary(summary, clock_mhz=125.0):
 def format_order(r):
     head = f"order 11={r['clordid']} 55={r['symbol']} {r['side']} path={r['path']} {r['tx']}"
     if r["trigger"] is None:
-        return f"{head}: NO TRIGGER ({r['no_trigger']})"
-    return (f"{head} <- {r['trigger']} (k={r['trigger_k']}, 270={r['trigger_price']}"
-            f"{', W split over segments' if r['trigger_split'] else ''}): "
-            f"T2T {r['t2t_cycles']} EOF2SOF {r['eof2sof_cycles']} SOF2SOF {r['sof2sof_cycles']} cycles")
+        line = f"{head}: NO TRIGGER ({r['no_trigger']})"
+    else:
+        line = (f"{head} <- {r['trigger']} (k={r['trigger_k']}, 270={r['trigger_price']}"
+                f"{', W split over segments' if r['trigger_split'] else ''}): "
+                f"T2T {r['t2t_cycles']} EOF2SOF {r['eof2sof_cycles']} SOF2SOF {r['sof2sof_cycles']} cycles")
+    if r.get("check") == "agrees":
+        line += " [fire log agrees" + (f": T2T {r['fire_log_t2t_cycles']}" if r.get("fire_log_t2t_cycles") is not None
+                                       else f": on trade {r['fire_trade']}") + "]"
+    elif r.get("check") == "disagrees":
+        line += f" [DISAGREES WITH THE FIRE LOG: {r['check_note']}]"
+    return line
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1071,12 +1243,20 @@ def main(argv=None, out=None, err=None):
     ap.add_argument("--stops", help="JSON list of {\"symbol\", \"side\": \"buy\"|\"sell\", \"stop\": \"123.45\"}")
     ap.add_argument("--path", choices=PATHS, help="label every order of this run hw or fw")
     ap.add_argument("--fires", help="ClOrdID -> hw|fw (CSV clordid,path or JSON); wins over --path")
+    ap.add_argument("--console", help="the SoC's console log: its fire lines label hw/fw, say which orders are stop "
+                    "orders, and cross-check every pairing (trade price; hardware: the fire log's cycles)")
+    ap.add_argument("--hw-offset", type=int, default=HW_FIRE_LOG_TO_T2T,
+                    help="T2T = fire-log cycles + this (default %(default)s: stamp 6 after the RX pins, TX_EN 4 "
+                         "after the tx stamp)")
+    ap.add_argument("--hw-tolerance", type=int, default=HW_TOLERANCE,
+                    help="cycles the pairing's T2T may differ from the fire log's (default %(default)s)")
     ap.add_argument("--json", help="write the summary and the per-order records as JSON")
     ap.add_argument("--csv", help="write the per-order records as CSV")
     ap.add_argument("--plot", help="write histograms as PNG (needs matplotlib)")
     ap.add_argument("--clock-mhz", type=float, default=125.0, help="clock for the ns columns (default 125)")
     ap.add_argument("--quiet", action="store_true", help="no per-order lines")
-    ap.add_argument("--strict", action="store_true", help="exit 3 when an order has no trigger or there are none")
+    ap.add_argument("--strict", action="store_true", help="exit 3 when an order has no trigger, a pairing disagrees "
+                    "with the fire log, or there are no orders")
     ap.add_argument("--dump", action="store_true", help="list frames and the FIX messages starting in them")
     ap.add_argument("--soc-mac", default=DEFAULT_SOC_MAC, help="direction without a frame log (default %(default)s)")
     a = ap.parse_args(argv)
@@ -1084,6 +1264,8 @@ def main(argv=None, out=None, err=None):
     try:
         if a.clock_mhz <= 0:
             raise InputError("--clock-mhz must be positive")
+        if a.hw_tolerance < 0:
+            raise InputError("--hw-tolerance must not be negative")
         res, recs = read_pcap(a.pcap, warn)
         if a.frames:
             rows = read_frame_log(a.frames)
@@ -1101,7 +1283,9 @@ def main(argv=None, out=None, err=None):
             return EXIT_OK
         stops = load_stops(a.stops) if a.stops else None
         fires = load_fires(a.fires) if a.fires else None
-        records, cap, dup_tx = analyze(frames, stops, a.path, fires, warn, a.clock_mhz)
+        console = load_console(a.console) if a.console else None
+        records, cap, dup_tx = analyze(frames, stops, a.path, fires, warn, a.clock_mhz, console, a.hw_offset,
+                                       a.hw_tolerance)
     except InputError as e:
         print(f"analyze: error: {e}", file=err)
         return EXIT_INPUT
@@ -1118,12 +1302,25 @@ def main(argv=None, out=None, err=None):
         print(f"\n{len(untrig)} order(s) WITHOUT TRIGGER (not in the figures above): " +
               ", ".join(f"{r['clordid']} ({r['tx']}: {r['no_trigger']})" for r in untrig[:10]) +
               (" ..." if len(untrig) > 10 else ""), file=out)
+    disagree = [r for r in records if r["check"] == "disagrees"]
+    if console is not None:
+        n_checked = sum(1 for r in records if r["check"] != "unchecked")
+        print(f"\nfire log cross-check ({a.console}): {n_checked} order(s) checked, {len(disagree)} disagree, "
+              f"{len(records) - n_checked} without a fire line", file=out)
+        for r in disagree:
+            print(f"  PAIRING DISAGREES: order {r['clordid']} ({r['tx']}, path {r['path']}): {r['check_note']}", file=out)
+    if not stops and records:
+        warn("no --stops: each order is paired with the last trade of the most recent market data frame before it, "
+             "a guess (DESIGN.md wants the first crossing after arming)")
     try:
         if a.json:
             doc = {"meta": {"pcap": a.pcap, "frames": a.frames, "stops": a.stops, "fires": a.fires,
                             "path": a.path, "clock_mhz": a.clock_mhz,
                             "sim_period_ns": sim_period, "pcap_resolution": res, "frames_total": len(frames),
                             "orders": len(records), "without_trigger": len(untrig),
+                            "console": a.console, "hw_offset": a.hw_offset, "hw_tolerance": a.hw_tolerance,
+                            "checked_against_fire_log": sum(1 for r in records if r["check"] in ("agrees", "disagrees")),
+                            "disagrees_with_fire_log": len(disagree),
                             "retransmitted_tx_segments": dup_tx, "warnings": warn.items}}
             doc.update(summ)
             doc["orders"] = records
@@ -1142,9 +1339,10 @@ def main(argv=None, out=None, err=None):
     except InputError as e:
         print(f"analyze: error: {e}", file=err)
         return EXIT_INPUT
-    if a.strict and (untrig or not records):
-        print("analyze: --strict: " + (f"{len(untrig)} order(s) without trigger" if untrig else "no orders"),
-              file=err)
+    if a.strict and (untrig or disagree or not records):
+        why = [f"{len(untrig)} order(s) without trigger"] if untrig else []
+        why += [f"{len(disagree)} pairing(s) disagree with the fire log"] if disagree else []
+        print("analyze: --strict: " + ("; ".join(why) or "no orders"), file=err)
         return EXIT_UNTRIGGERED
     return EXIT_OK
 

@@ -25,7 +25,8 @@ SOC_IP, EXCH_IP = bytes([10, 77, 0, 2]), bytes([10, 77, 0, 1])
 SOC_PORT, EXCH_PORT = 51044, 9876
 HDR = 14 + 20 + 20  # Ethernet + IPv4 + TCP (no options): FIX payload offset in the frame
 WIRE_OFFSET = 8     # preamble + SFD
-REAL = "/work/main/build/sim/tests"
+ROOT = os.path.dirname(os.path.dirname(HERE))  # the checkout this file is in
+REAL = os.path.join(ROOT, "build", "sim", "tests")  # `make test` writes the whole-SoC tests' captures here
 
 
 # ---------------------------------------------------------------------------------------------
@@ -364,11 +365,11 @@ class TestStops(Base):
         p = md("MSFT", 7, ["99.5", "100.7", "100.8"])    # the first crossing entry counts
         self.f4 = c.rx(4000, p)
         c.tx(4400, nos("BUY2", "MSFT", 1, 5))
-        c.tx(4700, nos("SELL2", "MSFT", 2, 6))           # 99.5 does not cross 99: the trigger is rx#3
+        c.tx(4700, nos("SELL2", "MSFT", 2, 6))           # 99.5 does not cross 99, and rx#3 fired SELL1 already
         stops = os.path.join(self.tmp, "stops.json")
         with open(stops, "w") as f:
-            json.dump([{"symbol": "MSFT", "side": "buy", "stop": "100.50"},
-                       {"symbol": "MSFT", "side": "sell", "stop": "99"}], f)
+            json.dump([{"symbol": "MSFT", "side": "buy", "stop": "100.50", "repeat": True},
+                       {"symbol": "MSFT", "side": "sell", "stop": "99", "repeat": True}], f)
         return c, stops
 
     def test_buy_and_sell_stops(self):
@@ -384,7 +385,9 @@ class TestStops(Base):
         self.assertEqual((b2["trigger_rx_seq"], b2["trigger_price"]), (4, "100.7"))
         self.assertEqual(b2["trigger_k"], soh_after(self.f4, b"270=100.7"))
         self.assertEqual(b2["t2t_cycles"], 4400 - 4008 - b2["trigger_k"])
-        self.assertEqual((s2["trigger_rx_seq"], s2["sof2sof_cycles"]), (3, 1700))
+        # the old rule ("the latest crossing W before the order") gave SELL2 rx#3 again, the trade that fired SELL1
+        self.assertIsNone(s2["trigger"])
+        self.assertIn("no trade of MSFT crossing its sell stop(s) (99)", s2["no_trigger"])
 
     def test_same_capture_without_stops(self):
         c, _ = self.build()
@@ -412,6 +415,196 @@ class TestStops(Base):
         rc, _, err = run(["--pcap", pcap, "--frames", log, "--stops", stops])
         self.assertEqual(rc, 2)
         self.assertIn("side must be buy or sell", err)
+
+
+class TestRealTrigger(Base):
+    """Issue 14: the order is paired with the trade that fired its stop (the first crossing after arming or the
+    last fire), not with the latest crossing market data before the order. The layout of the `make demo` run:
+    seven W in one coalesced TCP segment, the sell stop's trade 4th, a later message crossing again, the
+    hardware's order starting after the segment's end (it sends only once the whole segment is verified)."""
+
+    PRICES = ["1170.00", "1170.60", "1169.75", "1169.00", "1169.50", "1169.20", "1170.75"]
+    EOF2SOF_HW = 13  # hw/src/triggerfish/offload/README-tx.md: fire 5 cycles after the last FCS byte, TX_EN 8 later
+
+    def build(self, repeat=False):
+        c = Capture()
+        self.ws = [md("MSFT", 10 + i, [p]) for i, p in enumerate(self.PRICES)]
+        self.L = len(self.ws[0])
+        self.assertTrue(all(len(w) == self.L for w in self.ws))  # prices of equal length: equal messages
+        payload = b"".join(self.ws)
+        self.s1 = c.rx(1000, payload)
+        self.assertEqual(len(self.s1), HDR + 7 * self.L)
+        self.eof1 = Capture.eof({"sof": 1000, "data": self.s1})
+        # buy stop 1170.50: the 2nd message (1170.60) fires it; sell stop 1169.25: the 4th (1169.00), the 6th
+        # (1169.20) crosses too. The engine sends the buy order at EOF+13 and the sell order right after it.
+        a = c.tx(self.eof1 + self.EOF2SOF_HW, nos("A1", "MSFT", 1, 3, px="1171"))
+        self.sof_a = self.eof1 + self.EOF2SOF_HW
+        self.sof_b = Capture.eof({"sof": self.sof_a, "data": a}) + 16
+        c.tx(self.sof_b, nos("B1", "MSFT", 2, 4, px="1169"))
+        # the exchange's next segment, back to back with the first: its trade crosses the sell stop again
+        # before the sell order starts (the old rule's pick)
+        self.w2 = md("MSFT", 17, ["1169.10"])
+        self.sof2 = self.eof1 + 13
+        self.s2 = c.rx(self.sof2, self.w2)
+        self.stops = os.path.join(self.tmp, "stops.json")
+        with open(self.stops, "w") as f:
+            json.dump([{"symbol": "MSFT", "side": "buy", "stop": "1170.50", "repeat": repeat},
+                       {"symbol": "MSFT", "side": "sell", "stop": "1169.25", "repeat": repeat}], f)
+        return c
+
+    def k_of(self, n):
+        """Frame offset of the SOH ending the n-th (1-based) message's trade price, from the bytes built here."""
+        return HDR + (n - 1) * self.L + soh_after(self.ws[n - 1], b"269=2\x01270=" + self.PRICES[n - 1].encode())
+
+    def console(self, lines):
+        path = os.path.join(self.tmp, "soc.log")
+        with open(path, "w") as f:
+            f.write("tf> fix start\nmd: MSFT bid 1169.75 x 100 offer 1170.25 x 100 trade 1170.00 x 100\n")
+            f.write("".join(l + "\n" for l in lines))
+        return path
+
+    def test_coalesced_segment_pairs_the_4th_message(self):
+        c = self.build()
+        doc, out, _ = self.analyze_json(c, "--stops", self.stops, "--path", "hw")
+        a, b = self.order(doc, "A1"), self.order(doc, "B1")
+        # by hand: the trade SOH is 170 bytes into each message (167 for "100.5" with 34=4; two more for
+        # "1169.00", one more for the two-digit 34=1x); 186-byte messages
+        self.assertEqual(self.L, 186)
+        self.assertEqual(self.k_of(4), 54 + 3 * 186 + 170)
+        self.assertEqual(self.k_of(2), 54 + 186 + 170)
+        self.assertEqual(self.eof1, 1000 + 8 + 54 + 7 * 186 + 4 - 1)  # 2367
+        self.assertEqual((b["trigger_rx_seq"], b["trigger_price"], b["trigger_msgseqnum"]), (1, "1169.00", "13"))
+        self.assertEqual(b["trigger_k"], self.k_of(4))
+        t2t_b = self.sof_b - (1000 + 8 + self.k_of(4))
+        self.assert_metrics(b, t2t_b, self.sof_b - self.eof1, self.sof_b - 1000)
+        # B1 starts 16 cycles after A1's last byte (a 212-byte frame): 2367 + 13 + (8 + 212 + 4 - 1) + 16 = 2619
+        self.assertEqual(self.sof_b, 2619)
+        self.assertEqual(t2t_b, 2619 - (1000 + 8 + 54 + 3 * 186 + 170))  # 829
+        self.assertEqual((a["trigger_price"], a["trigger_k"]), ("1170.60", self.k_of(2)))
+        self.assert_metrics(a, self.sof_a - (1008 + self.k_of(2)), self.EOF2SOF_HW, self.sof_a - 1000)
+        self.assertEqual(a["t2t_cycles"], 2380 - (1000 + 8 + 54 + 186 + 170))  # 962
+        # what the old rule gave: the next segment's crossing trade, 7 cycles before the order
+        soh2 = self.sof2 + 8 + HDR + soh_after(self.w2, b"269=2\x01270=1169.10")
+        self.assertEqual(self.sof_b - soh2, 7)
+        self.assertIn("T2T 829", out)
+
+    def test_fire_log_agrees(self):
+        c = self.build()
+        log = self.console([
+            "stop 0: fired by hardware on trade 1170.60: order 2 A1 sent, MsgSeqNum 3, 952 cycles from the price to the MAC",
+            "tf> stop 1: fired by hardware on trade 1169.00: order 3 B1 sent, MsgSeqNum 4, 819 cycles from the price to the MAC",
+            "stop 5: fired by firmware on trade ?: order NOT sent (-1)"])  # no order on the wire
+        doc, out, err = self.analyze_json(c, "--stops", self.stops, "--console", log, "--strict")
+        self.assertNotIn("fire lines not in the capture", err)
+        a, b = self.order(doc, "A1"), self.order(doc, "B1")
+        self.assertEqual((a["check"], b["check"]), ("agrees", "agrees"))
+        self.assertEqual((a["path"], a["path_from"], b["fire_stop"]), ("hw", "console", 1))
+        self.assertEqual((a["fire_log_t2t_cycles"], b["fire_log_t2t_cycles"]), (962, 829))
+        self.assertEqual(doc["meta"]["disagrees_with_fire_log"], 0)
+        self.assertEqual(doc["meta"]["checked_against_fire_log"], 2)
+        self.assertEqual(doc["hw"]["disagrees_with_fire_log"], 0)
+        self.assertIn("2 order(s) checked, 0 disagree", out)
+
+    def test_fire_log_disagreement_is_reported(self):
+        c = self.build()
+        # the engine's count for B1 points at the 6th message (1169.20): the rule's pairing (4th) disagrees
+        soh6 = 1000 + 8 + self.k_of(6)
+        cycles = self.sof_b - soh6 - 10
+        self.assertEqual(cycles, 819 - 2 * 186)
+        log = self.console([
+            "stop 0: fired by hardware on trade 1170.60: order 2 A1 sent, MsgSeqNum 3, 952 cycles from the price to the MAC",
+            f"stop 1: fired by hardware on trade 1169.20: order 3 B1 sent, MsgSeqNum 4, {cycles} cycles from the price to the MAC"])
+        doc, out, err = self.analyze_json(c, "--stops", self.stops, "--console", log)
+        b = self.order(doc, "B1")
+        self.assertEqual(b["check"], "disagrees")
+        self.assertEqual((b["t2t_cycles"], b["fire_log_t2t_cycles"]), (829, 457))  # kept, and flagged
+        self.assertIn("on trade 1169.20, paired with 270=1169.00", b["check_note"])
+        self.assertIn(f"points to rx#1 k={self.k_of(6)} 270=1169.20", b["check_note"])
+        self.assertEqual(self.order(doc, "A1")["check"], "agrees")
+        self.assertEqual(doc["meta"]["disagrees_with_fire_log"], 1)
+        self.assertEqual(doc["hw"]["disagrees_with_fire_log"], 1)
+        self.assertIn("1 disagree", out)
+        self.assertIn("PAIRING DISAGREES: order B1", out)
+        self.assertIn("1 PAIRED AGAINST THE FIRE LOG", out)
+        pcap, frames = c.write(self.tmp)
+        rc, _, err = run(["--pcap", pcap, "--frames", frames, "--stops", self.stops, "--console", log, "--strict"])
+        self.assertEqual(rc, 3)
+        self.assertIn("1 pairing(s) disagree with the fire log", err)
+
+    def test_fire_log_tolerance_and_price_only(self):
+        c = self.build()
+        for off, want in ((2, "agrees"), (3, "disagrees")):
+            log = self.console([
+                f"stop 0: fired by hardware on trade 1170.60: order 2 A1 sent, MsgSeqNum 3, {952 + off} cycles from the price to the MAC",
+                "stop 1: fired by firmware on trade 1169.0: order 3 B1 sent"])  # firmware: price only (decimal compare)
+            doc, _, _ = self.analyze_json(c, "--stops", self.stops, "--console", log)
+            self.assertEqual((self.order(doc, "A1")["check"], self.order(doc, "B1")["check"]), (want, "agrees"))
+            self.assertEqual(self.order(doc, "B1")["path"], "fw")
+        log = self.console(["stop 1: fired by firmware on trade 1169.10: order 3 B1 sent"])
+        doc, _, _ = self.analyze_json(c, "--stops", self.stops, "--console", log)
+        self.assertEqual(self.order(doc, "B1")["check"], "disagrees")
+        a = self.order(doc, "A1")  # no fire line: not a stop's order
+        self.assertEqual((a["trigger"], a["check"]), (None, "unchecked"))
+        self.assertIn("no fire line", a["no_trigger"])
+
+    def test_repeat_firmware_fires_again_in_the_same_segment(self):
+        c = self.build(repeat=True)
+        c.tx(self.sof_b + 3000, nos("B2", "MSFT", 2, 5, px="1169"))  # firmware: re-armed at once, fires on the 6th
+        doc, _, _ = self.analyze_json(c, "--stops", self.stops, "--path", "fw")
+        self.assertEqual(self.order(doc, "B1")["trigger_k"], self.k_of(4))
+        b2 = self.order(doc, "B2")
+        self.assertEqual((b2["trigger_rx_seq"], b2["trigger_k"]), (1, self.k_of(6)))
+        self.assertEqual(b2["t2t_cycles"], self.sof_b + 3000 - 1008 - self.k_of(6))
+
+    def test_repeat_hardware_rearmed_after_its_order(self):
+        c = self.build(repeat=True)
+        # hardware: firmware loads the trigger entry again only after B1 left; the 6th message and the next
+        # segment's trade (rx#2) crossed before that, so B2's trigger is the segment after B1 (rx#3)
+        w3 = md("MSFT", 18, ["1169.15"])
+        c.rx(self.sof_b + 1000, w3)
+        sof = self.sof_b + 3000
+        c.tx(sof, nos("B2", "MSFT", 2, 5, px="1169"))
+        doc, _, _ = self.analyze_json(c, "--stops", self.stops, "--path", "hw")
+        b2 = self.order(doc, "B2")
+        k = HDR + soh_after(w3, b"269=2\x01270=1169.15")
+        self.assertEqual(k, 54 + 170)
+        self.assertEqual((b2["trigger_rx_seq"], b2["trigger_price"], b2["trigger_k"]), (3, "1169.15", k))
+        self.assertEqual(b2["t2t_cycles"], 3000 - 1000 - 8 - 224)
+
+    def test_one_shot_and_armed_after(self):
+        c = self.build()
+        c.rx(self.sof_b + 2000, md("MSFT", 18, ["1169.15"]))
+        c.tx(self.sof_b + 3000, nos("B2", "MSFT", 2, 5, px="1169"))
+        doc, _, _ = self.analyze_json(c, "--stops", self.stops)
+        self.assertIn("fired already (one-shot", self.order(doc, "B2")["no_trigger"])
+        with open(self.stops) as f:
+            st = json.load(f)
+        st.append({"symbol": "MSFT", "side": "sell", "stop": "1169.25", "armed_after": "B1"})  # a new stop, armed later
+        with open(self.stops, "w") as f:
+            json.dump(st, f)
+        doc, _, _ = self.analyze_json(c, "--stops", self.stops)
+        b2 = self.order(doc, "B2")
+        self.assertEqual((b2["trigger_rx_seq"], b2["trigger_price"]), (3, "1169.15"))  # not rx#2, before B1 left
+        self.assertEqual(self.order(doc, "B1")["trigger_price"], "1169.00")
+        st[-1]["armed_after"] = "NOPE"
+        with open(self.stops, "w") as f:
+            json.dump(st, f)
+        pcap, frames = c.write(self.tmp)
+        rc, _, err = run(["--pcap", pcap, "--frames", frames, "--stops", self.stops])
+        self.assertEqual(rc, 2)
+        self.assertIn("armed_after 'NOPE' is not an order", err)
+
+    def test_bad_console_log(self):
+        c = self.build()
+        pcap, frames = c.write(self.tmp)
+        log = self.console(["stop 0: fired by hardware on trade 1170.60: order 2 A1 sent",
+                            "stop 0: fired by hardware on trade 1170.60: order 2 A1 sent"])
+        rc, _, err = run(["--pcap", pcap, "--frames", frames, "--stops", self.stops, "--console", log])
+        self.assertEqual(rc, 2)
+        self.assertIn("ClOrdID A1 fired twice", err)
+        rc, _, err = run(["--pcap", pcap, "--frames", frames, "--console", os.path.join(self.tmp, "none.log")])
+        self.assertEqual(rc, 2)
+        self.assertIn("cannot read console log", err)
 
 
 class TestNoTrigger(Base):
@@ -614,7 +807,8 @@ class TestDump(Base):
         self.assertIn("tx#1", out)
 
 
-@unittest.skipUnless(os.path.exists(os.path.join(REAL, "eth-latency.frames.csv")), "no whole-SoC test output")
+@unittest.skipUnless(os.path.exists(os.path.join(REAL, "eth-latency.frames.csv")),
+                     f"no whole-SoC test output in {REAL}: `make test` writes it (needs the Verilator SoC model)")
 class TestRealHarnessOutput(unittest.TestCase):
     """The harness's own pcap + frame log (build/sim/tests, from `make test`) match as assumed."""
 
@@ -629,7 +823,8 @@ class TestRealHarnessOutput(unittest.TestCase):
         for f in frames:
             self.assertEqual(f.sof_ns, f.sof_cycle * 8 + 4)
 
-    @unittest.skipUnless(os.path.exists(os.path.join(REAL, "fix-session.pcap")), "no fix-session.pcap")
+    @unittest.skipUnless(os.path.exists(os.path.join(REAL, "fix-session.pcap")),
+                         f"no fix-session.pcap in {REAL}: `make test` as root writes it (network namespace, exchange)")
     def test_fix_session_dump(self):
         rc, out, err = run(["--pcap", os.path.join(REAL, "fix-session.pcap"), "--dump"])
         self.assertEqual(rc, 0, err)
