@@ -15,10 +15,12 @@ Usage: tools/bench/bench.py [--fires 1000] [--soc-minutes 7] [--step-ms 100] [--
                             [--datapath-volumes 25000,50000] [--datapath-linerate 50000] [--skip-datapath]
 """
 import argparse
+import datetime
 import json
 import os
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -391,6 +393,8 @@ def main(argv=None):
     ap.add_argument("--boards-dir", default=os.path.join(ROOT, "build/boards"), help="where that build is (default build/boards)")
     ap.add_argument("--out", default=OUT, help="where the run's results and the report go (default build/bench)")
     args = ap.parse_args(argv)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    t0 = time.monotonic()
     out = os.path.abspath(args.out)
     dp_out = os.path.join(out, "datapath")
     os.makedirs(out, exist_ok=True)
@@ -429,6 +433,24 @@ def main(argv=None):
         report, lines = build_report(soc, linux, dp, bc, note)
     except (DatapathError, linux_baseline.InputError) as e:
         raise SystemExit(f"bench: {e}")
+    if args.report_only:   # the measuring run's date, duration and settings, from its report
+        try:
+            with open(os.path.join(out, "report.json")) as f:
+                prev = json.load(f).get("run")
+        except (OSError, ValueError, AttributeError):
+            prev = None
+        report["run"] = prev if isinstance(prev, dict) and {"started_utc", "wall_seconds"} <= set(prev) else None
+    else:
+        report["run"] = {"started_utc": started.strftime("%Y-%m-%d %H:%M:%S"),
+                         "wall_seconds": round(time.monotonic() - t0), "fires_per_path": args.fires,
+                         "soc_minutes_per_phase": args.soc_minutes, "step_ms": args.step_ms,
+                         "baseline_fires": None if args.skip_baseline else args.baseline_fires,
+                         "datapath_volumes": None if args.skip_datapath else args.datapath_volumes}
+    if report["run"]:
+        r = report["run"]
+        lines[1:1] = ["", f"Measured {r['started_utc']} UTC, {r['wall_seconds'] // 60} min {r['wall_seconds'] % 60} s; "
+                      f"whole SoC: {r['soc_minutes_per_phase']:g} minutes a phase (at most {r['fires_per_path']} fires), "
+                      f"market step {r['step_ms']} ms after the SoC's Heartbeat."]
     soc_latency.plot(soc["records"], os.path.join(out, "latency.png"), ETH_MHZ)
     if dp is not None:
         datapath_plot(dp, os.path.join(out, "datapath.png"))

@@ -442,6 +442,17 @@ class ReportOnly(unittest.TestCase):
         self.assertNotIn("datapath_summary", report)
         self.assertIn("| hw_fallback | T2T | 1 |", md)
 
+    def test_report_only_keeps_the_measuring_runs_date_and_duration(self):
+        run = {"started_utc": "2026-11-22 08:00:00", "wall_seconds": 27 * 60 + 51, "fires_per_path": 1000,
+               "soc_minutes_per_phase": 7, "step_ms": 100, "baseline_fires": 1000, "datapath_volumes": "25000,50000"}
+        with open(os.path.join(self.dir, "report.json"), "w") as f:
+            json.dump({"run": run}, f)
+        report, md = self.main()
+        self.assertEqual(report["run"], run)
+        self.assertIn("Measured 2026-11-22 08:00:00 UTC, 27 min 51 s; whole SoC: 7 minutes a phase", md)
+        report, md = self.main()   # and again from the report it wrote
+        self.assertEqual(report["run"], run)
+
     def test_missing_console_log_is_a_clear_error(self):
         os.remove(os.path.join(self.dir, "soc", "soc.log"))
         with self.assertRaises(SystemExit) as e:
