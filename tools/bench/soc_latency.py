@@ -258,7 +258,11 @@ class SocBench(demo.Demo):
         if r.returncode != 0:
             raise SystemExit(f"bench: analyze.py failed ({r.returncode})")
         # the figures again from the console log as written (the same as bench.py --report-only reads)
-        res = soc_result(json.load(open(j)), tally_log(self.log_path), self.args.clock_mhz)
+        try:
+            with open(j) as f:
+                res = soc_result(json.load(f), tally_log(self.log_path), self.args.clock_mhz)
+        except ConsoleError as e:
+            raise SystemExit(f"bench: {e}")
         with open(os.path.join(self.out, "console.json"), "w") as f:
             json.dump({k: res[k] for k in ("console", "matched")}, f, indent=1)
         plot(res["records"], os.path.join(self.out, "latency.png"), self.args.clock_mhz)
