@@ -15,13 +15,17 @@ Usage: tools/bench/bench.py [--fires 1000] [--soc-minutes 7] [--step-ms 100] [--
                             [--datapath-volumes 25000,50000] [--datapath-linerate 50000] [--skip-datapath]
 """
 import argparse
+import datetime
 import json
 import os
-import shutil
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import linux_baseline  # noqa: E402  (report_figures)
+import soc_latency  # noqa: E402  (the console tally and the per-path figures of the whole-SoC run)
 OUT = os.path.join(ROOT, "build/bench")
 ETH_MHZ = 125.0  # GMII/RGMII at 1 Gb/s: both Ethernet domains run at 125 MHz; the ECP5 build must meet it
 
@@ -45,7 +49,8 @@ def board_clock(board, boards_dir=os.path.join(ROOT, "build/boards")):
     clock the ns are computed at: the Ethernet domains' required and achieved MHz, whether the build had the offload,
     and its commit. None when there is no such build."""
     try:
-        s = json.load(open(os.path.join(boards_dir, board, "summary.json")))
+        with open(os.path.join(boards_dir, board, "summary.json")) as f:
+            s = json.load(f)
     except (OSError, ValueError):
         return None
     if s.get("family") != "ecp5" or not s.get("pnr"):
@@ -105,24 +110,198 @@ def text_histogram(records, metric, width=30):
 
 def stat_row(d):
     c, n = d["cycles"], d["ns"]
+    if not d["count"]:
+        return "0 | - | -"
     return f"{d['count']} | {c['min']} / {c['median']} / {c['max']} | {n['min']:.0f} / {n['median']:.0f} / {n['max']:.0f}"
+
+
+# ---- 1. the whole SoC: paths, and the hardware phase's suppressed fires --------------------------------------
+SOC_PATHS = ("hw", "fw", "hw_fallback")
+
+
+def soc_report(report, res):
+    """report["hw"], ["fw"], ["hw_fallback"] (T2T, EOF2SOF, SOF2SOF of the orders of each label; the fw row is the
+    firmware-only phase's orders only), report["suppressed"] (the hardware phase's fires the engine did not send),
+    report["console_fires"] and report["unlabelled_orders"] from soc_latency.soc_result()."""
+    for path in SOC_PATHS:
+        report[path] = {m: res["paths"][path][m] for m in ("t2t", "eof2sof", "sof2sof")}
+        report[path]["orders"] = res["paths"][path]["orders"]
+    report["suppressed"] = res["console"]["suppressed"]
+    report["console_fires"] = res["console"]["fires"]
+    report["console_unsent"] = res["console"]["unsent"]
+    report["unlabelled_orders"] = res["paths"].get("unknown", {}).get("orders", 0)
+
+
+def suppressed_md(report):
+    """The report.md section of the hardware phase's suppressed fires and the orders firmware sent instead."""
+    s = report["suppressed"]
+    pct = "-" if s["pct_of_trigger_fires"] is None else f"{s['pct_of_trigger_fires']:.1f} %"
+    lines = ["## Hardware phase: fires the order engine did not send", "",
+             "A fire of the trigger table that comes while firmware holds the order engine's lock (it takes it for every "
+             "message it sends itself) is suppressed by the engine, and firmware sends the order instead (hw_fallback). "
+             "Counted from the console's lines; those orders are in neither the hw nor the fw row.", "",
+             "| hardware phase (console) | fires |", "|---|---|",
+             f"| fires of the trigger table | {s['trigger_fires']} |",
+             f"| sent by the order engine | {s['sent_by_engine']} |",
+             f"| suppressed (firmware held the lock) | {s['count']} ({pct} of the trigger table's fires) |",
+             f"| orders firmware sent instead (hw_fallback) | {s['fallback_orders']} |", ""]
+    c = s["console_counter"]
+    if c is None:
+        lines.append("The engine's counter was not read (the console did not answer `offload` at the end of the run).")
+    else:
+        lines.append(f"The `offload` command's counter at the end of the run: sent by hardware {c['sent']}, triggered but "
+                     f"not sent {c['not_sent']}: " + ("the same." if s["counter_agrees"] else
+                                                        "NOT the same as the console's lines above."))
+    if s["firmware_sends_it"] != s["fallback_orders"]:
+        lines.append(f"{s['firmware_sends_it']} suppressed fires were to be sent by firmware, {s['fallback_orders']} "
+                     "fallback orders were seen (a stop canceled meanwhile is not sent).")
+    lines += ["", "Latency of the hw_fallback orders (firmware sent them; same definitions as above):", "",
+              "| path | metric | orders | cycles min / median / max | ns min / median / max |", "|---|---|---|---|---|"]
+    for m in ("t2t", "eof2sof", "sof2sof"):
+        lines.append(f"| hw_fallback | {m.upper()} | {stat_row(report['hw_fallback'][m])} |")
+    if report.get("unlabelled_orders"):
+        lines += ["", f"{report['unlabelled_orders']} order(s) in the capture have no fire line on the console: in no row."]
+    return lines + [""]
+
+
+# ---- 2. the Linux baseline ----------------------------------------------------------------------------------
+def linux_md(fig):
+    """The report.md lines of the Linux baseline (fig: linux_baseline.report_figures())."""
+    u = fig["us"]
+    return ["## Linux software baseline (QuickFIX/J on the kernel's TCP, W -> D at the exchange's veth, tcpdump)", "",
+            "| orders (after warm-up) | min | median | mean | p99 | max |", "|---|---|---|---|---|---|",
+            f"| {fig['count']:,} (after {fig['warmup']:,}) | {u['min']:,.1f} us | {u['median']:,.1f} us | {u['mean']:,.1f} us "
+            f"| {u['p99']:,.1f} us | {u['max']:,.1f} us |", ""]
 
 
 # ---- 3. the offload datapath: sweep and line-rate check (DatapathBench) --------------------------------------
 DATAPATH_OUT = os.path.join(OUT, "datapath")
 
 
-def run_datapath(volumes, linerate_messages):
+def run_datapath(volumes, linerate_messages, dp_out=DATAPATH_OUT):
     """Runs DatapathBench (SpinalSim/Verilator); it exits non-zero on a missed or false fire, and so does this."""
     run([os.path.join(ROOT, "mill"), "-i", "hw.test.runMain", "triggerfish.offload.DatapathBench",
-         "--out", "build/bench/datapath", "--volumes", volumes, "--linerate-messages", str(linerate_messages)])
-    return json.load(open(os.path.join(DATAPATH_OUT, "datapath.json")))
+         "--out", dp_out, "--volumes", volumes, "--linerate-messages", str(linerate_messages)])
+    return json.load(open(os.path.join(dp_out, "datapath.json")))
+
+
+class DatapathError(Exception):
+    """datapath.json is not what DatapathBench writes."""
+
+
+DP_METRICS = ("latency_cycles", "eof2sof_cycles", "t2t_cycles", "sof2sof_cycles")
+
+
+def _field(d, key, where):
+    if not isinstance(d, dict) or key not in d:
+        raise DatapathError(f"datapath.json: {where} has no {key!r}")
+    return d[key]
+
+
+def across(rows, key, clock_mhz, where):
+    """One metric over several cells (DatapathBench's per-cell {min, avg, max, count}): the smallest min, the average
+    over every order (each cell's avg weighted by its count), the largest max, and whether every order of every cell
+    took the same cycles (min == max). None when no cell has an order."""
+    st = []
+    for i, r in enumerate(rows):
+        d = _field(r, key, f"{where} {i}")
+        for k in ("min", "avg", "max", "count"):
+            _field(d, k, f"{where} {i} {key}")
+        if d["count"]:
+            st.append(d)
+    if not st:
+        return None
+    n = sum(d["count"] for d in st)
+    lo, hi = min(d["min"] for d in st), max(d["max"] for d in st)
+    avg = sum(d["avg"] * d["count"] for d in st) / n
+    k = 1000.0 / clock_mhz
+    return {"count": n, "min": lo, "avg": round(avg, 3), "max": hi, "same_for_every_order": lo == hi,
+            "ns": {"min": lo * k, "avg": round(avg * k, 3), "max": hi * k}}
+
+
+def datapath_summary(dp):
+    """The aggregates of datapath.json that the README quotes: across the sweep's cells (fires per cell, missed and
+    false in all, each metric's min / order-weighted avg / max) and across the line-rate runs (missed, false, every
+    message processed, each mode's offered rate, and the highest rate sustained, recomputed here by DatapathBench's
+    rule: the runs with every message counted by the parser, frames back to back, no missed or false fire)."""
+    clock = _field(dp, "clock_mhz", "the top level")
+    cells = _field(dp, "sweep", "the top level")
+    if not isinstance(cells, list) or not cells:
+        raise DatapathError("datapath.json: no sweep cell")
+    fires = [_field(c, "fires", f"sweep cell {i}") for i, c in enumerate(cells)]
+    sweep = {"cells": len(cells),
+             "volumes": sorted({_field(c, "messages", f"sweep cell {i}") for i, c in enumerate(cells)}),
+             "body_bytes": sorted({_field(c, "body_bytes", f"sweep cell {i}") for i, c in enumerate(cells)}),
+             "fires": sum(fires), "fires_per_cell": {"min": min(fires), "max": max(fires)},
+             "missed": sum(_field(c, "missed", f"sweep cell {i}") for i, c in enumerate(cells)),
+             "false": sum(_field(c, "false", f"sweep cell {i}") for i, c in enumerate(cells)),
+             "orders_byte_exact": all(_field(c, "orders_byte_exact", f"sweep cell {i}") for i, c in enumerate(cells))}
+    for m in DP_METRICS:
+        sweep[m] = across(cells, m, clock, "sweep cell")
+    lr = _field(dp, "linerate", "the top level")
+    runs = _field(lr, "runs", "linerate")
+    if not isinstance(runs, list) or not runs:
+        raise DatapathError("datapath.json: no line-rate run")
+    rows = []
+    for i, r in enumerate(runs):
+        w = f"line-rate run {i}"
+        row = {k: _field(r, k, w) for k in ("mode", "messages_offered", "messages_processed", "offered_msgs_per_s",
+                                            "frames_back_to_back", "fires", "missed", "false")}
+        row["sustained"] = (row["missed"] == 0 and row["false"] == 0 and row["frames_back_to_back"]
+                            and row["messages_processed"] == row["messages_offered"])
+        rows.append(row)
+    ok = [r["offered_msgs_per_s"] for r in rows if r["sustained"]]
+    linerate = {"runs": rows, "fires": sum(r["fires"] for r in rows), "missed": sum(r["missed"] for r in rows),
+                "false": sum(r["false"] for r in rows),
+                "every_message_processed": all(r["messages_processed"] == r["messages_offered"] for r in rows),
+                "highest_msgs_per_s": max(ok) if ok else None,
+                "latency_cycles": across(runs, "latency_cycles", clock, "line-rate run"),
+                "eof2sof_cycles": across(runs, "eof2sof_cycles", clock, "line-rate run")}
+    said = lr.get("highest_msgs_per_s")
+    linerate["datapath_json_agrees"] = (said is not None and linerate["highest_msgs_per_s"] is not None
+                                        and abs(said - linerate["highest_msgs_per_s"]) < 1) or (not said and not ok)
+    return {"sweep": sweep, "linerate": linerate}
+
+
+def datapath_summary_md(s):
+    """report.md lines of datapath_summary()."""
+    def st(d, nd=1):
+        return "-" if d is None else f"{d['min']} / {d['avg']:.{nd}f} / {d['max']}"
+
+    def ns(d):
+        return "-" if d is None else f"{d['ns']['min']:.0f} / {d['ns']['avg']:.0f} / {d['ns']['max']:.0f}"
+
+    def same(d):
+        return "-" if d is None else ("yes" if d["same_for_every_order"] else "no")
+    sw, lr = s["sweep"], s["linerate"]
+    fpc = sw["fires_per_cell"]
+    lines = ["", "### Across the sweep's cells", "",
+             f"{sw['cells']} cells ({len(sw['body_bytes'])} body sizes x volumes of "
+             f"{' and '.join(f'{v:,}' for v in sw['volumes'])} messages): "
+             f"{fpc['min']:,}" + ("" if fpc["min"] == fpc["max"] else f" to {fpc['max']:,}") + " fires a cell, "
+             f"{sw['fires']:,} in all; {sw['missed']} missed, {sw['false']} false; every order byte-exact on the pins: "
+             f"{'yes' if sw['orders_byte_exact'] else 'NO'}. Avg is over every order of every cell.", "",
+             "| metric | orders | cycles min / avg / max | ns min / avg / max | the same in every order |", "|---|---|---|---|---|"]
+    for m, name in zip(DP_METRICS, ("msg -> TX_EN", "EOF2SOF", "T2T", "SOF2SOF")):
+        d = sw[m]
+        lines.append(f"| {name} | {0 if d is None else d['count']:,} | {st(d)} | {ns(d)} | {same(d)} |")
+    hi = lr["highest_msgs_per_s"]
+    lines += ["", "### Across the line-rate runs", "",
+              f"{len(lr['runs'])} runs, {lr['fires']:,} fires: {lr['missed']} missed, {lr['false']} false; every message "
+              f"processed: {'yes' if lr['every_message_processed'] else 'NO'}. "
+              + "; ".join(f"{r['mode']}: {r['offered_msgs_per_s']:,.0f} messages/s offered"
+                          + ("" if r["sustained"] else " (NOT sustained)") for r in lr["runs"]) + ". "
+              + (f"Highest sustained: **{hi:,.0f} messages/s**." if hi is not None else "No run sustained its rate.")
+              + ("" if lr["datapath_json_agrees"] else " (datapath.json's highest_msgs_per_s says otherwise.)")]
+    return lines
 
 
 def datapath_report(report, dp):
-    """report["sweep"] (one row per cell) and report["linerate"] from datapath.json."""
+    """report["sweep"] (one row per cell) and report["linerate"] from datapath.json, and report["datapath_summary"]
+    (datapath_summary())."""
     report["sweep"] = dp["sweep"]
     report["linerate"] = dp["linerate"]
+    report["datapath_summary"] = datapath_summary(dp)
     report["datapath"] = {k: dp[k] for k in ("boundary", "clock_mhz", "cross_every", "volumes", "largest_volume",
                                              "wall_seconds", "compile_seconds", "seed", "ok")}
 
@@ -192,10 +371,10 @@ def datapath_md(dp):
               f"**{lr['highest_msgs_per_s']:,.0f} messages/s** (smallest messages, {lr['entries_armed']} entries armed). "
               "In a packed segment the order waits for the segment's end, so its latency from the triggering message grows "
               "with the messages after it in the segment; EOF2SOF stays the same."]
-    return lines
+    return lines + datapath_summary_md(datapath_summary(dp))
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fires", type=int, default=1000, help="fires per path in the whole-SoC run")
     ap.add_argument("--step-ms", type=int, default=100, help="the exchange's market step in the whole-SoC run")
@@ -212,16 +391,26 @@ def main():
                     "(build/boards/<board>) may confirm the clock the ns are computed at: the first built with the "
                     "offload and meeting timing, else the first found")
     ap.add_argument("--boards-dir", default=os.path.join(ROOT, "build/boards"), help="where that build is (default build/boards)")
-    args = ap.parse_args()
-    os.makedirs(OUT, exist_ok=True)
+    ap.add_argument("--out", default=OUT, help="where the run's results and the report go (default build/bench)")
+    args = ap.parse_args(argv)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    t0 = time.monotonic()
+    out = os.path.abspath(args.out)
+    dp_out = os.path.join(out, "datapath")
+    os.makedirs(out, exist_ok=True)
     py = sys.executable
     if args.report_only:
-        args.skip_baseline = not os.path.exists(os.path.join(OUT, "linux-baseline/linux-baseline.json"))
-        args.skip_datapath = not os.path.exists(os.path.join(DATAPATH_OUT, "datapath.json"))
+        args.skip_baseline = not os.path.exists(os.path.join(out, "linux-baseline/linux-baseline.json"))
+        args.skip_datapath = not os.path.exists(os.path.join(dp_out, "datapath.json"))
     else:
         run([py, os.path.join(ROOT, "tools/bench/soc_latency.py"), "--fires", str(args.fires), "--step-ms", str(args.step_ms),
-             "--timeout", str(args.soc_minutes * 60), "--out", "build/bench/soc", "--clock-mhz", str(ETH_MHZ)])
-    soc = json.load(open(os.path.join(OUT, "soc/latency.json")))
+             "--timeout", str(args.soc_minutes * 60), "--out", os.path.relpath(os.path.join(out, "soc"), ROOT),
+             "--clock-mhz", str(ETH_MHZ)])
+    try:
+        soc = soc_latency.soc_result(load_json(os.path.join(out, "soc/latency.json"), "the whole-SoC latency JSON"),
+                                     soc_latency.tally_log(os.path.join(out, "soc/soc.log")), ETH_MHZ)
+    except soc_latency.ConsoleError as e:
+        raise SystemExit(f"bench: {e}")
     found = [bc for bc in (board_clock(b, args.boards_dir) for b in args.board.split(",") if b) if bc is not None]
     bc = next((b for b in found if b["with_offload_and_met"]), found[0] if found else None)
     note = clock_note(bc)
@@ -232,53 +421,106 @@ def main():
         bc["same_hardware"] = hw[:len(bc["commit"])] == bc["commit"] if hw else None
         note += (" The board build is of this checkout's hardware." if bc["same_hardware"] else
                  f" The board build is of hardware {bc['commit']}, this checkout's is {hw or 'unknown'}: not the same.")
-    report = {"clock_mhz": ETH_MHZ, "clock_board_build": bc, "clock_note": note,
-              "anchors": [{"what": a, "published": b} for a, b in ANCHORS]}
-    for path in ("hw", "fw"):
-        report[path] = {m: soc[path][m] for m in ("t2t", "eof2sof", "sof2sof")}
-    shutil.copy(os.path.join(OUT, "soc/latency.png"), os.path.join(OUT, "latency.png"))
+    linux = None
     if not args.skip_baseline:
         if not args.report_only:
             run([py, os.path.join(ROOT, "tools/bench/linux_baseline.py"), "--fires", str(args.baseline_fires),
-                 "--out", os.path.join(OUT, "linux-baseline"), "--quiet"])
-        report["linux"] = json.load(open(os.path.join(OUT, "linux-baseline/linux-baseline.json")))
-    dp = (None if args.skip_datapath else json.load(open(os.path.join(DATAPATH_OUT, "datapath.json"))) if args.report_only
-          else run_datapath(args.datapath_volumes, args.datapath_linerate))
+                 "--out", os.path.join(out, "linux-baseline"), "--quiet"])
+        linux = load_json(os.path.join(out, "linux-baseline/linux-baseline.json"), "the Linux baseline's JSON")
+    dp = (None if args.skip_datapath else load_json(os.path.join(dp_out, "datapath.json"), "datapath.json")
+          if args.report_only else run_datapath(args.datapath_volumes, args.datapath_linerate, dp_out))
+    try:
+        report, lines = build_report(soc, linux, dp, bc, note)
+    except (DatapathError, linux_baseline.InputError) as e:
+        raise SystemExit(f"bench: {e}")
+    if args.report_only:   # the measuring run's date, duration and settings, from its report
+        try:
+            with open(os.path.join(out, "report.json")) as f:
+                prev = json.load(f).get("run")
+        except (OSError, ValueError, AttributeError):
+            prev = None
+        report["run"] = prev if isinstance(prev, dict) and {"started_utc", "wall_seconds"} <= set(prev) else None
+    else:
+        report["run"] = {"started_utc": started.strftime("%Y-%m-%d %H:%M:%S"),
+                         "wall_seconds": round(time.monotonic() - t0), "fires_per_path": args.fires,
+                         "soc_minutes_per_phase": args.soc_minutes, "step_ms": args.step_ms,
+                         "baseline_fires": None if args.skip_baseline else args.baseline_fires,
+                         "datapath_volumes": None if args.skip_datapath else args.datapath_volumes}
+    if report["run"]:
+        r = report["run"]
+        lines[1:1] = ["", f"Measured {r['started_utc']} UTC, {r['wall_seconds'] // 60} min {r['wall_seconds'] % 60} s; "
+                      f"whole SoC: {r['soc_minutes_per_phase']:g} minutes a phase (at most {r['fires_per_path']} fires), "
+                      f"market step {r['step_ms']} ms after the SoC's Heartbeat."]
+    soc_latency.plot(soc["records"], os.path.join(out, "latency.png"), ETH_MHZ)
+    if dp is not None:
+        datapath_plot(dp, os.path.join(out, "datapath.png"))
+    with open(os.path.join(out, "report.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    rel = os.path.relpath(out, ROOT)
+    print(f"\nbench: {rel}/report.md, report.json, latency.png" + ("" if dp is None else ", datapath.png"))
+    return report
+
+
+def load_json(path, what):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as e:
+        raise SystemExit(f"bench: cannot read {what} {path}: {e.strerror}")
+    except ValueError as e:
+        raise SystemExit(f"bench: {what} {path} is not JSON ({e})")
+
+
+def build_report(soc, linux, dp, bc, note):
+    """report.json's dict and report.md's lines from the run's results: soc (soc_latency.soc_result()), linux (the
+    baseline's JSON or None), dp (datapath.json or None), bc and note (the clock's board build and its sentence)."""
+    report = {"clock_mhz": ETH_MHZ, "clock_board_build": bc, "clock_note": note,
+              "anchors": [{"what": a, "published": b} for a, b in ANCHORS]}
+    soc_report(report, soc)
+    if linux is not None:
+        report["linux"] = linux
+        report["linux_summary"] = linux_baseline.report_figures(linux)
     if dp is not None:
         datapath_report(report, dp)
-        datapath_plot(dp, os.path.join(OUT, "datapath.png"))
-    with open(os.path.join(OUT, "report.json"), "w") as f:
-        json.dump(report, f, indent=1)
     hw, fw = report["hw"], report["fw"]
     lines = ["# Triggerfish benchmark report", "",
-             f"Latencies of orders sent by the hardware offload (hw) and by the firmware (fw) of the same simulated SoC, "
-             f"in one run, per DESIGN.md: cycles of the {ETH_MHZ:.0f} MHz Ethernet clock and ns at that clock.", "",
+             f"Latencies of orders sent by the hardware offload (hw) and by the firmware (fw: the firmware-only phase, "
+             f"`stop mode fw`) of the same simulated SoC, in one run, per DESIGN.md: cycles of the {ETH_MHZ:.0f} MHz "
+             f"Ethernet clock and ns at that clock. Orders firmware sent in the hardware phase (hw_fallback) are in "
+             f"neither row: see below.", "",
              "Clock: " + report["clock_note"], "",
              "| path | metric | orders | cycles min / median / max | ns min / median / max |", "|---|---|---|---|---|"]
     for path in ("hw", "fw"):
         for m in ("t2t", "eof2sof", "sof2sof"):
             lines.append(f"| {path} | {m.upper()} | {stat_row(report[path][m])} |")
-    ratio = fw["eof2sof"]["cycles"]["median"] / max(1, hw["eof2sof"]["cycles"]["median"])
-    lines += ["", f"Firmware / hardware, median EOF2SOF: {ratio:.0f}x.", "", "![latency](latency.png)", ""]
-    orders = soc.get("orders", [])
+    if hw["eof2sof"]["count"] and fw["eof2sof"]["count"]:
+        ratio = fw["eof2sof"]["cycles"]["median"] / max(1, hw["eof2sof"]["cycles"]["median"])
+        lines += ["", f"Firmware / hardware, median EOF2SOF: {ratio:.0f}x."]
+    lines += ["", "![latency](latency.png)", ""]
     for m in ("t2t", "eof2sof"):
         lines += [f"{m.upper()} distribution, orders per power-of-two bin of cycles (the same data as latency.png):", "",
-                  "```"] + text_histogram(orders, m) + ["```", ""]
-    lines += ["## Side by side", "", "| | figure | source |", "|---|---|---|",
-              f"| Triggerfish hw, T2T median | {hw['t2t']['ns']['median']:.0f} ns ({hw['t2t']['cycles']['median']} cycles) | this run |",
-              f"| Triggerfish fw, T2T median | {fw['t2t']['ns']['median'] / 1000:.0f} us | this run |"]
-    if "linux" in report:
-        ns = report["linux"]["ns"]
-        lines.append(f"| Linux + QuickFIX/J, W -> D at the exchange, median (max) | {ns['median'] / 1000:.0f} us "
-                     f"({ns['max'] / 1000:.0f} us) | this run (tcpdump, veth) |")
+                  "```"] + text_histogram(soc["records"], m) + ["```", ""]
+    lines += suppressed_md(report)
+    if linux is not None:
+        lines += linux_md(report["linux_summary"])
+    lines += ["## Side by side", "", "| | figure | source |", "|---|---|---|"]
+    if hw["t2t"]["count"]:
+        lines.append(f"| Triggerfish hw, T2T median | {hw['t2t']['ns']['median']:.0f} ns ({hw['t2t']['cycles']['median']} "
+                     f"cycles) | this run |")
+    if fw["t2t"]["count"]:
+        lines.append(f"| Triggerfish fw, T2T median | {fw['t2t']['ns']['median'] / 1e6:.2f} ms | this run |")
+    if linux is not None:
+        u = report["linux_summary"]["us"]
+        lines.append(f"| Linux + QuickFIX/J, W -> D at the exchange, median (min, max) | {u['median']:,.0f} us "
+                     f"({u['min']:,.1f} us, {u['max']:,.1f} us) | this run (tcpdump, veth) |")
     for a, b in ANCHORS:
         lines.append(f"| {a} | {b} | published (citation) |")
     if dp is not None:
         lines += datapath_md(dp)
-    with open(os.path.join(OUT, "report.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    print(f"\nbench: build/bench/report.md, report.json, latency.png" + ("" if dp is None else ", datapath.png"))
+    return report, lines
 
 
 if __name__ == "__main__":

@@ -253,6 +253,23 @@ def summary_line(res):
             f"{PAPER_US['fpga_server_side']} µs FPGA)")
 
 
+REPORT_STATS = ("min", "median", "mean", "p99", "max")
+
+
+def report_figures(res):
+    """The figures bench.py's report quotes from a baseline result (evaluate()'s dict or its JSON): orders measured,
+    warm-up fires left out, and min / median / mean / p99 / max in µs (0.1 µs). InputError when it has none."""
+    if not isinstance(res, dict) or not isinstance(res.get("ns"), dict):
+        raise InputError("not a Linux baseline result (no \"ns\" figures)")
+    n = res["ns"]
+    missing = [k for k in REPORT_STATS if not isinstance(n.get(k), (int, float))]
+    if not res.get("count") or missing:
+        raise InputError(f"the Linux baseline result has no measured orders (count {res.get('count')!r}"
+                         + (f", no {', '.join(missing)}" if missing else "") + ")")
+    return {"count": res["count"], "warmup": res.get("warmup"), "behind": res.get("behind"),
+            "us": {k: round(n[k] / 1000, 1) for k in REPORT_STATS}}
+
+
 # ---------------------------------------------------------------------------------------------
 # the market: the exchange's path format, generated from a template
 

@@ -10,11 +10,15 @@ after the SoC's Heartbeat, so the simulated firmware is never flooded however fa
 Phase 1 arms the two stops in the hardware trigger table with `repeat` (armed again after each fire),
 phase 2 the same two stops in firmware (`stop mode fw`). Every order is matched to the market data frame
 that triggered it in the simulation's pcap and frame log by tools/latency/analyze.py (DESIGN.md
-definitions, simulated cycles), with each ClOrdID labelled hw or fw from the console's fire lines.
+definitions, simulated cycles), with each ClOrdID labelled from the console's fire lines (ConsoleTally):
+hw (sent by the order engine), fw (a firmware stop: the firmware-only phase) or hw_fallback (a hardware stop whose
+fire the engine suppressed because firmware held its lock, so firmware sent the order: counted apart, in neither
+row). The suppressed fires are counted from the console (and checked against the `offload` command's counter).
 
 Usage: tools/bench/soc_latency.py [--fires 1000] [--step-ms 100] [--out build/bench/soc] [--clock-mhz F]
-Writes OUT/latency.json (analyze.py's JSON), OUT/latency.png, OUT/fires.csv, the pcap, frame log, console
-and exchange logs, and prints the summary table. Needs the build (`make bench` builds it).
+Writes OUT/latency.json (analyze.py's JSON), OUT/console.json (the console tally: fires per label, suppressed
+fires), OUT/latency.png, OUT/fires.csv, the pcap, frame log, console (soc.log) and exchange logs, and prints the
+summary table. Needs the build (`make bench` builds it).
 """
 import argparse
 import datetime
@@ -27,6 +31,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 import demo  # noqa: E402  (tools/demo.py: network, exchange and SoC processes, console)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "latency"))
+import analyze  # noqa: E402  (tools/latency/analyze.py: summarize, plot_histograms)
 
 ROOT = demo.ROOT
 BUY_STOP, SELL_STOP = "100.10", "99.90"
@@ -42,20 +48,143 @@ def write_path(path, step_ms):
         f.write(f"{step_ms} MSFT 99.95 100.05 trade 99.85 100\n")
 
 
+class ConsoleError(Exception):
+    """A console log the bench cannot classify (a fire on a stop it never saw armed, ...)."""
+
+
+# The firmware's console lines the bench reads (fw/app/stops.c, fw/app/offload.c). Searched, not matched at the
+# start: a fire printed while the harness was typing a command lands after the echoed characters.
+ARMED_RE = re.compile(r"stop (\d+): armed (?:buy|sell) \S+ \d+, stop \S+ limit \S+ \((hardware|firmware)")
+MODE_RE = re.compile(r"new stops go to the (hardware|firmware)")
+FIRE_RE = re.compile(r"stop (\d+): fired by (hardware|firmware) on trade (\S+): order (NOT sent|(?:-?\d+ )?(\S+) sent)")
+SUPPRESSED_RE = re.compile(r"offload: stop (\d+) triggered, not sent by the engine \(status (\d+)\)(: firmware sends it)?")
+COUNTER_RE = re.compile(r"offload: orders sent by hardware (\d+), triggered but not sent (\d+), errors (\d+), locks (\d+)")
+LABELS = ("hw", "fw", "hw_fallback")
+
+
+class ConsoleTally:
+    """Reads the SoC's console, line by line, and labels every order a stop sent:
+    - hw: "stop N: fired by hardware": the order engine sent it;
+    - hw_fallback: "stop N: fired by firmware" on a stop armed in the hardware (`stop ...` answered "(hardware"):
+      the trigger table fired while firmware held the engine's lock, the engine suppressed the fire ("offload: stop N
+      triggered, not sent by the engine (status S): firmware sends it") and firmware sent the order itself;
+    - fw: "stop N: fired by firmware" on a stop armed in firmware (`stop mode fw`): the firmware-only path.
+    A stop's kind is the one of its last "armed" line (slots are reused). The suppressed fires are counted from their
+    lines as they come, and the `offload` command's counter ("triggered but not sent M") is kept for a cross-check."""
+
+    def __init__(self):
+        self.kind = {}          # stop slot -> hw|fw, from its last "armed" line
+        self.mode = None        # hw|fw: where new stops go (the last "new stops go to the ..." line)
+        self.fires = []         # {"clordid", "label", "stop", "trade", "mode", "line"}
+        self.unsent = []        # fires whose order firmware could not send ("order NOT sent")
+        self.suppressed = []    # {"stop", "status", "fallback", "line"}
+        self.counter = None     # the last `offload` counter line: {"sent", "not_sent", "errors", "locks"}
+        self.n = 0
+
+    def feed(self, line):
+        """One console line. Returns the fire's dict when the line is a fire that sent an order, else None."""
+        self.n += 1
+        m = MODE_RE.search(line)
+        if m:
+            self.mode = "hw" if m.group(1) == "hardware" else "fw"
+            return None
+        m = ARMED_RE.search(line)
+        if m:
+            self.kind[int(m.group(1))] = "hw" if m.group(2) == "hardware" else "fw"
+            return None
+        m = SUPPRESSED_RE.search(line)
+        if m:
+            i = int(m.group(1))
+            if self.kind.get(i) != "hw":
+                raise ConsoleError(f"console line {self.n}: the engine suppressed a fire of stop {i}, which was not armed "
+                                   f"in the hardware: {line.strip()!r}")
+            self.suppressed.append({"stop": i, "status": int(m.group(2)), "fallback": bool(m.group(3)), "line": self.n})
+            return None
+        m = COUNTER_RE.search(line)
+        if m:
+            self.counter = dict(zip(("sent", "not_sent", "errors", "locks"), map(int, m.groups())))
+            return None
+        m = FIRE_RE.search(line)
+        if not m:
+            return None
+        i, by, trade = int(m.group(1)), m.group(2), m.group(3)
+        if by == "hardware":
+            label = "hw"
+        elif i not in self.kind:
+            raise ConsoleError(f"console line {self.n}: stop {i} fired by firmware, but no \"stop {i}: armed\" line came "
+                               f"before it (cannot tell the firmware path from a hardware fallback): {line.strip()!r}")
+        else:
+            label = "hw_fallback" if self.kind[i] == "hw" else "fw"
+        fire = {"clordid": m.group(5), "label": label, "stop": i, "trade": trade, "mode": self.mode, "line": self.n}
+        if m.group(4) == "NOT sent":
+            self.unsent.append(fire)
+            return None
+        self.fires.append(fire)
+        return fire
+
+    def count(self, label):
+        return sum(1 for f in self.fires if f["label"] == label)
+
+    def labels(self):
+        """ClOrdID -> hw|fw|hw_fallback."""
+        return {f["clordid"]: f["label"] for f in self.fires}
+
+    def summary(self):
+        """The figures of the hardware phase's suppressed fires, and the fire counts per label."""
+        sent = self.count("hw")
+        n = len(self.suppressed)
+        fires = sent + n
+        fallback_promised = sum(1 for s in self.suppressed if s["fallback"])
+        c = self.counter
+        return {
+            "fires": {lab: self.count(lab) for lab in LABELS},
+            "unsent": {lab: sum(1 for f in self.unsent if f["label"] == lab) for lab in LABELS},
+            "suppressed": {
+                "what": "hardware-phase fires of the trigger table that the order engine did not send because firmware "
+                        "held its lock; firmware sends the order itself (hw_fallback)",
+                "count": n,
+                "trigger_fires": fires,
+                "sent_by_engine": sent,
+                "pct_of_trigger_fires": None if fires == 0 else round(100.0 * n / fires, 1),
+                "firmware_sends_it": fallback_promised,
+                "fallback_orders": self.count("hw_fallback"),
+                "console_counter": c,
+                "counter_agrees": None if c is None else (c["not_sent"] == n and c["sent"] == sent),
+            },
+        }
+
+
+def tally_lines(lines):
+    t = ConsoleTally()
+    for line in lines:
+        t.feed(line)
+    return t
+
+
+def tally_log(path):
+    """The tally of a run's console log (OUT/soc.log)."""
+    try:
+        with open(path, errors="replace") as f:
+            return tally_lines(f.read().split("\n"))
+    except OSError as e:
+        raise ConsoleError(f"cannot read the SoC's console log {path}: {e.strerror}")
+
+
 class SocBench(demo.Demo):
     def narrate(self, line):  # quiet: count, print progress now and then
-        m = re.search(r"stop (\d+): fired by (\w+) on trade (\S+): order (?:-?\d+ )?(\S+) sent", line)
-        if m:
-            path = "hw" if m.group(2) == "hardware" else "fw"
-            self.fires.append((m.group(4), path))
-            n = sum(1 for _, p in self.fires if p == path)
+        try:
+            fire = self.tally.feed(line)
+        except ConsoleError as e:
+            raise SystemExit(f"bench: {e}")
+        if fire:
+            n = self.tally.count(fire["label"])
             if n % 100 == 0:
-                demo.say(f"{path}: {n} fires")
-        elif re.match(r"^stop \d+: fired by \w+ .*(NOT sent|not tracked)", line) or line.startswith("offload: "):
+                demo.say(f"{fire['label']}: {n} fires")
+        elif re.search(r"stop \d+: fired by \w+ .*(NOT sent|not tracked)", line) or line.startswith("offload: "):
             demo.say(f"soc: {line}")
 
     def count_path(self, path):
-        return sum(1 for _, p in self.fires if p == path)
+        return self.tally.count(path)
 
     def phase(self, path, n, timeout):
         mode = "hw" if path == "hw" else "fw"
@@ -82,7 +211,7 @@ class SocBench(demo.Demo):
             demo.say(f"{path}: only {got} of the {n} fires wanted in the {timeout:.0f} s allowed (--timeout); measuring those")
 
     def run(self):
-        self.fires, self.stop_ids = [], []
+        self.tally, self.stop_ids = ConsoleTally(), []
         net = self.setup_network()
         self.start_exchange()
         self.start_soc(net)
@@ -109,32 +238,72 @@ class SocBench(demo.Demo):
         self.stop_all()
 
     def analyze(self):
+        # analyze.py takes hw|fw labels only: the hardware-phase fallbacks are left out here (it calls them "unknown")
+        # and labelled by soc_result() below, from the same console tally
         fires = os.path.join(self.out, "fires.csv")
         with open(fires, "w") as f:
             f.write("clordid,path\n")
-            for cid, p in self.fires:
-                f.write(f"{cid},{p}\n")
+            for fire in self.tally.fires:
+                if fire["label"] in ("hw", "fw"):
+                    f.write(f"{fire['clordid']},{fire['label']}\n")
         stops = os.path.join(self.out, "stops.json")
         with open(stops, "w") as f:
             json.dump([{"symbol": "MSFT", "side": s, "stop": p, "repeat": True} for s, p, _ in STOPS], f)  # `stop ... repeat`
         j = os.path.join(self.out, "latency.json")
         cmd = [sys.executable, os.path.join(ROOT, "tools/latency/analyze.py"), "--pcap", self.pcap, "--frames", self.frames,
-               "--stops", stops, "--fires", fires, "--console", self.log_path, "--json", j, "--plot", os.path.join(self.out, "latency.png"),
+               "--stops", stops, "--fires", fires, "--console", self.log_path, "--json", j,
                "--clock-mhz", str(self.args.clock_mhz), "--quiet"]
         r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
         sys.stdout.write(r.stdout)
         sys.stderr.write(r.stderr)
         if r.returncode != 0:
             raise SystemExit(f"bench: analyze.py failed ({r.returncode})")
-        res = json.load(open(j))
+        # the figures again from the console log as written (the same as bench.py --report-only reads)
+        try:
+            with open(j) as f:
+                res = soc_result(json.load(f), tally_log(self.log_path), self.args.clock_mhz)
+        except ConsoleError as e:
+            raise SystemExit(f"bench: {e}")
+        with open(os.path.join(self.out, "console.json"), "w") as f:
+            json.dump({k: res[k] for k in ("console", "matched")}, f, indent=1)
+        plot(res["records"], os.path.join(self.out, "latency.png"), self.args.clock_mhz)
         for p in self.args.paths:
-            n = res.get(p, {}).get("eof2sof", {}).get("count", 0)
-            fired = self.count_path(p)
+            n, fired = res["matched"][p], res["console"]["fires"][p]
             if n == 0:
                 raise SystemExit(f"bench: no {p} order matched to a trigger in the capture")
             if n < fired:
                 print(f"bench: warning: {fired} {p} fires on the console, {n} orders matched to a trigger in the capture")
+        sup = res["console"]["suppressed"]
+        print(f"bench: hardware phase: {sup['count']} fires suppressed by the engine ({sup['pct_of_trigger_fires']} % of "
+              f"{sup['trigger_fires']}), {sup['fallback_orders']} orders sent by firmware instead (hw_fallback)")
         return res
+
+
+def soc_result(doc, tally, clock_mhz):
+    """The whole-SoC figures: analyze.py's per-order records (doc: its JSON) with each order's path taken from the
+    console tally (ClOrdID -> hw, fw or hw_fallback; "unknown" for an order no fire line names), summarised per path.
+    Returns {"records", "paths": {hw, fw, hw_fallback, [unknown]: analyze.summarize()}, "console": tally.summary(),
+    "matched": {path: orders paired with a trigger}}."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("orders"), list):
+        raise ConsoleError("the latency JSON has no \"orders\" list (is it analyze.py's --json output?)")
+    labels = tally.labels()
+    records = []
+    for r in doc["orders"]:
+        if not isinstance(r, dict) or "clordid" not in r:
+            raise ConsoleError(f"the latency JSON has an order without a ClOrdID: {r!r}")
+        records.append(dict(r, path=labels.get(r["clordid"], "unknown"),
+                            path_from="console" if r["clordid"] in labels else None))
+    paths = analyze.summarize(records, clock_mhz, paths=LABELS)
+    return {"records": records, "paths": paths, "console": tally.summary(),
+            "matched": {p: paths[p]["eof2sof"]["count"] for p in paths}}
+
+
+def plot(records, png, clock_mhz):
+    """latency.png: analyze.py's histograms, with the orders labelled as above."""
+    try:
+        analyze.plot_histograms(records, png, clock_mhz, title="whole SoC: hw, fw and hw_fallback orders")
+    except ImportError:
+        print("bench: warning: no matplotlib, no latency.png (use the project venv)", file=sys.stderr)
 
 
 def main():

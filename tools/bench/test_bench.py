@@ -1,10 +1,20 @@
-"""Tests for tools/bench/bench.py's clock: which ECP5 build confirms the clock the report's ns are computed at.
+"""Tests for tools/bench/bench.py and soc_latency.py's report figures.
 
-Run from the repository root:  python3 -m unittest tools/bench/test_bench.py
-The board summaries are written here the way tools/fpga-report.py writes them.
+- the clock: which ECP5 build confirms the clock the report's ns are computed at (board summaries written here
+  the way tools/fpga-report.py writes them);
+- the whole SoC: how the console's lines label each order (hw, fw, hw_fallback) and count the fires the order
+  engine suppressed (console lines as fw/app/stops.c and fw/app/offload.c print them), and the per-path figures
+  from analyze.py's per-order records;
+- the Linux baseline's and the datapath's aggregates in report.json and report.md;
+- `bench.py --report-only` on a previous run's files.
+
+Run from the repository root:  python3 -m unittest tools/bench/test_bench.py  (the project venv: matplotlib)
 """
+import contextlib
+import io
 import json
 import os
+import statistics
 import sys
 import tempfile
 import unittest
@@ -12,6 +22,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench  # noqa: E402
+import soc_latency  # noqa: E402
 
 
 def summary(offload="yes", met=(True, True), pnr=True, config=True):
@@ -79,6 +90,383 @@ class TextHistogram(unittest.TestCase):
 
     def test_no_orders_no_lines(self):
         self.assertEqual(bench.text_histogram([], "t2t"), [])
+
+
+
+# ---- the whole SoC's console, as the firmware prints it (fw/app/stops.c, fw/app/offload.c) -------------------------
+def armed(i, hw, side="buy"):
+    stop, limit = ("100.10", "100.40") if side == "buy" else ("99.90", "99.60")
+    return f"stop {i}: armed {side} MSFT 100, stop {stop} limit {limit} ({'hardware' if hw else 'firmware'}, repeating)"
+
+
+def hw_fire(i, idx, cid, px="100.15"):
+    return (f"stop {i}: fired by hardware on trade {px}: order {idx} {cid} sent, MsgSeqNum {idx + 3}, 32 cycles from "
+            "the price to the MAC")
+
+
+def fw_fire(i, idx, cid, px="100.15"):
+    return f"stop {i}: fired by firmware on trade {px}: order {idx} {cid} sent"
+
+
+HW_IDS = [f"TA-{k}" for k in range(1, 9)]        # 8 orders the engine sent
+FALLBACK_IDS = ["TA-10"]                          # 1 order firmware sent for a suppressed fire
+FW_IDS = ["TA-20", "TA-21", "TA-22", "TA-23"]     # 4 orders of the firmware-only phase
+
+
+def console_log(counter=(8, 2)):
+    """A two-phase run: 8 hardware fires, 2 suppressed (one sent by firmware, one not: its stop was canceled),
+    then 4 firmware fires (and one firmware fire whose order could not be sent)."""
+    L = ["SELFTEST PASS", "fix: logged on to EXCH as TFISH1 (heartbeat 5 s, next out 2, next in 2)",
+         "tf> new stops go to the hardware", armed(0, True), "stop 0: in the hardware trigger table (order TA-1, 143 bytes)",
+         armed(1, True, "sell"), "stop 1: in the hardware trigger table (order TA-2, 143 bytes)"]
+    for k, cid in enumerate(HW_IDS[:7]):
+        L.append(hw_fire(k % 2, k, cid, "100.15" if k % 2 == 0 else "99.85"))
+    L += ["offload: stop 1 triggered, not sent by the engine (status 2): firmware sends it",
+          "stop 1: fired by firmware on trade ?: order 9 TA-10 sent",
+          # the order table was full: on the wire all the same, the engine sent it
+          "stop 0: fired by hardware on trade 100.15: order TA-8 sent, not tracked (order table: -3), MsgSeqNum 12, "
+          "32 cycles from the price to the MAC",
+          "offload: stop 0 triggered, not sent by the engine (status 3)",
+          "stop 0: canceled", "stop 1: canceled",
+          "tf> stop mode fw", "new stops go to the firmware", armed(2, False), armed(3, False, "sell"),
+          fw_fire(2, 20, "TA-20"), fw_fire(3, 21, "TA-21", "99.85"), fw_fire(2, 22, "TA-22"),
+          "stop 3: fired by firmware on trade 99.85: order NOT sent (-5)",
+          "tf> stop canstop 3: fired by firmware on trade 99.85: order 23 TA-23 sent",   # a fire amid the echo
+          "stop 2: canceled", "stop 3: canceled"]
+    if counter:
+        L.append(f"offload: orders sent by hardware {counter[0]}, triggered but not sent {counter[1]}, errors 0, locks 40")
+    return L
+
+
+class ConsoleTally(unittest.TestCase):
+    def test_each_order_is_labelled_by_the_stop_that_sent_it(self):
+        t = soc_latency.tally_lines(console_log())
+        labels = t.labels()
+        self.assertEqual(sorted(c for c, p in labels.items() if p == "hw"), sorted(HW_IDS))
+        self.assertEqual([c for c, p in labels.items() if p == "hw_fallback"], FALLBACK_IDS)
+        # the fw row: only the firmware-only phase's orders, not the fallback the firmware sent in the hardware phase
+        self.assertEqual(sorted(c for c, p in labels.items() if p == "fw"), FW_IDS)
+        self.assertNotIn("NOT", labels)             # "order NOT sent" is no order
+        self.assertEqual([f["mode"] for f in t.fires if f["label"] == "fw"], ["fw"] * 4)
+        self.assertEqual([f["mode"] for f in t.fires if f["label"] != "fw"], ["hw"] * 9)
+        self.assertEqual(t.count("hw"), 8)
+        self.assertEqual(t.count("hw_fallback"), 1)
+
+    def test_suppressed_fires_and_their_share_of_the_trigger_tables_fires(self):
+        s = soc_latency.tally_lines(console_log()).summary()
+        sup = s["suppressed"]
+        self.assertEqual(sup["count"], 2)
+        self.assertEqual(sup["sent_by_engine"], 8)
+        self.assertEqual(sup["trigger_fires"], 10)
+        self.assertEqual(sup["pct_of_trigger_fires"], round(100 * 2 / (8 + 2), 1))   # 20.0
+        self.assertEqual(sup["firmware_sends_it"], 1)
+        self.assertEqual(sup["fallback_orders"], 1)
+        self.assertEqual(sup["console_counter"], {"sent": 8, "not_sent": 2, "errors": 0, "locks": 40})
+        self.assertTrue(sup["counter_agrees"])
+        self.assertEqual(s["fires"], {"hw": 8, "fw": 4, "hw_fallback": 1})
+        self.assertEqual(s["unsent"], {"hw": 0, "fw": 1, "hw_fallback": 0})
+
+    def test_the_engines_counter_is_checked_against_the_lines(self):
+        sup = soc_latency.tally_lines(console_log(counter=(8, 3))).summary()["suppressed"]
+        self.assertEqual(sup["count"], 2)           # the lines, not the counter
+        self.assertFalse(sup["counter_agrees"])
+        sup = soc_latency.tally_lines(console_log(counter=None)).summary()["suppressed"]
+        self.assertIsNone(sup["console_counter"])
+        self.assertIsNone(sup["counter_agrees"])
+
+    def test_the_percentage_follows_the_counts(self):
+        lines = [armed(0, True)] + [hw_fire(0, k, f"T-{k}") for k in range(3)] + \
+                ["offload: stop 0 triggered, not sent by the engine (status 2): firmware sends it",
+                 fw_fire(0, 9, "T-9", "?")]
+        sup = soc_latency.tally_lines(lines).summary()["suppressed"]
+        self.assertEqual((sup["count"], sup["trigger_fires"], sup["pct_of_trigger_fires"]), (1, 4, 25.0))
+        self.assertIsNone(soc_latency.tally_lines([]).summary()["suppressed"]["pct_of_trigger_fires"])
+
+    def test_a_reused_slot_takes_its_new_kind(self):
+        lines = [armed(0, True), "offload: stop 0 triggered, not sent by the engine (status 2): firmware sends it",
+                 fw_fire(0, 1, "T-1", "?"), "stop 0: canceled", armed(0, False), fw_fire(0, 2, "T-2")]
+        self.assertEqual(soc_latency.tally_lines(lines).labels(), {"T-1": "hw_fallback", "T-2": "fw"})
+
+    def test_lines_the_bench_cannot_classify_are_errors(self):
+        with self.assertRaises(soc_latency.ConsoleError) as e:
+            soc_latency.tally_lines(["SELFTEST PASS", fw_fire(5, 1, "T-1")])
+        self.assertIn("console line 2: stop 5 fired by firmware, but no \"stop 5: armed\" line", str(e.exception))
+        with self.assertRaises(soc_latency.ConsoleError) as e:
+            soc_latency.tally_lines([armed(0, False), "offload: stop 0 triggered, not sent by the engine (status 2)"])
+        self.assertIn("not armed in the hardware", str(e.exception))
+        with self.assertRaises(soc_latency.ConsoleError) as e:
+            soc_latency.tally_log("/nonexistent/soc.log")
+        self.assertIn("cannot read the SoC's console log", str(e.exception))
+
+
+def order(cid, t2t, path="unknown"):
+    """One of analyze.py's per-order records (the keys soc_result and the report use); EOF2SOF and SOF2SOF are
+    T2T - 19 and T2T + 232 here, None for an order without a trigger."""
+    return {"clordid": cid, "path": path, "t2t_cycles": t2t, "eof2sof_cycles": None if t2t is None else t2t - 19,
+            "sof2sof_cycles": None if t2t is None else t2t + 232}
+
+
+HW_T2T = [32, 32, 31, 32, 32, 33, 32, 32]
+FALLBACK_T2T = [150_000]
+FW_T2T = [100_000, 208_170, 246_163, None]
+
+
+def latency_doc(old_labels=True):
+    """analyze.py's JSON with the labels the old bench gave (the fallback in fw) and one order no fire line names."""
+    orders = [order(c, v, "hw") for c, v in zip(HW_IDS, HW_T2T)]
+    orders += [order(c, v, "fw" if old_labels else "unknown") for c, v in zip(FALLBACK_IDS, FALLBACK_T2T)]
+    orders += [order(c, v, "fw") for c, v in zip(FW_IDS, FW_T2T)]
+    orders.append(order("TZ-1", 40_000))
+    return {"meta": {}, "orders": orders}
+
+
+class SocResult(unittest.TestCase):
+    def test_rows_per_label(self):
+        res = soc_latency.soc_result(latency_doc(), soc_latency.tally_lines(console_log()), 125.0)
+        p = res["paths"]
+        self.assertEqual(p["hw"]["orders"], 8)
+        self.assertEqual(p["hw"]["t2t"]["cycles"]["min"], min(HW_T2T))
+        self.assertEqual(p["hw"]["t2t"]["cycles"]["max"], max(HW_T2T))
+        self.assertEqual(p["hw"]["t2t"]["ns"]["max"], max(HW_T2T) * 8)
+        fw = [v for v in FW_T2T if v is not None]
+        self.assertEqual(p["fw"]["orders"], 4)
+        self.assertEqual(p["fw"]["t2t"]["count"], 3)                      # one without a trigger
+        self.assertEqual(p["fw"]["t2t"]["cycles"]["median"], statistics.median(fw))
+        self.assertEqual(p["fw"]["t2t"]["cycles"]["min"], 100_000)        # not the fallback's 150,000 ...
+        self.assertEqual(p["hw_fallback"]["orders"], 1)                   # ... which is counted apart
+        self.assertEqual(p["hw_fallback"]["t2t"]["cycles"]["median"], 150_000)
+        self.assertEqual(p["hw_fallback"]["eof2sof"]["cycles"]["median"], 150_000 - 19)
+        self.assertEqual(p["unknown"]["orders"], 1)
+        self.assertEqual(res["matched"], {"hw": 8, "fw": 3, "hw_fallback": 1, "unknown": 1})
+        self.assertEqual({r["clordid"]: r["path"] for r in res["records"]}["TA-10"], "hw_fallback")
+
+    def test_not_a_latency_json(self):
+        t = soc_latency.tally_lines(console_log())
+        for doc in ({"hw": {}}, [], {"orders": [{"t2t_cycles": 3}]}):
+            with self.assertRaises(soc_latency.ConsoleError):
+                soc_latency.soc_result(doc, t, 125.0)
+
+
+# ---- the datapath's aggregates (datapath.json as DatapathBench writes it) --------------------------------------------
+def st(lo, avg, hi, n):
+    return {"min": lo, "avg": avg, "max": hi, "median": lo, "count": n}
+
+
+def cell(body, msgs, t2t, fires=None, missed=0, false=0):
+    n = fires if fires is not None else msgs // 50
+    return {"body_bytes": body, "messages": msgs, "body_bytes_actual": {"min": max(body, 50), "max": max(body, 50)},
+            "message_bytes_avg": 100.0, "fires": n, "model_fires": n, "orders_on_pins": n, "missed": missed,
+            "false": false, "orders_byte_exact": True, "latency_cycles": st(17, 17.0, 17, n),
+            "latency_ns": {"min": 136.0, "avg": 136.0, "max": 136.0, "median": 136.0},
+            "eof2sof_cycles": st(13, 13.0, 13, n), "t2t_cycles": st(*t2t, n), "sof2sof_cycles": st(300, 310.5, 320, n),
+            "sim_seconds": 0.01, "wall_seconds": 20.0}
+
+
+def lr_run(mode, rate, back_to_back=True, processed=50_000, missed=0):
+    return {"mode": mode, "body_bytes": 16, "body_bytes_actual": {"min": 50, "max": 56}, "messages_offered": 50_000,
+            "messages_processed": processed, "segments": 50_000, "offered_msgs_per_s": rate,
+            "frames_back_to_back": back_to_back, "fires": 1000, "missed": missed, "false": 0,
+            "latency_cycles": st(17, 20.0, 90, 1000), "eof2sof_cycles": st(13, 13.0, 13, 1000)}
+
+
+def datapath(runs=None, highest=1_559_888.25):
+    cells = [cell(16, 25_000, (30, 31.0, 32)), cell(1024, 25_000, (31, 31.5, 32)), cell(16, 50_000, (31, 32.0, 32))]
+    runs = runs or [lr_run("one message per segment", 811_586.4), lr_run("packed", 1_559_888.25)]
+    return {"boundary": "GMII pins.", "clock_mhz": 125.0, "seed": 1, "cross_every": 50, "volumes": [25_000, 50_000],
+            "largest_volume": 50_000, "wall_seconds": 500.0, "compile_seconds": 40.0, "ok": True, "sweep": cells,
+            "linerate": {"runs": runs, "highest_msgs_per_s": highest, "missed": 0, "false": 0, "entries_armed": 64,
+                         "templates": 16, "cross_every": 50, "note": "..."}}
+
+
+class DatapathSummary(unittest.TestCase):
+    def test_sweep_aggregates(self):
+        s = bench.datapath_summary(datapath())["sweep"]
+        self.assertEqual((s["cells"], s["volumes"], s["body_bytes"]), (3, [25_000, 50_000], [16, 1024]))
+        self.assertEqual((s["fires"], s["fires_per_cell"]), (2000, {"min": 500, "max": 1000}))
+        self.assertEqual((s["missed"], s["false"], s["orders_byte_exact"]), (0, 0, True))
+        t2t = s["t2t_cycles"]
+        self.assertEqual((t2t["min"], t2t["max"], t2t["count"]), (30, 32, 2000))
+        # the average over every order: 500 at 31.0, 500 at 31.5, 1000 at 32.0
+        self.assertAlmostEqual(t2t["avg"], (500 * 31.0 + 500 * 31.5 + 1000 * 32.0) / 2000, places=3)
+        self.assertFalse(t2t["same_for_every_order"])
+        self.assertTrue(s["eof2sof_cycles"]["same_for_every_order"])
+        self.assertEqual(s["eof2sof_cycles"]["ns"]["min"], 13 * 8)
+
+    def test_misses_in_any_cell_are_summed(self):
+        dp = datapath()
+        dp["sweep"][1]["missed"], dp["sweep"][2]["false"] = 2, 1
+        s = bench.datapath_summary(dp)["sweep"]
+        self.assertEqual((s["missed"], s["false"]), (2, 1))
+
+    def test_line_rate(self):
+        lr = bench.datapath_summary(datapath())["linerate"]
+        self.assertEqual(lr["highest_msgs_per_s"], 1_559_888.25)
+        self.assertTrue(lr["datapath_json_agrees"])
+        self.assertEqual([r["offered_msgs_per_s"] for r in lr["runs"]], [811_586.4, 1_559_888.25])
+        self.assertEqual((lr["fires"], lr["missed"], lr["false"], lr["every_message_processed"]), (2000, 0, 0, True))
+        # a run that lost messages, was not back to back or missed a fire does not count as sustained
+        for bad in (dict(processed=49_999), dict(back_to_back=False), dict(missed=1)):
+            runs = [lr_run("one message per segment", 811_586.4), lr_run("packed", 1_559_888.25, **bad)]
+            lr = bench.datapath_summary(datapath(runs))["linerate"]
+            self.assertEqual(lr["highest_msgs_per_s"], 811_586.4, bad)
+            self.assertFalse(lr["datapath_json_agrees"], bad)   # the JSON's 1,559,888 is not borne out
+
+    def test_markdown(self):
+        md = "\n".join(bench.datapath_summary_md(bench.datapath_summary(datapath())))
+        self.assertIn("3 cells (2 body sizes x volumes of 25,000 and 50,000 messages): 500 to 1,000 fires a cell, "
+                      "2,000 in all; 0 missed, 0 false", md)
+        self.assertIn("| T2T | 2,000 | 30 / 31.6 / 32 | 240 / 253 / 256 | no |", md)
+        self.assertIn("| EOF2SOF | 2,000 | 13 / 13.0 / 13 | 104 / 104 / 104 | yes |", md)
+        self.assertIn("packed: 1,559,888 messages/s offered", md)
+        self.assertIn("one message per segment: 811,586 messages/s offered", md)
+        self.assertIn("Highest sustained: **1,559,888 messages/s**.", md)
+
+    def test_bad_input(self):
+        dp = datapath()
+        del dp["sweep"][1]["t2t_cycles"]["count"]
+        with self.assertRaises(bench.DatapathError) as e:
+            bench.datapath_summary(dp)
+        self.assertIn("sweep cell 1 t2t_cycles has no 'count'", str(e.exception))
+        dp = datapath()
+        dp["sweep"] = []
+        with self.assertRaisesRegex(bench.DatapathError, "no sweep cell"):
+            bench.datapath_summary(dp)
+        dp = datapath()
+        del dp["linerate"]["runs"][0]["frames_back_to_back"]
+        with self.assertRaisesRegex(bench.DatapathError, "line-rate run 0 has no 'frames_back_to_back'"):
+            bench.datapath_summary(dp)
+
+
+# ---- the report: report.json keys and report.md lines -----------------------------------------------------------------
+LINUX = {"count": 1000, "warmup": 20000, "behind": 0, "ns": {"min": 65_712, "median": 311_840, "max": 1_492_688,
+                                                            "mean": 330_001.5, "p90": 500_000, "p99": 900_049}}
+
+
+def soc():
+    return soc_latency.soc_result(latency_doc(), soc_latency.tally_lines(console_log()), 125.0)
+
+
+class Report(unittest.TestCase):
+    def build(self, linux=LINUX, dp=None):
+        return bench.build_report(soc(), linux, dp if dp is not None else datapath(), None, "clock note.")
+
+    def test_report_json_keys(self):
+        report, _ = self.build()
+        self.assertEqual(report["suppressed"]["count"], 2)
+        self.assertEqual(report["suppressed"]["pct_of_trigger_fires"], 20.0)
+        self.assertEqual(report["hw_fallback"]["orders"], 1)
+        self.assertEqual(report["hw_fallback"]["t2t"]["cycles"]["median"], 150_000)
+        self.assertEqual(report["fw"]["orders"], 4)
+        self.assertEqual(report["fw"]["t2t"]["cycles"]["min"], 100_000)
+        self.assertEqual(report["hw"]["t2t"]["count"], 8)
+        self.assertEqual(report["console_fires"], {"hw": 8, "fw": 4, "hw_fallback": 1})
+        self.assertEqual(report["unlabelled_orders"], 1)
+        self.assertEqual(report["linux_summary"]["us"], {"min": 65.7, "median": 311.8, "mean": 330.0, "p99": 900.0,
+                                                         "max": 1492.7})
+        self.assertEqual(report["datapath_summary"]["sweep"]["t2t_cycles"]["max"], 32)
+        json.dumps(report)   # serialisable
+
+    def test_report_md_lines(self):
+        _, lines = self.build()
+        md = "\n".join(lines)
+        self.assertIn("| fires of the trigger table | 10 |", md)
+        self.assertIn("| sent by the order engine | 8 |", md)
+        self.assertIn("| suppressed (firmware held the lock) | 2 (20.0 % of the trigger table's fires) |", md)
+        self.assertIn("| orders firmware sent instead (hw_fallback) | 1 |", md)
+        self.assertIn("triggered but not sent 2: the same.", md)
+        self.assertIn("| hw_fallback | T2T | 1 | 150000 / 150000 / 150000 | 1200000 / 1200000 / 1200000 |", md)
+        fw = sorted(v for v in FW_T2T if v is not None)
+        self.assertIn(f"| fw | T2T | 3 | {fw[0]} / {statistics.median(fw)} / {fw[-1]} |", md)
+        self.assertIn("| 1,000 (after 20,000) | 65.7 us | 311.8 us | 330.0 us | 900.0 us | 1,492.7 us |", md)
+        self.assertIn("| Linux + QuickFIX/J, W -> D at the exchange, median (min, max) | 312 us (65.7 us, 1,492.7 us) |", md)
+        self.assertIn(f"| Triggerfish fw, T2T median | {statistics.median(fw) * 8 / 1e6:.2f} ms |", md)
+        self.assertIn("### Across the sweep's cells", md)
+        self.assertIn("1 order(s) in the capture have no fire line on the console", md)
+
+    def test_a_counter_that_disagrees_and_a_fallback_not_sent_are_said(self):
+        res = soc_latency.soc_result(latency_doc(), soc_latency.tally_lines(console_log(counter=(9, 2))), 125.0)
+        md = "\n".join(bench.build_report(res, None, None, None, "clock.")[1])
+        self.assertIn("sent by hardware 9, triggered but not sent 2: NOT the same", md)
+        res = soc_latency.soc_result(latency_doc(), soc_latency.tally_lines(console_log(counter=None)), 125.0)
+        md = "\n".join(bench.build_report(res, None, None, None, "clock.")[1])
+        self.assertIn("The engine's counter was not read", md)
+        self.assertNotIn("Linux", md.split("## Side by side")[0])
+
+    def test_bad_linux_result(self):
+        with self.assertRaises(bench.linux_baseline.InputError):
+            self.build(linux={"count": 0, "ns": {"min": None}})
+
+
+class ReportOnly(unittest.TestCase):
+    """`bench.py --report-only` on a previous run's files (build/bench's layout), measuring nothing."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="bench-report-only-")
+        os.makedirs(os.path.join(self.dir, "soc"))
+        self.boards = tempfile.mkdtemp(prefix="bench-boards-")
+        with open(os.path.join(self.dir, "soc", "latency.json"), "w") as f:
+            json.dump(latency_doc(), f)
+        with open(os.path.join(self.dir, "soc", "soc.log"), "w") as f:
+            f.write("\r\n".join(console_log()) + "\r\n")
+
+    def main(self, *extra):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            bench.main(["--report-only", "--out", self.dir, "--boards-dir", self.boards] + list(extra))
+        with open(os.path.join(self.dir, "report.json")) as f:
+            report = json.load(f)
+        with open(os.path.join(self.dir, "report.md")) as f:
+            md = f.read()
+        return report, md
+
+    def test_report_only_with_every_part(self):
+        for sub, name, doc in (("linux-baseline", "linux-baseline.json", LINUX), ("datapath", "datapath.json", datapath())):
+            os.makedirs(os.path.join(self.dir, sub))
+            with open(os.path.join(self.dir, sub, name), "w") as f:
+                json.dump(doc, f)
+        report, md = self.main()
+        self.assertEqual(report["suppressed"]["count"], 2)
+        self.assertEqual(report["hw_fallback"]["orders"], 1)
+        self.assertEqual(report["fw"]["orders"], 4)   # the old labels in latency.json (fallback as fw) are not used
+        self.assertEqual(report["linux_summary"]["us"]["min"], 65.7)
+        self.assertEqual(report["datapath_summary"]["linerate"]["highest_msgs_per_s"], 1_559_888.25)
+        self.assertIn("| suppressed (firmware held the lock) | 2 (20.0 % of the trigger table's fires) |", md)
+        self.assertIn("| 1,000 (after 20,000) | 65.7 us |", md)
+        self.assertIn("Highest sustained: **1,559,888 messages/s**.", md)
+        self.assertTrue(os.path.getsize(os.path.join(self.dir, "latency.png")) > 0)
+        self.assertTrue(os.path.getsize(os.path.join(self.dir, "datapath.png")) > 0)
+
+    def test_report_only_without_baseline_and_datapath(self):
+        report, md = self.main()
+        self.assertNotIn("linux_summary", report)
+        self.assertNotIn("datapath_summary", report)
+        self.assertIn("| hw_fallback | T2T | 1 |", md)
+
+    def test_report_only_keeps_the_measuring_runs_date_and_duration(self):
+        run = {"started_utc": "2026-11-22 08:00:00", "wall_seconds": 27 * 60 + 51, "fires_per_path": 1000,
+               "soc_minutes_per_phase": 7, "step_ms": 100, "baseline_fires": 1000, "datapath_volumes": "25000,50000"}
+        with open(os.path.join(self.dir, "report.json"), "w") as f:
+            json.dump({"run": run}, f)
+        report, md = self.main()
+        self.assertEqual(report["run"], run)
+        self.assertIn("Measured 2026-11-22 08:00:00 UTC, 27 min 51 s; whole SoC: 7 minutes a phase", md)
+        report, md = self.main()   # and again from the report it wrote
+        self.assertEqual(report["run"], run)
+
+    def test_missing_console_log_is_a_clear_error(self):
+        os.remove(os.path.join(self.dir, "soc", "soc.log"))
+        with self.assertRaises(SystemExit) as e:
+            self.main()
+        self.assertIn("cannot read the SoC's console log", str(e.exception))
+
+    def test_broken_datapath_json_is_a_clear_error(self):
+        os.makedirs(os.path.join(self.dir, "datapath"))
+        with open(os.path.join(self.dir, "datapath", "datapath.json"), "w") as f:
+            f.write("{not json")
+        with self.assertRaises(SystemExit) as e:
+            self.main()
+        self.assertIn("datapath.json", str(e.exception))
+        self.assertIn("is not JSON", str(e.exception))
 
 
 if __name__ == "__main__":

@@ -269,6 +269,30 @@ class PairingTest(unittest.TestCase):
             for j, stop in enumerate(STOPS):
                 self.assertEqual(lb.crosses(stop, px), i == j, (i, j))
 
+    def test_report_figures_from_a_capture(self):
+        # what bench.py's report quotes: the measured orders' min / median / mean / p99 / max in µs
+        p = Pcap().handshake()
+        lat_us = [900.0, 65.75, 311.85, 1492.65, 120.0]     # W -> D of orders 1..5
+        for k, lat in enumerate(lat_us):
+            buy = k % 2 == 0
+            p.seg("x", 1000 + 10000 * k, md(2 + k, trade="1171" if buy else "1169"))
+            p.seg("c", 1000 + 10000 * k + lat, nos(f"BL{k + 1}", 1 if buy else 2, 2 + k))
+        res = lb.evaluate(self.pcap(p), STOPS, EXCH_PORT, "BL", warmup=1, want=4)
+        fig = lb.report_figures(json.loads(json.dumps(res)))   # as bench.py reads it back from the JSON
+        measured = sorted(lat_us[1:])                          # the warm-up fire (900 µs) is left out
+        self.assertEqual((fig["count"], fig["warmup"], fig["behind"]), (4, 1, 0))
+        self.assertEqual(fig["us"]["min"], 65.8)               # 65.750 µs, rounded to 0.1 µs
+        self.assertEqual(fig["us"]["max"], 1492.7)
+        self.assertEqual(fig["us"]["median"], round((measured[1] + measured[2]) / 2, 1))
+        self.assertEqual(fig["us"]["mean"], round(sum(measured) / 4, 1))
+        self.assertEqual(fig["us"]["p99"], 1492.7)
+
+    def test_report_figures_refuse_a_result_without_orders(self):
+        for res in ({}, {"count": 0, "ns": lb.stats([])}, {"count": 3, "ns": {"min": 1, "median": 2}}, [1]):
+            with self.assertRaises(lb.InputError) as e:
+                lb.report_figures(res)
+            self.assertIn("Linux baseline result", str(e.exception))
+
     def test_stats(self):
         s = lb.stats(list(range(1, 101)))
         self.assertEqual((s["min"], s["median"], s["max"], s["mean"], s["p90"], s["p99"]), (1, 50.5, 100, 50.5, 90, 99))
