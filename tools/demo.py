@@ -307,6 +307,11 @@ class Demo:
                     d = res[path][metric]
                     rows.append((f"{metric.upper()} {name} path (cycles of 8 ns)",
                                  f"min {d['cycles']['min']} / median {d['cycles']['median']} / max {d['cycles']['max']} over {d['count']}"))
+        if res:
+            n = sum(res.get(p, {}).get("orders", 0) for p in ("hw", "fw"))
+            bad = sum(res.get(p, {}).get("disagrees_with_fire_log", 0) for p in ("hw", "fw"))
+            rows.append(("orders paired with their trigger", f"{n}, checked against the console's fire log: "
+                         + ("all agree" if bad == 0 else f"{bad} DISAGREE (see {os.path.relpath(j, ROOT)})")))
         if r.returncode != 0:
             rows.append(("latency analysis", "failed: " + (r.stderr.strip().splitlines() or ["?"])[-1]))
         if self.slow_steps:

@@ -21,7 +21,8 @@ check_story() { # check_story <output file> <label>: every stage the issue names
              'FIRE: stop 0 .* sent by the hardware, .* cycles \([0-9]+ ns\)' \
              'FIRE: stop 1 .* sent by the hardware' 'FILL: order 0 ' 'FILL: order 1 ' 'FIX: Logout sent' \
              'TCP: connection closed' 'shutdown: simulation ended, exchange stopped' '^== What happened' \
-             'stops fired +2$' 'fills +2$' 'EOF2SOF hardware path .* over 2$' '^== Files' 'pcap .*demo\.pcap'; do
+             'stops fired +2$' 'fills +2$' 'EOF2SOF hardware path .* over 2$' \
+             "orders paired with their trigger +2, checked against the console's fire log: all agree$" '^== Files' 'pcap .*demo\.pcap'; do
     grep -qE "$pat" "$f" || fail "$what: no line matching '$pat' in $f"
   done
 }

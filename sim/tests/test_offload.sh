@@ -112,13 +112,15 @@ lat=build/sim/tests/$NAME.latency.json
 ! grep -q 'bad TCP checksum' build/sim/tests/$NAME.latency.txt || fail "the capture has frames with a bad TCP checksum: $(grep 'bad TCP checksum' build/sim/tests/$NAME.latency.txt)"
 retx=$(sed -n 's/.* \([0-9]*\) retransmitted TX segment(s) ignored.*/\1/p' build/sim/tests/$NAME.latency.txt)
 [ "${retx:-0}" -ge 1 ] || fail "no TCP retransmission in the capture, but an order frame was dropped"
-read -r n e_min e_max t_min t_max s_min s_max < <("$PY" - "$lat" <<'PY'
+read -r n e_min e_max t_min t_max s_min s_max disagree < <("$PY" - "$lat" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["hw"]
 print(r["eof2sof"]["count"], r["eof2sof"]["cycles"]["min"], r["eof2sof"]["cycles"]["max"], r["t2t"]["cycles"]["min"],
-      r["t2t"]["cycles"]["max"], r["sof2sof"]["cycles"]["min"], r["sof2sof"]["cycles"]["max"])
+      r["t2t"]["cycles"]["max"], r["sof2sof"]["cycles"]["min"], r["sof2sof"]["cycles"]["max"], r["disagrees_with_fire_log"])
 PY
 )
+# every order's trigger (the first crossing trade after its stop was armed) is the one the engine's fire log names
+[ "${disagree:-1}" -eq 0 ] || fail "latency: $disagree hardware order(s) paired with another trade than the fire log's: $(grep -i disagree build/sim/tests/$NAME.latency.txt | head -3)"
 # the firmware's order (a console order, no stop) has no trigger; the 3 hardware orders have one
 [ "${n:-0}" -eq 3 ] || fail "latency: $n hardware orders with a trigger in the capture (want 3)"
 # Exact figures, measured at this hardware (one message per segment, the trade entry last): a change in the
