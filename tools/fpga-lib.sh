@@ -66,3 +66,58 @@ xc7_synth() {
 
 # fpga_report ARGS...: tools/fpga-report.py (prints and writes report.txt/summary.json; exit 3 on timing).
 fpga_report() { "$PY" tools/fpga-report.py "$@"; }
+
+# --- the board build cache (tools/board.sh) -------------------------------------------------------------------
+# An entry is a folder <root>/<key>/ holding a successful build's results (bitstream, reports, logs), files.sha256
+# (checked before a restore) and meta.txt (when and how long it was built). Entries are written to a temporary
+# folder and renamed into place, so a reader never sees half an entry. Only successful builds are stored.
+# TF_BOARD_CACHE: "off" (or no/0/false) bypasses the cache (no lookup, no store); a folder puts it there;
+# unset, it is ${XDG_CACHE_HOME:-~/.cache}/triggerfish/boards.
+
+# fpga_cache_root: the cache folder, or nothing when the cache is off.
+fpga_cache_root() {
+  case ${TF_BOARD_CACHE:-} in
+    off|no|0|false) ;;
+    "") local xdg=${XDG_CACHE_HOME:-}; [[ $xdg == /* ]] || xdg=$HOME/.cache; echo "$xdg/triggerfish/boards" ;;
+    *) echo "$TF_BOARD_CACHE" ;;
+  esac
+}
+
+# fpga_cache_key < MANIFEST: the key of a build whose inputs MANIFEST describes (one line per input, see board.sh).
+fpga_cache_key() { sha256sum | cut -c1-24; }
+
+# fpga_cache_restore ROOT KEY OUT: copy entry ROOT/KEY's files into OUT (status 0), or status 1 when there is no
+# entry. A damaged entry (a file whose checksum does not match) is removed and counts as none.
+fpga_cache_restore() {
+  local entry=$1/$2 out=$3
+  [ -f "$entry/meta.txt" ] && [ -f "$entry/files.sha256" ] || return 1
+  if ! (cd "$entry/files" && sha256sum --quiet --strict -c ../files.sha256 > /dev/null 2>&1); then
+    echo "== cache entry $entry is damaged (checksum mismatch): removed, building instead"
+    rm -rf "$entry"
+    return 1
+  fi
+  cp -p "$entry"/files/* "$out"/
+}
+
+# fpga_cache_store ROOT KEY OUT META FILE...: store OUT's FILEs (names in OUT) and META (the text of meta.txt)
+# as entry ROOT/KEY. An entry already there (another checkout stored the same key) is kept.
+fpga_cache_store() {
+  local root=$1 key=$2 out=$3 meta=$4; shift 4
+  mkdir -p "$root" || return 1
+  local tmp; tmp=$(mktemp -d "$root/.tmp-$key.XXXXXX") || return 1
+  [[ $tmp == /* ]] || tmp=$PWD/$tmp
+  mkdir "$tmp/files" && (cd "$out" && cp -p "$@" "$tmp/files/") && (cd "$tmp/files" && sha256sum "$@" > ../files.sha256) \
+    && printf '%s\n' "$meta" > "$tmp/meta.txt" && chmod 755 "$tmp" || { rm -rf "$tmp"; return 1; }
+  mv -T "$tmp" "$root/$key" 2> /dev/null || rm -rf "$tmp"
+}
+
+# fpga_summary_cache OUT JSON: record the cache's part in OUT/summary.json (key "cache").
+fpga_summary_cache() {
+  "$PY" - "$1/summary.json" "$2" <<'PY'
+import json, sys
+path, cache = sys.argv[1], json.loads(sys.argv[2])
+s = json.load(open(path))
+s["cache"] = cache
+json.dump(s, open(path, "w"), indent=2)
+PY
+}
