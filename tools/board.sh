@@ -49,6 +49,19 @@ build_config() {
   echo "board=$BOARD commit=$(fpga_hw_version) offload=${OFFLOAD:-} offload_entries=${OFFLOAD_ENTRIES:-} eth_rx_slots=${ETH_RX_SLOTS:-} sys_mhz=$SYS_MHZ"
 }
 
+# The board firmware's version (its banner; fw/Makefile's FW_VERSION): the last commit that changed what the image
+# is built from (fw/, the hardware it is generated against, the board's settings), "-dirty" with uncommitted
+# changes there; not fw/Makefile's `git describe` of HEAD. The image initialises the RAM and so is part of the
+# bitstream and of the build cache's key: with HEAD in it, every commit (a README, a test) changed the bitstream
+# and missed the cache.
+fw_version() {
+  local paths=(fw hw build.sc ':(exclude)hw/test' "boards/$BOARD/board.mk") v
+  v=$(git log -1 --format=%h --abbrev=8 -- "${paths[@]}" 2>/dev/null) || v=""
+  [ -n "$v" ] || { echo unknown; return; }
+  [ -z "$(git status --porcelain --untracked-files=no -- "${paths[@]}" 2>/dev/null)" ] || v=$v-dirty
+  echo "$v"
+}
+
 step_time() { echo "   ($(( SECONDS - $1 )) s)"; }
 
 # What a build leaves in $OUT besides the generated sources (hw/, liteeth/, fw/) and netlists: what the cache stores
@@ -78,7 +91,7 @@ bitstream() {
   sed 's/^/   /' "$OUT/hw/clocks.txt"
   local t_gen=$(( SECONDS - t ))
   echo "== the firmware for $BOARD (MAC $NET_MAC, IPv4 $NET_IP, exchange ${FIX_HOST:-default}:${FIX_PORT:-default})"
-  make -s -C fw TARGET="${BOARD//-/_}" HWDIR="$PWD/$OUT/hw" OUT="$PWD/$OUT/fw" NET_MAC="$NET_MAC" NET_IP="$NET_IP" \
+  make -s -C fw TARGET="${BOARD//-/_}" HWDIR="$PWD/$OUT/hw" OUT="$PWD/$OUT/fw" FW_VERSION="$(fw_version)" NET_MAC="$NET_MAC" NET_IP="$NET_IP" \
     NET_NETMASK="$NET_NETMASK" NET_GATEWAY="$NET_GATEWAY" ${FIX_HOST:+FIX_HOST=$FIX_HOST} ${FIX_PORT:+FIX_PORT=$FIX_PORT} \
     > "$OUT/fw.log" 2>&1 || { tail -20 "$OUT/fw.log"; exit 1; }
   grep -A1 "text" "$OUT/fw.log" | tail -1 | awk '{printf "   firmware: %d bytes code+data, %d bytes bss\n", $1+$2, $3}'
