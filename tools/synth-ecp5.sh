@@ -23,7 +23,7 @@ fpga_gen_mac "$OUT/liteeth" $PHY --fast-crc-check
 echo "== generating the SoC for ECP5"
 # The RAM's initial content is the firmware image built next (synthesis reads its .lane files).
 ./mill -i hw.runMain triggerfish.soc.GenSoc --target ecp5 --eth-phy $PHY --mac-dir "$OUT/liteeth" --out build/hw/ecp5 \
-  --ram-init "$PWD/build/fw/ecp5/firmware.hex" --version "$(fpga_hw_version)" > "$OUT/gen.log" 2>&1 \
+  --ram-init build/fw/ecp5/firmware.hex --version "$(fpga_hw_version)" > "$OUT/gen.log" 2>&1 \
   || { tail -20 "$OUT/gen.log"; exit 1; }
 echo "== building the ECP5 firmware (its image initialises the RAM)"
 make -s -C fw TARGET=ecp5 > "$OUT/fw.log" 2>&1 || { tail -20 "$OUT/fw.log"; exit 1; }

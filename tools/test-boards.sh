@@ -7,6 +7,9 @@
 #     installed they must also place, route, meet timing and pack
 #   - the flows refuse what they must: an unknown board, flashing without a bitstream, SPI flash on Zynq
 #   - openFPGALoader (Debian) knows the boards and cables the flash commands name
+#   - the build cache (tools/board.sh): `cache-key` recomputes the key a build used; the key follows the seed list
+#     and the constraints' content and nothing else of what was tried here; a second build of one board is a cache hit
+#     that says so and restores the identical bitstream and report (costs a regeneration, under a minute)
 # Prints "[ok] ..." / "[FAIL] ..." per check, the resource/Fmax summary of each board, and
 # "N passed, M failed" last; exit status 1 on any failure. BOARDS="..." builds a subset.
 set -u
@@ -30,6 +33,9 @@ else:
     res = f"LUT {r['LUT']} + {r['LUTRAM_cells']} LUTRAM, FF {r['FF']}, BRAM {r['BRAM36_equiv']:g} x36Kb, DSP {r['DSP48E1']}"
 clk = ", ".join(f"{d} {c['achieved_mhz']}/{c['required_mhz']} MHz" for d, c in s["clocks"].items() if "achieved_mhz" in c)
 t = s["times_s"].get("total")
+ch = s.get("cache", {})
+if ch.get("hit"):
+    t = f"cache hit, built {ch.get('built')} in {ch.get('build_s')}"
 c = s.get("config", {})
 e = c.get("offload_entries")
 off = ("with the offload" + (f" ({e} entries)" if e else "")) if c.get("offload") == "yes" else "without the offload"
@@ -37,6 +43,7 @@ print(f"{off}; {res}; {clk or 'no timing (synthesis only)'}; {t} s")
 PY
 }
 
+built_ok=""
 for b in $BOARDS; do
   start=$SECONDS
   tools/board.sh bitstream "$b" > "$LOGS/$b.log" 2>&1
@@ -47,6 +54,7 @@ for b in $BOARDS; do
     met=$("$PY" -c "import json,sys; print(json.load(open('build/boards/$b/summary.json'))['timing_met'])" 2>/dev/null)
     if [ $rc -eq 0 ] && [ -s "build/boards/$b/$b.bit" ] && [ "$met" = True ] && [ -s "build/boards/$b/report.txt" ]; then
       ok "$b: bitstream, timing met in every clock domain ($secs s): $(summary "$b")"
+      built_ok="$built_ok $b"
     else
       bad "$b: exit $rc, timing_met=$met ($secs s); see $LOGS/$b.log"
       grep -E "^  |NOT MET|ERROR|rror" "$LOGS/$b.log" | head -8 | sed 's/^/     /'
@@ -55,12 +63,77 @@ for b in $BOARDS; do
     luts=$("$PY" -c "import json; print(json.load(open('build/boards/$b/summary.json'))['resources']['yosys']['LUT'])" 2>/dev/null)
     if [ $rc -eq 0 ] && [ "${luts:-0}" -gt 0 ] && grep -q "nextpnr-xilinx (openXC7) is not on PATH" "$LOGS/$b.log"; then
       ok "$b: synthesis and resource report; stops before place and route without openXC7, and says so ($secs s): $(summary "$b")"
+      built_ok="$built_ok $b"
     else
       bad "$b: exit $rc, LUT=${luts:-none} ($secs s); see $LOGS/$b.log"
       tail -5 "$LOGS/$b.log" | sed 's/^/     /'
     fi
   fi
 done
+
+# The build cache.
+is_key() { [[ $1 =~ ^[0-9a-f]{24}$ ]]; }
+json_get() { "$PY" -c "import json,sys; v=json.load(open(sys.argv[1])); [v := v.get(k, {}) for k in sys.argv[2:]]; print(v)" "$@" 2>/dev/null; }
+if [ "${TF_BOARD_CACHE:-}" = off ] || [ -z "$built_ok" ]; then
+  echo "(cache checks skipped: ${TF_BOARD_CACHE:+TF_BOARD_CACHE=$TF_BOARD_CACHE}${built_ok:-no board built})"
+else
+  for b in $built_ok; do
+    used=$(json_get "build/boards/$b/summary.json" cache key)
+    now=$(tools/board.sh cache-key "$b" 2>&1)
+    again=$(tools/board.sh cache-key "$b" 2>&1)
+    if is_key "$used" && [ "$now" = "$used" ] && [ "$again" = "$used" ]; then ok "$b: cache-key recomputes the key its build used ($used)"
+    else bad "$b: cache key recorded by the build '$used', cache-key now '$now', again '$again'"; fi
+  done
+  # prefer a board with a bitstream (ECP5) for the checks that rebuild
+  cb=""
+  for b in $built_ok; do [ -f "build/boards/$b/$b.bit" ] && { cb=$b; break; }; done
+  cb=${cb:-${built_ok%% *}}; cb=${cb# }
+  key=$(json_get "build/boards/$cb/summary.json" cache key)
+  seeds=$(sed -n 's/^SEEDS *:= *//p' "boards/$cb/board.mk")
+  reversed=$(echo $(echo "$seeds" | tr ' ' '\n' | tac))
+  k_same=$(SEEDS="$seeds" tools/board.sh cache-key "$cb" 2>&1)
+  k_more=$(SEEDS="$seeds 9" tools/board.sh cache-key "$cb" 2>&1)
+  k_order=$(SEEDS="$reversed" tools/board.sh cache-key "$cb" 2>&1)
+  if [ "$k_same" = "$key" ] && [ "$k_more" != "$key" ] && is_key "$k_more" && { { [ "$k_order" != "$key" ] && is_key "$k_order"; } || [ "$seeds" = "$reversed" ]; }; then
+    ok "$cb: the cache key follows the seed list: SEEDS=\"$seeds\" (board.mk's) keeps it, \"$seeds 9\" and \"$reversed\" change it"
+  else bad "$cb: cache key $key; with SEEDS=\"$seeds\": $k_same, \"$seeds 9\": $k_more, \"$reversed\": $k_order"; fi
+  constraints=$(sed -n 's/^\(LPF\|XDC\) *:= *//p' "boards/$cb/board.mk")
+  scratch=build/test-logs/boards/constraints
+  mkdir -p "$scratch"
+  cp "boards/$cb/$constraints" "$scratch/same"
+  { cat "boards/$cb/$constraints"; echo "# one more line"; } > "$scratch/changed"
+  k_copy=$(tools/board.sh cache-key "$cb" --constraints "$scratch/same" 2>&1)
+  k_changed=$(tools/board.sh cache-key "$cb" --constraints "$scratch/changed" 2>&1)
+  if [ "$k_copy" = "$key" ] && [ "$k_changed" != "$key" ] && is_key "$k_changed"; then
+    ok "$cb: the cache key follows the constraints' content: a copy of $constraints keeps it, one more line changes it"
+  else bad "$cb: cache key $key; with a copy of $constraints: $k_copy, with a line added: $k_changed"; fi
+  out=$(tools/board.sh cache-key no-such-board 2>&1); rc=$?
+  if [ $rc -ne 0 ] && echo "$out" | grep -q "unknown BOARD"; then ok "cache-key of an unknown board: refused"
+  else bad "cache-key no-such-board: exit $rc: $out"; fi
+
+  # a second build of the same board: a cache hit, said so, with the same bytes and report
+  first=build/test-logs/boards/first
+  rm -rf "$first"; mkdir -p "$first"
+  cp build/boards/"$cb"/{report.txt,summary.json,stat.txt} "$first"/
+  [ -f "build/boards/$cb/$cb.bit" ] && cp "build/boards/$cb/$cb.bit" "$first/"
+  start=$SECONDS
+  tools/board.sh bitstream "$cb" > "$LOGS/$cb-again.log" 2>&1
+  rc=$?
+  secs=$((SECONDS - start))
+  hit=$(json_get "build/boards/$cb/summary.json" cache hit)
+  same_bits=yes
+  if [ -f "$first/$cb.bit" ]; then cmp -s "$first/$cb.bit" "build/boards/$cb/$cb.bit" || same_bits=no; what="bitstream"
+  else cmp -s "$first/stat.txt" "build/boards/$cb/stat.txt" || same_bits=no; what="synthesis report (no bitstream without openXC7)"; fi
+  same_report=yes
+  diff -q <(grep -v '^cache: hit' "$first/report.txt") <(grep -v '^cache: hit' "build/boards/$cb/report.txt") > /dev/null || same_report=no
+  if [ $rc -eq 0 ] && grep -q "^== cache hit: $key," "$LOGS/$cb-again.log" && [ "$hit" = True ] && [ $same_bits = yes ] \
+     && [ $same_report = yes ] && grep -q "^cache: hit $key" "build/boards/$cb/report.txt"; then
+    ok "$cb: a second build is a cache hit ($secs s), says so in its output, report.txt and summary.json, and restores the identical $what and report"
+  else
+    bad "$cb: second build: exit $rc, cache hit in summary.json: $hit, identical $what: $same_bits, same report: $same_report ($secs s); see $LOGS/$cb-again.log"
+    grep -E "^== cache|rror" "$LOGS/$cb-again.log" | head -5 | sed 's/^/     /'
+  fi
+fi
 
 # The flows refuse what they must.
 out=$(tools/board.sh bitstream no-such-board 2>&1); rc=$?
