@@ -10,14 +10,14 @@
 #   - the build cache (tools/board.sh): `cache-key` recomputes the key a build used; the key follows the seed list
 #     and the constraints' content and nothing else of what was tried here; a second build of one board is a cache hit
 #     that says so and restores the identical bitstream and report (costs a regeneration, under a minute)
-# Prints "[ok] ..." / "[FAIL] ..." per check, the resource/Fmax summary of each board, and
-# "N passed, M failed" last; exit status 1 on any failure. BOARDS="..." builds a subset.
+# Prints "[ok] ..." / "[FAIL] ..." / "[skip] ..." per check, the resource/Fmax summary of each board, and
+# "N passed, M failed, K skipped" last; exit status 1 on any failure. BOARDS="..." builds a subset.
 set -u
 cd "$(dirname "$0")/.."
 BOARDS=${BOARDS:-colorlight-i5 colorlight-5a-75b pynq-z1 pz7020-starlite}
 LOGS=build/test-logs/boards
 mkdir -p "$LOGS"
-pass=0; fail=0
+pass=0; fail=0; skip=0
 ok()  { echo "[ok] $*"; pass=$((pass + 1)); }
 bad() { echo "[FAIL] $*"; fail=$((fail + 1)); }
 PY=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}/bin/python
@@ -75,7 +75,9 @@ done
 is_key() { [[ $1 =~ ^[0-9a-f]{24}$ ]]; }
 json_get() { "$PY" -c "import json,sys; v=json.load(open(sys.argv[1])); [v := v.get(k, {}) for k in sys.argv[2:]]; print(v)" "$@" 2>/dev/null; }
 if [ "${TF_BOARD_CACHE:-}" = off ] || [ -z "$built_ok" ]; then
-  echo "(cache checks skipped: ${TF_BOARD_CACHE:+TF_BOARD_CACHE=$TF_BOARD_CACHE}${built_ok:-no board built})"
+  why=${TF_BOARD_CACHE:+TF_BOARD_CACHE=$TF_BOARD_CACHE}
+  [ -n "$built_ok" ] || why="${why:+$why, }no board built"
+  echo "[skip] the cache checks ($why)"; skip=$((skip + 1))
 else
   for b in $built_ok; do
     used=$(json_get "build/boards/$b/summary.json" cache key)
@@ -164,5 +166,5 @@ else
   bad "openFPGALoader is not installed (make deps installs Debian's openfpgaloader)"
 fi
 
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
