@@ -50,4 +50,5 @@ stop_t *stops_slot(unsigned i);
 void stops_hw_fired(unsigned i, int64_t trade_px, int order, const char *clordid, uint32_t msgseq, uint32_t cycles);
 void stops_fire_fw(unsigned i, int64_t trade_px);
 
+
 #endif
