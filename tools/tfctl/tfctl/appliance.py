@@ -183,6 +183,22 @@ class Appliance:
             return p.reply.data, [e.data for e in p.items]
         return p.reply.data
 
+    def raw(self, data, expect_id=None, timeout=None):
+        """Sends bytes as they are (tests of malformed requests) and returns the Reply with expect_id, or the next
+        reply whose id could not be read (id null) when expect_id is None."""
+        key = expect_id if expect_id is not None else -1
+        with self._lock:
+            p = self._pending[key] = _Pending(None)
+        with self._send_lock:
+            self._port.write(data)
+        if not p.done.wait(timeout or self.timeout):
+            with self._lock:
+                self._pending.pop(key, None)
+            raise TimeoutError(f"no reply to a raw request within {timeout or self.timeout} s")
+        if isinstance(p.reply, Exception):
+            raise p.reply
+        return p.reply
+
     def console(self, line, _collect=None):
         """Runs a console command as if typed; returns {"n": number created or listed, or -1, "msg": its last line}."""
         return self.request("console", _collect=_collect, line=line)
