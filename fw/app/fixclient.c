@@ -277,12 +277,11 @@ static void on_market_data(void *ctx, const fix_md_snapshot_t *md) {
 static const char *const ord_names[] = {"free", "pending_new", "new", "partial", "filled", "pending_cancel", "canceled", "rejected"};
 static const char *ord_state_name(fix_ord_state_t s) { return ord_names[s & 7]; }
 
-/* An order's record in the machine protocol (docs/PROTOCOL.md): the events order.sent, order.new, order.fill,
- * order.canceled, order.rejected, order.cancel_reject, order.update and the listing's order events. */
-static void order_event(const char *name, int idx, const fix_order_t *o, int32_t last_qty, int64_t last_px, const char *text) {
-    mp_event(name, "order:i clordid:s side:s sym:s qty:i px:p state:s cum:i leaves:i msgseq:u last_qty:i last_px:p text:s",
-             (int32_t)idx, o->clordid, o->side == '1' ? "buy" : "sell", o->symbol, (int32_t)o->qty, o->price,
-             ord_state_name(o->state), (int32_t)o->cum_qty, (int32_t)o->leaves_qty, o->seq, last_qty, last_px, text);
+/* An order in the machine protocol (docs/PROTOCOL.md): the listing's "order" events carry the whole record. */
+static void order_event(int idx, const fix_order_t *o) {
+    mp_event("order", "order:i clordid:s side:s sym:s qty:i px:p state:s cum:i leaves:i msgseq:u", (int32_t)idx, o->clordid,
+             o->side == '1' ? "buy" : "sell", o->symbol, (int32_t)o->qty, o->price, ord_state_name(o->state),
+             (int32_t)o->cum_qty, (int32_t)o->leaves_qty, o->seq);
 }
 
 static void on_execution(void *ctx, const fix_order_t *o, const fix_exec_event_t *ev) {
@@ -303,9 +302,13 @@ static void on_execution(void *ctx, const fix_order_t *o, const fix_exec_event_t
     }
     printf("%s (cum %ld, leaves %ld)%s%s\n", ord_state_name(o->state), (long)o->cum_qty, (long)o->leaves_qty,
            ev->text[0] ? ": " : "", ev->text);
-    order_event(fill ? "order.fill" : ev->msg_type != '8' ? "order.cancel_reject" : o->state == FIX_ORD_NEW ? "order.new"
-                : o->state == FIX_ORD_CANCELED ? "order.canceled" : o->state == FIX_ORD_REJECTED ? "order.rejected"
-                : "order.update", idx, o, fill ? (int32_t)ev->last_qty : 0, fill ? ev->last_px : 0, ev->text);
+    /* short: every byte on the UART costs the CPU 100 cycles (the lines are written while it waits) */
+    mp_event(fill ? "order.fill" : ev->msg_type != '8' ? "order.cancel_reject" : o->state == FIX_ORD_NEW ? "order.new"
+             : o->state == FIX_ORD_CANCELED ? "order.canceled" : o->state == FIX_ORD_REJECTED ? "order.rejected"
+             : "order.update",
+             "order:i clordid:s state:s cum:i leaves:i last_qty:i last_px:p text:s", (int32_t)idx, o->clordid,
+             ord_state_name(o->state), (int32_t)o->cum_qty, (int32_t)o->leaves_qty, fill ? (int32_t)ev->last_qty : 0,
+             fill ? ev->last_px : 0, ev->text);
 }
 
 static void on_md_reject(void *ctx, const char *md_req_id, char reason, const char *text) {
@@ -346,6 +349,7 @@ static void tcp_data(struct tcp_conn *c, void *user, const uint8_t *data, size_t
 #ifdef TF_HAS_OFFLOAD
     offload_poll(); /* the orders' ACK; adopt the orders the hardware sent before their execution reports are read */
 #endif
+    stops_flush_events(); /* the fires just adopted, before their execution reports */
     fc.cb_md = fc.cb_other = 0;
     uint32_t t0 = sysctrl_cycles32();
     fix_session_on_bytes(&session, data, len, now_ms());
@@ -466,6 +470,7 @@ void fixclient_poll(void) {
 #ifdef TF_HAS_OFFLOAD
     offload_poll();
 #endif
+    stops_flush_events();
     if (fc.state == FC_WAIT && fc.want_up && tcp_backoff_due(&fc.backoff, now)) start_connect();
     if (fix_session_utc_valid(&session) && strcmp(fc.utc_source, "unknown") == 0) fc.utc_source = "the exchange";
 }
@@ -625,10 +630,10 @@ static int cmd_fix(int argc, char **argv) {
     if (strcmp(sub, "hw") == 0 && argc == 2) {
         offload_rx_counters_t c;
         offload_rx_counters(&c);
-        printf("offload rx: segments %lu (in order %lu, ooo %lu, bad %lu, ignored %lu)\n",
+        printf("offload rx: segments %lu (in order %lu, out of order %lu, bad %lu, ignored %lu)\n",
                (unsigned long)c.seg_seen, (unsigned long)c.seg_inorder, (unsigned long)c.seg_ooo,
                (unsigned long)c.seg_bad, (unsigned long)c.seg_ignored);
-        printf("offload rx: 35=W hw %lu, fw %lu; FIX errors %lu, fires %lu\n",
+        printf("offload rx: 35=W parsed by hardware %lu, by firmware %lu; FIX errors %lu, fires %lu\n",
                (unsigned long)c.w_msgs, (unsigned long)fc.md_msgs, (unsigned long)c.fix_errors, (unsigned long)c.fires);
         uint32_t seq, res;
         if (offload_rx_state(&seq, &res))
@@ -692,7 +697,6 @@ static int new_order(char side, int argc, char **argv) {
     print_px(px);
     printf(" (MsgSeqNum %lu)\n", (unsigned long)o->seq);
     mp_result = idx;
-    order_event("order.sent", idx, o, 0, 0, "");
     return 0;
 }
 static int cmd_buy(int argc, char **argv) { return new_order('1', argc, argv); }
@@ -724,7 +728,7 @@ static int cmd_orders(int argc, char **argv) {
     (void)argv;
     int32_t n = 0;
     for (int i = 0; i < FIX_APP_MAX_ORDERS; i++)
-        if (app.orders[i].state != FIX_ORD_FREE) order_event("order", i, &app.orders[i], 0, 0, ""), n++;
+        if (app.orders[i].state != FIX_ORD_FREE) order_event(i, &app.orders[i]), n++;
     mp_result = n;
     return 0;
 }

@@ -28,17 +28,34 @@ bool stop_crosses(char side, int64_t stop_px, int64_t trade_px) {
 
 #define print_px fixclient_print_px
 
-/* A stop's record in the machine protocol (docs/PROTOCOL.md): events stop.armed, stop.fired, stop.canceled and
- * the listing's stop events. clordid, msgseq, cycles: of a hardware fire (from the fire log), else "", 0, 0. */
-static void stop_event(const char *name, unsigned i, const char *clordid, uint32_t msgseq, uint32_t cycles) {
+/* A stop's record in the machine protocol (docs/PROTOCOL.md): the events stop.armed, stop.canceled and the
+ * listing's stop events. */
+static void stop_event(const char *name, unsigned i) {
     static const char *const names[] = {"free", "armed", "fired", "canceled"};
     const stop_t *s = &stops[i];
+    mp_event(name, "stop:u state:s side:s sym:s qty:u stop_px:p limit_px:p hw:b fires:u by_hw:b trade:p order:i", i,
+             names[s->state], s->side == '1' ? "buy" : "sell", s->symbol, s->qty, s->stop_px, s->limit_px, s->hw, s->fires,
+             s->by_hw, s->fired_px, (int32_t)s->order);
+}
+
+/* Hardware fires waiting for their stop.fired event (stops_flush_events), with the fire log's MsgSeqNum and
+ * cycle count. */
+static uint32_t fired_pending;
+static uint32_t fired_msgseq[STOPS_MAX], fired_cycles[STOPS_MAX];
+
+static void fired_event(unsigned i, uint32_t msgseq, uint32_t cycles) {
+    const stop_t *s = &stops[i];
     const fix_order_t *o = fix_app_order(fixclient_app(), s->order);
-    if (o) clordid = o->clordid, msgseq = o->seq;
-    mp_event(name, "stop:u state:s side:s sym:s qty:u stop_px:p limit_px:p hw:b fires:u by_hw:b trade:p order:i clordid:s "
-                   "msgseq:u cycles:u",
-             i, names[s->state], s->side == '1' ? "buy" : "sell", s->symbol, s->qty, s->stop_px, s->limit_px, s->hw,
-             s->fires, s->by_hw, s->fired_px, (int32_t)s->order, clordid, msgseq, cycles);
+    mp_event("stop.fired", "stop:u by_hw:b trade:p order:i clordid:s msgseq:u cycles:u", i, s->by_hw, s->fired_px,
+             (int32_t)s->order, o ? o->clordid : "", o ? o->seq : msgseq, cycles);
+}
+
+void stops_flush_events(void) {
+    for (unsigned i = 0; fired_pending; i++)
+        if (fired_pending & (1u << i)) {
+            fired_pending &= ~(1u << i);
+            fired_event(i, fired_msgseq[i], fired_cycles[i]);
+        }
 }
 
 /* A stop fired: a one-shot stop is done, a repeating one is armed again (the hardware gets a new order).
@@ -64,7 +81,9 @@ void stops_hw_fired(unsigned i, int64_t trade_px, int order, const char *clordid
     hw_fires++;
     fired(i, trade_px, order, clordid);
     printf(", MsgSeqNum %lu, %lu cycles from the price to the MAC\n", (unsigned long)msgseq, (unsigned long)cycles);
-    stop_event("stop.fired", i, clordid ? clordid : "", msgseq, cycles);
+    fired_msgseq[i] = msgseq;
+    fired_cycles[i] = cycles;
+    fired_pending |= 1u << i;
 }
 
 void stops_fire_fw(unsigned i, int64_t trade_px) {
@@ -72,7 +91,8 @@ void stops_fire_fw(unsigned i, int64_t trade_px) {
     fw_fires++;
     fired(i, trade_px, fix_app_new_order(fixclient_app(), s->symbol, s->side, s->qty, s->limit_px, timer_ms()), NULL);
     printf("\n");
-    stop_event("stop.fired", i, "", 0, 0);
+    stops_flush_events(); /* in order */
+    fired_event(i, 0, 0);
 }
 
 void stops_on_market_data(const fix_md_snapshot_t *md) {
@@ -94,7 +114,7 @@ static int cmd_stops(int argc, char **argv) {
     (void)argv;
     int32_t n = 0;
     for (unsigned i = 0; i < STOPS_MAX; i++)
-        if (stops[i].state != STOP_FREE) stop_event("stop", i, "", 0, 0), n++;
+        if (stops[i].state != STOP_FREE) stop_event("stop", i), n++;
     printf("stops: %ld; fired by firmware %lu, by hardware %lu; new stops go to the %s\n", (long)n, (unsigned long)fw_fires,
            (unsigned long)hw_fires, hw_mode ? "hardware" : "firmware");
     mp_result = n;
@@ -119,7 +139,7 @@ static int cmd_stop(int argc, char **argv) {
 #endif
         stops[i].state = STOP_CANCELED;
         printf("stop %lu: canceled\n", (unsigned long)i);
-        stop_event("stop.canceled", i, "", 0, 0);
+        stop_event("stop.canceled", i);
         return 0;
     }
 #ifdef TF_HAS_OFFLOAD
@@ -176,7 +196,7 @@ static int cmd_stop(int argc, char **argv) {
     print_px(limit_px);
     printf(" (%s%s)\n", hw ? "hardware" : "firmware", repeat ? ", repeating" : "");
     mp_result = (int32_t)i;
-    stop_event("stop.armed", i, "", 0, 0);
+    stop_event("stop.armed", i);
     return 0;
 }
 
