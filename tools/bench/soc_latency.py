@@ -21,7 +21,6 @@ fires), OUT/latency.png, OUT/fires.csv, the pcap, frame log, console (soc.log) a
 summary table. Needs the build (`make bench` builds it).
 """
 import argparse
-import datetime
 import json
 import os
 import re
@@ -216,9 +215,10 @@ class SocBench(demo.Demo):
         self.start_exchange()
         self.start_soc(net)
         self.wait_for(r"^net: MAC", 120, "network start-up")
-        utc = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H:%M:%S.%f")[:-3]
-        self.console(f"utc set {utc}")
-        self.console("fix set heartbeat 5")
+        self.pump(0.5)
+        self.connect()  # tfctl on the console's TCP port (tools/demo.py)
+        self.tf.set_utc()
+        self.tf.session.configure(heartbeat=5)
         self.console("fix start")
         self.wait_for(r"^fix: logged on", 60, "FIX logon")
         self.wait_for(r"^fix: subscribed", 20, "market data subscription")
@@ -227,13 +227,14 @@ class SocBench(demo.Demo):
             t = time.monotonic()
             self.phase(path, self.args.fires, self.args.timeout)
             demo.say(f"{path}: {self.count_path(path)} fires in {time.monotonic() - t:.0f} s")
-        self.console("offload")
+        self.tf.type("offload")  # typed: its counter line goes to the console log, where the tally reads it
+        self.pump(2.0)
         self.console("fix stop")
         try:
             self.wait_for(r"fix: connection (closed|reset by the peer); stopped", 60, "the TCP close after Logout")
         except SystemExit as e:  # the measurement is in the capture already: analyse it all the same
             demo.say(f"warning: {e} (in long runs the simulated console stops taking input: a known problem)")
-        self.console("fix")
+        self.tf.status()
         self.pump(1.0)
         self.stop_all()
 

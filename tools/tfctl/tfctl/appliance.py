@@ -199,6 +199,14 @@ class Appliance:
             raise p.reply
         return p.reply
 
+    def type(self, line):
+        """Types a line into the human console, as a person would: no reply, its output goes to the console only
+        (a simulation's log), not into a reply."""
+        if line.startswith("@") or any(c in line for c in "\r\n"):
+            raise ProtocolError("a human console line: one line, not starting with '@'")
+        with self._send_lock:
+            self._port.write(line.encode("ascii") + b"\r")
+
     def console(self, line, _collect=None):
         """Runs a console command as if typed; returns {"n": number created or listed, or -1, "msg": its last line}."""
         return self.request("console", _collect=_collect, line=line)
