@@ -186,11 +186,14 @@ class SocBench(demo.Demo):
         return self.tally.count(path)
 
     def phase(self, path, n, timeout):
+        # The stops are typed into the console through tfctl (Appliance.type), not sent as requests: their lines
+        # ("stop N: armed ... (hardware)", "new stops go to the ...") stay in the console log, which the tally and
+        # analyze.py read after the run, and arming takes no round trip while the market already moves.
         mode = "hw" if path == "hw" else "fw"
-        self.console(f"stop mode {mode}")
+        self.tf.type(f"stop mode {mode}")
         base = len(self.stop_ids)
         for side, stop, limit in STOPS:
-            self.console(f"stop {side} MSFT 100 {stop} {limit} repeat")
+            self.tf.type(f"stop {side} MSFT 100 {stop} {limit} repeat")
             self.stop_ids.append(base)
             base += 1
         demo.say(f"{path}: two repeating stops armed in {'the hardware trigger table' if path == 'hw' else 'firmware'}; "
@@ -201,7 +204,7 @@ class SocBench(demo.Demo):
             if self.sim.poll() is not None:
                 raise SystemExit(f"bench: the simulation ended; see {self.log_path}")
         for i in self.stop_ids[-2:]:
-            self.console(f"stop cancel {i}")
+            self.tf.type(f"stop cancel {i}")
         self.pump(2.0)
         got = self.count_path(path)
         if got == 0:
