@@ -9,6 +9,7 @@ import time
 import pytest
 
 from tfctl import Appliance, ApplianceError, ConnectionLost
+from tfctl.cli import main as cli
 
 
 class Peer:
@@ -125,3 +126,17 @@ def test_no_peer_is_a_clear_error():
     s.close()
     with pytest.raises(ConnectionLost, match="cannot reach"):
         Appliance(f"socket://127.0.0.1:{port}", connect_timeout=0.5)
+
+
+def test_cli_json_and_text(peer, capsys):
+    url = f"socket://127.0.0.1:{peer.port}"
+    assert cli(["--url", url, "status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"session": "active", "seq": 4}
+    assert cli(["--url", url, "stop", "buy", "MSFT", "100", "--stop", "100.10", "--limit", "100.40"]) == 0
+    assert capsys.readouterr().out == "stop 3 armed\n"
+    assert peer.requests[-1]["line"] == "stop buy MSFT 100 100.10 100.40"
+    assert cli(["--url", url, "console", "bogus"]) == 1          # an error reply: exit 1, the reason on stderr
+    assert "refused: error: unknown command" in capsys.readouterr().err
+    n = len(peer.requests)
+    assert cli(["--url", url, "stop", "buy", "MSFT", "0", "--stop", "1", "--limit", "1"]) == 1
+    assert len(peer.requests) == n                                # refused before it reached the wire

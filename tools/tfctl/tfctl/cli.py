@@ -21,12 +21,13 @@ ETH_NS_PER_CYCLE = 8  # the hardware's fire-to-order count is in 125 MHz Etherne
 
 
 def _out(args, obj, text):
-    print(json.dumps(obj) if args.json else text)
+    """obj as JSON with --json, else text (a function of nothing: built only when shown)."""
+    print(json.dumps(obj) if args.json else (text() if callable(text) else text))
 
 
 def cmd_status(tf, args):
     s = tf.status()
-    _out(args, s, f"session {s['session']} (client {s['client']}), next out {s['next_out']}, next in {s['next_in']}; "
+    _out(args, s, lambda: f"session {s['session']} (client {s['client']}), next out {s['next_out']}, next in {s['next_in']}; "
                   f"{s['md_msgs']} market data, {s['execs']} execution reports; UTC {s['utc'] or 'unknown'}; "
                   f"event seq {s['seq']}")
 
@@ -193,6 +194,10 @@ def main(argv=None):
     ap.add_argument("--json", action="store_true", help="machine-readable output")
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for a reply (default 20)")
     sub = ap.add_subparsers(dest="cmd", required=True)
+    common = argparse.ArgumentParser(add_help=False)  # --json after the command too
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output")
+    _add = sub.add_parser
+    sub.add_parser = lambda *a, **k: _add(*a, parents=[common], **k)
     sub.add_parser("status", help="session state, sequence numbers, counters").set_defaults(fn=cmd_status)
     p = sub.add_parser("stop", help="arm a stop order: stop buy|sell SYMBOL QTY --stop PX --limit PX")
     p.add_argument("side", choices=["buy", "sell"])
@@ -239,7 +244,7 @@ def main(argv=None):
     if not args.url:
         ap.error("no appliance: --url socket://127.0.0.1:PORT (or a serial port), or set TFCTL_URL")
     try:
-        with Appliance(args.url, timeout=args.timeout) as tf:
+        with Appliance(args.url, timeout=args.timeout, connect_timeout=5) as tf:
             args.fn(tf, args)
     except KeyboardInterrupt:
         return 130
