@@ -140,3 +140,22 @@ def test_cli_json_and_text(peer, capsys):
     n = len(peer.requests)
     assert cli(["--url", url, "stop", "buy", "MSFT", "0", "--stop", "1", "--limit", "1"]) == 1
     assert len(peer.requests) == n                                # refused before it reached the wire
+
+
+def test_watch_board_from_events():
+    from tfctl.cli import Board
+    from tfctl.protocol import decode_line
+    b = Board()
+    for line in ['@{"ev":"logon","seq":2,"target":"EXCH"}',
+                 '@{"ev":"stop.armed","seq":3,"stop":0,"state":"armed","side":"buy","sym":"MSFT","qty":100,"stop_px":"100.1",'
+                 '"limit_px":"100.4","hw":true,"fires":0,"by_hw":false,"trade":"0","order":-1}',
+                 '@{"ev":"md","seq":4,"sym":"MSFT","updates":7,"bid":"100.05","offer":"100.25","trade":"100.15"}',
+                 '@{"ev":"stop.fired","seq":5,"stop":0,"by_hw":true,"trade":"100.15","order":0,"clordid":"T1-2","msgseq":7,"cycles":22}',
+                 '@{"ev":"order.fill","seq":6,"order":0,"clordid":"T1-2","state":"filled","cum":100,"leaves":0,"last_qty":100,'
+                 '"last_px":"100.25","text":""}']:
+        b.apply(decode_line(line))
+    text = b.render()
+    assert "session: logged on to EXCH" in text
+    assert "MSFT" in text and "100.15" in text
+    assert "stop 0 on 100.15: hardware, order T1-2, 22 cycles (176 ns) price to MAC" in text
+    assert "T1-2 100 @ 100.25 (filled)" in text

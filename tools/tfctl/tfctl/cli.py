@@ -127,26 +127,33 @@ class Board:
             self.session = "logged out" + (f": {ev['text']}" if ev.get("text") else "")
         elif ev.name == "disconnected":
             self.session = f"disconnected ({ev['why']})" + (", reconnecting" if ev.get("reconnecting") else "")
-        elif ev.name in ("stop", "stop.armed", "stop.canceled", "stop.fired"):
+        elif ev.name in ("stop", "stop.armed", "stop.canceled"):
             self.stops[ev["stop"]] = ev.data
-            if ev.name == "stop.fired":
-                self.fires.append(ev.data)
+        elif ev.name == "stop.fired":
+            # a repeating stop is armed again at once; the next listing says so
+            self.stops[ev["stop"]] = dict(self.stops.get(ev["stop"], {}), state="fired", by_hw=ev.get("by_hw"),
+                                          trade=ev.get("trade"))
+            self.fires.append(ev.data)
         elif ev.name == "order.fill":
             self.fills.append(ev.data)
         elif ev.name == "md":
             self.md[ev["sym"]] = ev.data
 
     def render(self):
-        out = [f"session: {self.session}", "", "last trade per symbol:"]
-        out += [f"  {m['sym']:8} {m['trade']:>10}  (bid {m['bid']}, offer {m['offer']}; {m['updates']} updates)"
-                for m in self.md.values()] or ["  -"]
-        out += ["", "stops:"] + [f"  {_stop_text(s)}" for s in self.stops.values() if s["state"] == "armed"] or ["  -"]
-        out += ["", "fires:"]
+        def section(title, rows):
+            return ["", title] + (rows or ["  -"])
+        out = [f"session: {self.session}"]
+        out += section("last trade per symbol:", [f"  {m['sym']:8} {m['trade']:>10}  (bid {m['bid']}, offer {m['offer']}; "
+                                                  f"{m['updates']} updates)" for m in self.md.values()])
+        out += section("armed stops:", [f"  {_stop_text(s)}" for s in self.stops.values()
+                                        if s.get("state") == "armed" and "sym" in s])
+        fires = []
         for f in self.fires[-10:]:
             lat = f", {f['cycles']} cycles ({f['cycles'] * ETH_NS_PER_CYCLE} ns) price to MAC" if f.get("by_hw") else ""
-            out.append(f"  stop {f['stop']} on {f['trade']}: {'hardware' if f.get('by_hw') else 'firmware'}, order {f['clordid'] or '-'}{lat}")
-        out += ["", "fills:"] + [f"  {o['clordid']} {o['side']} {o['last_qty']} {o['sym']} @ {o['last_px']} ({o['state']})"
-                                 for o in self.fills[-10:]] or ["  -"]
+            fires.append(f"  stop {f['stop']} on {f['trade']}: {'hardware' if f.get('by_hw') else 'firmware'}, "
+                         f"order {f.get('clordid') or '-'}{lat}")
+        out += section("fires:", fires)
+        out += section("fills:", [f"  {o['clordid']} {o['last_qty']} @ {o['last_px']} ({o['state']})" for o in self.fills[-10:]])
         return "\n".join(out)
 
 
