@@ -8,14 +8,22 @@
 //   +uart-in=<text>       type this into the console (\n and \r escapes), after +uart-in-delay=<cycles>
 //   +stdin                also forward this terminal's input to the console (make sim sets it)
 //   +uart-ctl=<fifo>      type what is written into this FIFO (created if missing) into the console (tests)
+//   +uart-tcp=<port>      also serve the console on TCP 127.0.0.1:<port> (0: a free port), one client at a time:
+//                         what it sends is typed in, and it receives everything the UART prints (tools/tfctl
+//                         connects to socket://127.0.0.1:<port>). The port is printed ("sim: uart-tcp listening
+//                         on 127.0.0.1:<port>") and written to +uart-tcp-port-file=<path> when given.
 //   +quiet                no harness messages except the final one
 //   +sys-period-ps=<ps>   sys clock period (default: the build's TF_SYS_CLOCK_HZ); Ethernet clocks are 8 ns
 //   Ethernet (GMII port, sim/eth): +tap= +slirp +pcap= +eth-ctl= +eth-frame-log= ... (sim/eth/README.md)
 // Clocks: every clock has its own period; the harness steps from one clock edge to the next (in ps), so
 // when sys and Ethernet share a period they share the evaluation. The UART transmit pin is decoded to stdout. The run ends when the firmware writes SYSCTRL.SIM_EXIT:
 // the harness exits with the firmware's code. At the end it prints cycles and cycles/second.
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <signal.h>
 #include <termios.h>
@@ -47,6 +55,69 @@ static void restore_terminal() {
     if (termios_saved) tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
 }
 
+// The console on a TCP port: a listening socket and at most one client, all non-blocking. Output the client
+// cannot take at once waits in `pending` (a slow client delays nothing in the simulation).
+struct UartTcp {
+    int listen_fd = -1, client = -1;
+    std::string pending;
+    uint16_t port = 0;
+    bool open(uint16_t want, std::string &err) {
+        listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (listen_fd < 0) { err = strerror(errno); return false; }
+        int one = 1;
+        setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        a.sin_port = htons(want);
+        socklen_t len = sizeof a;
+        if (bind(listen_fd, (sockaddr *)&a, sizeof a) != 0 || listen(listen_fd, 1) != 0 ||
+            getsockname(listen_fd, (sockaddr *)&a, &len) != 0) {
+            err = strerror(errno);
+            return false;
+        }
+        port = ntohs(a.sin_port);
+        return true;
+    }
+    void drop() {
+        if (client >= 0) close(client);
+        client = -1;
+        pending.clear();
+    }
+    void flush() {
+        while (client >= 0 && !pending.empty()) {
+            ssize_t n = send(client, pending.data(), pending.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (n > 0) pending.erase(0, (size_t)n);
+            else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+            else { drop(); break; }
+        }
+        if (pending.size() > (1u << 20)) drop();  // a client that reads nothing for a megabyte is gone
+    }
+    void put(uint8_t c) {
+        if (client < 0) return;
+        pending.push_back((char)c);
+        if (c == '\n' || pending.size() >= 512) flush();
+    }
+    // Accepts a client when there is none; reads what it sent into `in` (at most max bytes).
+    void poll(std::deque<uint8_t> &in, size_t max) {
+        if (listen_fd < 0) return;
+        if (client < 0) {
+            client = accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            if (client >= 0) {
+                int one = 1;
+                setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            }
+        }
+        if (client < 0) return;
+        flush();
+        if (client < 0 || max == 0) return;
+        char buf[256];
+        ssize_t n = recv(client, buf, max < sizeof buf ? max : sizeof buf, MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) { drop(); return; }
+        for (ssize_t i = 0; i < n; i++) in.push_back((uint8_t)buf[i]);
+    }
+};
+
 // Decodes 8N1 from the UART transmit pin, sampling in the middle of each bit.
 struct UartRx {
     int divisor;
@@ -55,6 +126,7 @@ struct UartRx {
     uint8_t byte = 0;
     std::string line;  // current output line, for "where it stopped"
     std::string last_line;
+    UartTcp *tcp = nullptr;
     explicit UartRx(int d) : divisor(d) {}
     void tick(bool txd) {
         if (state < 0) {
@@ -72,6 +144,7 @@ struct UartRx {
         } else {
             state = -1;
             fputc(byte, stdout);
+            if (tcp) tcp->put(byte);
             if (byte == '\n') {
                 fflush(stdout);
                 if (!line.empty()) last_line = line;
@@ -184,6 +257,26 @@ int main(int argc, char **argv) {
         }
     }
 
+    UartTcp uart_tcp;
+    const char *uart_tcp_arg = plus_value("uart-tcp");
+    if (uart_tcp_arg) {
+        std::string err;
+        if (!uart_tcp.open((uint16_t)strtoul(uart_tcp_arg, nullptr, 0), err)) {
+            fprintf(stderr, "sim: cannot listen on 127.0.0.1:%s for the console: %s\n", uart_tcp_arg, err.c_str());
+            return 2;
+        }
+        fprintf(stderr, "sim: uart-tcp listening on 127.0.0.1:%u\n", (unsigned)uart_tcp.port);
+        const std::string port_file = plus_str("uart-tcp-port-file", "");
+        if (!port_file.empty()) {
+            std::string tmp = port_file + ".tmp";
+            FILE *f = fopen(tmp.c_str(), "w");
+            if (!f || fprintf(f, "%u\n", (unsigned)uart_tcp.port) < 0 || fclose(f) != 0 || rename(tmp.c_str(), port_file.c_str()) != 0) {
+                fprintf(stderr, "sim: cannot write %s\n", port_file.c_str());
+                return 2;
+            }
+        }
+    }
+
     if (firmware.empty()) {
         fprintf(stderr, "sim: no firmware: pass +firmware=<path to firmware.hex>\n");
         return 2;
@@ -215,6 +308,7 @@ int main(int argc, char **argv) {
 
     UartRx uart_rx(TF_UART_DIVISOR);
     UartTx uart_tx(TF_UART_DIVISOR);
+    if (uart_tcp.listen_fd >= 0) uart_rx.tcp = &uart_tcp;
     bool uart_in_queued = uart_in.empty();
 
     top->clk = 0;
@@ -298,6 +392,7 @@ int main(int argc, char **argv) {
                 ssize_t n = read(uart_ctl_fd, buf, sizeof buf);
                 for (ssize_t i = 0; i < n; i++) uart_tx.queue.push_back((uint8_t)(buf[i] == '\n' ? '\r' : buf[i]));
             }
+            uart_tcp.poll(uart_tx.queue, uart_tx.queue.empty() ? 256 : 0);
             if ((cycle & 0xFFFF) == 0) {
                 if (use_stdin && uart_tx.queue.empty()) {
                     char buf[64];
@@ -311,6 +406,7 @@ int main(int argc, char **argv) {
         if (timeout && cycle >= timeout && exit_code < 0) { why = "timeout"; exit_code = 124; }
     }
     fflush(stdout);
+    uart_tcp.flush();
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (tfp) tfp->close();
     if (why) {

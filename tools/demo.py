@@ -2,7 +2,8 @@
 """`make demo`: the whole story in plain lines, as it happens.
 
 Starts the QuickFIX/J exchange simulator, boots the SoC in Verilator (on a TAP in a private network
-namespace as root, else on libslirp), and drives the firmware's console: UTC, FIX logon, market data,
+namespace as root, else on libslirp), and drives the appliance through tfctl (tools/tfctl, the console UART's
+machine protocol, served by the harness on a free TCP port): UTC, FIX logon, market data,
 stop orders armed in the hardware trigger table, the scripted market moving through them, the orders the
 hardware sends (with their latency) and their fills,
 logout. Then stops everything it started and prints a summary with the latencies measured from the
@@ -12,6 +13,7 @@ Usage: tools/demo.py [--out build/demo] [--path tools/exchange/paths/demo.path] 
 The build (SoC model, firmware, exchange jar) must exist: `make demo` builds it first.
 """
 import argparse
+import ctypes
 import datetime
 import json
 import os
@@ -22,10 +24,14 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools", "tfctl"))  # this checkout's tfctl
+from tfctl import Appliance  # noqa: E402
+from tfctl.protocol import arm_line as tfctl_arm_line  # noqa: E402
 SIM = os.path.join(ROOT, "build/sim/obj/VSoc")
 FW = os.path.join(ROOT, "build/fw/sim/firmware.hex")
 JAR = os.path.join(ROOT, "out/exchange/assembly.dest/out.jar")
 KERNEL_IP = "10.77.0.1"
+CLONE_NEWNET = 0x40000000
 
 # Stop orders the demo arms (against tools/exchange/paths/demo.path: MSFT trades 1170.00 .. 1170.75 .. 1169.00)
 STOPS = [("buy", "MSFT", 100, "1170.50", "1171.00"), ("sell", "MSFT", 100, "1169.25", "1169.00")]
@@ -43,7 +49,8 @@ class Demo:
         self.out = os.path.join(ROOT, args.out)
         os.makedirs(self.out, exist_ok=True)
         self.log_path = os.path.join(self.out, "soc.log")
-        self.con_path = os.path.join(self.out, "console.fifo")
+        self.port_file = os.path.join(self.out, "uart.port")
+        self.tf = None
         self.ctl_path = os.path.join(self.out, "eth.fifo")
         self.pcap = os.path.join(self.out, "demo.pcap")
         self.frames = os.path.join(self.out, "frames.csv")
@@ -97,12 +104,14 @@ class Demo:
         raise SystemExit("demo: the exchange simulator did not start in 60 s")
 
     def start_soc(self, net):
-        for p in (self.con_path, self.ctl_path):
+        for p in (self.port_file, self.ctl_path):
             if os.path.exists(p):
                 os.unlink(p)
         self.sim_log = open(self.log_path, "w")
+        # the console on a free TCP port of the host (inside the namespace when there is one: tfctl connects there)
         cmd = self.netns_prefix() + [SIM, f"+firmware={FW}", f"+pcap={self.pcap}", f"+eth-frame-log={self.frames}",
-                                     f"+uart-ctl={self.con_path}", f"+eth-ctl={self.ctl_path}", "+timeout=4000000000"] + net
+                                     "+uart-tcp=0", f"+uart-tcp-port-file={self.port_file}", f"+eth-ctl={self.ctl_path}",
+                                     "+timeout=4000000000"] + net
         self.sim = subprocess.Popen(cmd, stdout=self.sim_log, stderr=subprocess.STDOUT, cwd=ROOT)
         say(f"soc: booting the SoC in Verilator (VexRiscv + LiteEth MAC, firmware {os.path.relpath(FW, ROOT)})")
 
@@ -128,10 +137,37 @@ class Demo:
         finally:
             os.close(fd)
 
+    def connect(self):
+        """tfctl to the console's TCP port. In a namespace the harness listens on the namespace's loopback: the
+        demo's main thread enters the namespace (setns) just to open the connection, then comes back."""
+        port = int(open(self.port_file).read())
+        url = f"socket://127.0.0.1:{port}"
+        if not self.ns:
+            self.tf = Appliance(url, timeout=120, on_status=lambda m: say(f"tfctl: {m}"))
+            return
+        libc = ctypes.CDLL(None, use_errno=True)
+        home = os.open("/proc/self/ns/net", os.O_RDONLY)
+        fd = os.open(f"/var/run/netns/{self.ns}", os.O_RDONLY)
+        try:
+            if libc.setns(fd, CLONE_NEWNET) != 0:
+                raise SystemExit(f"demo: cannot enter the namespace {self.ns}: {os.strerror(ctypes.get_errno())}")
+            self.tf = Appliance(url, timeout=120, on_status=lambda m: say(f"tfctl: {m}"))
+        finally:
+            libc.setns(home, CLONE_NEWNET)
+            os.close(fd)
+            os.close(home)
+
     def console(self, line):
-        self.write_fifo(self.con_path, line + "\n")
+        """A console command through tfctl; its printed line is narrated like the console's own."""
+        msg = self.tf.console(line)["msg"]
+        if msg:
+            self.narrate(msg)
+        return msg
 
     def stop_all(self):
+        if self.tf:
+            self.tf.close()
+            self.tf = None
         if self.sim and self.sim.poll() is None:
             try:
                 self.write_fifo(self.ctl_path, "exit 0\n", seconds=2)
@@ -251,12 +287,14 @@ class Demo:
         self.start_exchange()
         self.start_soc(net)
         self.wait_for(r"^net: MAC", 300, "network start-up")
-        utc = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H:%M:%S.%f")[:-3]
-        say(f"console: utc set {utc}  (the SoC has no clock of its own)")
-        self.console(f"utc set {utc}")
-        self.console("fix set heartbeat 5")
+        self.pump(0.5)
+        self.connect()
+        utc = datetime.datetime.now(datetime.timezone.utc)
+        say(f"tfctl: utc set {utc.strftime('%Y%m%d-%H:%M:%S.%f')[:-3]}  (the SoC has no clock of its own)")
+        self.tf.set_utc(utc)
+        self.tf.session.configure(heartbeat=5)
         for side, sym, qty, stop, limit in STOPS:
-            self.console(f"stop {side} {sym} {qty} {stop} {limit}")
+            self.narrate(self.tf.console(tfctl_arm_line(side, sym, qty, stop, limit))["msg"])
         self.console("fix watch on")
         self.console("fix start")
         self.wait_for(r"^fix: logged on", 300, "FIX logon")
@@ -267,12 +305,12 @@ class Demo:
             self.pump(0.5)
         self.pump(1.0)
         self.console("fix watch off")
-        self.console("orders")
+        self.tf.orders.list()
         self.console("fix stop")
         # the session is over once the Logout is answered; the close after it is part of the story, but on a slow
         # machine it may take long: reported, not fatal
         self.wait_for(r"^fix: connection closed; stopped", 180, "the TCP close after Logout", fatal=False)
-        self.console("fix")
+        self.tf.status()
         self.pump(1.0)
         say("shutdown: simulation ended, exchange stopped" + (", namespace removed" if self.ns else ""))
         self.stop_all()

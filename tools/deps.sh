@@ -43,6 +43,18 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$VENV/.tf-requirements" 2>/dev/null)
 else
   echo "deps: Python venv ready at $VENV"
 fi
+# tfctl (tools/tfctl), the host client of the machine protocol: installed into the venv (`tfctl` on its PATH) when
+# this checkout's copy differs from the installed one. The project's own scripts and tests import this checkout's
+# copy (PYTHONPATH=tools/tfctl), so several checkouts sharing the venv never test each other's.
+tfctl_hash=$(cat tools/tfctl/pyproject.toml tools/tfctl/tfctl/*.py | sha256sum | cut -c1-16)
+if [ "$(cat "$VENV/.tf-tfctl" 2>/dev/null)" != "$tfctl_hash" ] || [ ! -x "$VENV/bin/tfctl" ]; then
+  echo "deps: installing tfctl into the venv"
+  tmp=$(mktemp -d) && cp -r tools/tfctl/pyproject.toml tools/tfctl/tfctl "$tmp"/ \
+    && "$VENV/bin/pip" install -q --no-deps --no-build-isolation "$tmp" && echo "$tfctl_hash" > "$VENV/.tf-tfctl"
+  rm -rf "$tmp"
+else
+  echo "deps: tfctl ready ($VENV/bin/tfctl)"
+fi
 
 # Mill (fetched once by ./mill into ~/.cache/mill) and the JVM dependencies of every module.
 ./mill -i --version >/dev/null

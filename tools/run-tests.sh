@@ -9,6 +9,7 @@
 #   6. the harness's Ethernet plug-in (sim/eth/test: GMII models, pcap, libslirp, TAP when root)
 #   7. whole-SoC simulation tests (sim/tests, Verilator; the network ones need root)
 #   8. the latency analysis tool (tools/latency, unittest on synthetic captures)
+#      tfctl, the machine protocol's host library and CLI (tools/tfctl/tests, pytest: codec, settings, client)
 #   9. the benchmark's Linux baseline (tools/bench: its QuickFIX/J client in JUnit, the pcap pairing in unittest)
 #  10. board builds (tools/test-boards.sh): both Colorlight bitstreams meeting timing, both Zynq syntheses
 # TF_TESTS="hw fw" runs a subset. Logs: build/test-logs/<suite>.log.
@@ -18,7 +19,7 @@ set -u
 cd "$(dirname "$0")/.."
 LOGS=build/test-logs
 mkdir -p "$LOGS"
-SUITES=${TF_TESTS:-hw fw net exchange liteeth simeth sim latency bench boards}
+SUITES=${TF_TESTS:-hw fw net exchange liteeth simeth sim latency tfctl bench boards}
 VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
 total_pass=0; total_fail=0; total_skip=0; summary=()
 
@@ -69,6 +70,17 @@ unittest_counts() {
       if (key == "skipped") k += v; else if (key == "expected failures") x += v; else f += v
     }
     p = n - f - k - x; print (p < 0 ? 0 : p), f, k }'
+}
+# pytest's closing line "N passed, M failed, K skipped, E errors in T s" (any order, parts absent when zero)
+pytest_counts() {
+  local last; last=$(grep -E '^=+ .* in [0-9.]+s' "$1" | tail -1)
+  [ -n "$last" ] || { echo "0 1 0"; return; }
+  awk -v l="$last" 'BEGIN { p = f = k = 0
+    if (match(l, /[0-9]+ passed/)) p = substr(l, RSTART, RLENGTH) + 0
+    if (match(l, /[0-9]+ failed/)) f += substr(l, RSTART, RLENGTH) + 0
+    if (match(l, /[0-9]+ errors?/)) f += substr(l, RSTART, RLENGTH) + 0
+    if (match(l, /[0-9]+ skipped/)) k = substr(l, RSTART, RLENGTH) + 0
+    print p, f, k }'
 }
 # JUnit through Mill: "Test run <class> finished: F failed, I ignored, T total" per class; ignored are skipped.
 junit_counts() {
@@ -127,6 +139,10 @@ latency)
   run latency "latency analysis tool" $LOGS/latency.log "$VENV/bin/python" -m unittest -v tools/latency/test_analyze.py; rc=$?
   grep -E 'FAIL|ERROR|skipped' $LOGS/latency.log | grep -v '^Ran' | sed 's/^/   /' | head -20
   rec "latency analysis tool" "$(unittest_counts $LOGS/latency.log)" $rc ;;
+tfctl)
+  run tfctl "tfctl library and CLI (pytest)" $LOGS/tfctl.log env PYTHONPATH=tools/tfctl "$VENV/bin/python" -m pytest -v -p no:cacheprovider tools/tfctl/tests; rc=$?
+  grep -E 'FAILED|ERROR|SKIPPED' $LOGS/tfctl.log | sed 's/^/   /' | head -20
+  rec "tfctl library and CLI" "$(pytest_counts $LOGS/tfctl.log)" $rc ;;
 bench)
   run bench "Linux baseline client (JUnit)" $LOGS/bench-client.log ./mill -i baseline.test; rc=$?
   sed -i 's/\x1b\[[0-9;]*m//g' $LOGS/bench-client.log
@@ -139,7 +155,7 @@ boards)
   run boards "board builds (ECP5 bitstreams, Zynq synthesis)" $LOGS/boards.log tools/test-boards.sh; rc=$?
   grep -E '^\[(ok|FAIL|skip)\]|^     |^== cache' $LOGS/boards.log | sed 's/^/   /'
   rec "board builds" "$(plain_counts $LOGS/boards.log '^')" $rc ;;
-*) echo "unknown suite $s (hw fw net exchange liteeth simeth sim latency bench boards)"; exit 2 ;;
+*) echo "unknown suite $s (hw fw net exchange liteeth simeth sim latency tfctl bench boards)"; exit 2 ;;
 esac; done
 
 echo

@@ -13,6 +13,7 @@
 #include "drivers/timer.h"
 #include "fix/utc.h"
 #include "lib/console.h"
+#include "lib/mproto.h"
 #include "lib/parse.h"
 #include "net/arp.h"
 #include "net/ipv4.h"
@@ -108,12 +109,13 @@ static void print_utc(uint64_t utc_ms) {
     printf("%s", ts);
 }
 
-static void print_px(int64_t v) {
+void fixclient_print_px(int64_t v) {
     char buf[32];
     size_t n = fix_fmt_decimal(buf, v, cfg.price_decimals);
     buf[n] = 0;
     printf("%s", buf);
 }
+#define print_px fixclient_print_px
 
 /* Splits cfg.symbols ("A,B,C") into out[] (pointers into buf). */
 static size_t split_symbols(char *buf, const char *out[SYMBOLS_MAX]) {
@@ -137,7 +139,7 @@ static void sess_send(void *ctx, const uint8_t *data, size_t len) {
     size_t n = tcp_send(fc.conn, data, len);
     if (n != len) {
         /* A partial FIX message on the wire cannot be taken back: drop the connection (fixclient_poll). */
-        printf("fix: TCP send buffer full (%lu of %lu bytes taken): dropping the connection\n", (unsigned long)n,
+        printf("fix: TCP send buffer full (%lu of %lu): dropping the connection\n", (unsigned long)n,
                (unsigned long)len);
         fc.send_failed = true;
     }
@@ -192,18 +194,22 @@ static void sess_event(void *ctx, fix_event_t ev, uint32_t arg, const char *text
             if (r < 0) printf("fix: market data request failed (%ld)\n", (long)r);
             else printf("fix: subscribed to market data for %s (MD%ld)\n", cfg.symbols, (long)r);
         }
+        mp_event("logon", "target:s", cfg.target);
         break;
     }
-    case FIX_EV_LOGOUT: printf("fix: logged out%s%s\n", text && text[0] ? ": " : "", text ? text : ""); break;
-    case FIX_EV_REJECT_RECEIVED:
-        printf("fix: the exchange rejected our message %lu: %s\n", (unsigned long)arg, text ? text : "");
+    case FIX_EV_LOGOUT:
+        printf("fix: logged out%s%s\n", text && text[0] ? ": " : "", text ? text : "");
+        mp_event("logout", "text:s", text ? text : "");
         break;
-    case FIX_EV_REJECT_SENT: printf("fix: rejected a message from the exchange (reason %lu)\n", (unsigned long)arg); break;
-    case FIX_EV_GARBLED: printf("fix: dropped a garbled message (%lu so far)\n", (unsigned long)arg); break;
-    case FIX_EV_RESEND_REQUESTED: printf("fix: gap detected, resend requested from %lu\n", (unsigned long)arg); break;
+    case FIX_EV_REJECT_RECEIVED:
+        printf("fix: message %lu rejected: %s\n", (unsigned long)arg, text ? text : "");
+        break;
+    case FIX_EV_REJECT_SENT: printf("fix: rejected a message (reason %lu)\n", (unsigned long)arg); break;
+    case FIX_EV_GARBLED: printf("fix: garbled message dropped (%lu)\n", (unsigned long)arg); break;
+    case FIX_EV_RESEND_REQUESTED: printf("fix: gap, resend requested from %lu\n", (unsigned long)arg); break;
     case FIX_EV_SEQ_RESET: printf("fix: sequence reset, next in %lu\n", (unsigned long)arg); break;
     case FIX_EV_ORDER_GAPFILLED:
-        printf("fix: order message %lu not resent (stale), gap-filled instead\n", (unsigned long)arg);
+        printf("fix: order message %lu gap-filled, not resent\n", (unsigned long)arg);
         break;
     }
 }
@@ -267,10 +273,15 @@ static void on_market_data(void *ctx, const fix_md_snapshot_t *md) {
     }
 }
 
-static const char *ord_state_name(fix_ord_state_t s) {
-    static const char *const names[] = {"free", "pending new", "new", "partially filled", "filled",
-                                        "pending cancel", "canceled", "rejected"};
-    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
+/* Order states, as the console and the machine protocol name them. */
+static const char *const ord_names[] = {"free", "pending_new", "new", "partial", "filled", "pending_cancel", "canceled", "rejected"};
+static const char *ord_state_name(fix_ord_state_t s) { return ord_names[s & 7]; }
+
+/* An order in the machine protocol (docs/PROTOCOL.md): the listing's "order" events carry the whole record. */
+static void order_event(int idx, const fix_order_t *o) {
+    mp_event("order", "order:i clordid:s side:s sym:s qty:i px:p state:s cum:i leaves:i msgseq:u", (int32_t)idx, o->clordid,
+             o->side == '1' ? "buy" : "sell", o->symbol, (int32_t)o->qty, o->price, ord_state_name(o->state),
+             (int32_t)o->cum_qty, (int32_t)o->leaves_qty, o->seq);
 }
 
 static void on_execution(void *ctx, const fix_order_t *o, const fix_exec_event_t *ev) {
@@ -278,23 +289,31 @@ static void on_execution(void *ctx, const fix_order_t *o, const fix_exec_event_t
     fc.execs++;
     fc.cb_other++;
     if (!o) {
-        printf("exec: report %c for an unknown order: %s\n", ev->exec_type ? ev->exec_type : ev->msg_type, ev->text);
+        printf("exec: %c for an unknown order: %s\n", ev->exec_type ? ev->exec_type : ev->msg_type, ev->text);
         return;
     }
     int idx = (int)(o - app.orders);
+    bool fill = ev->msg_type == '8' && (ev->exec_type == 'F' || ev->exec_type == '1' || ev->exec_type == '2');
     printf("exec: order %d %s %s %s ", idx, o->clordid, o->side == '1' ? "buy" : "sell", o->symbol);
-    if (ev->msg_type == '8' && (ev->exec_type == 'F' || ev->exec_type == '1' || ev->exec_type == '2')) {
+    if (fill) {
         printf("fill %ld @ ", (long)ev->last_qty);
         print_px(ev->last_px);
         printf(", ");
     }
     printf("%s (cum %ld, leaves %ld)%s%s\n", ord_state_name(o->state), (long)o->cum_qty, (long)o->leaves_qty,
            ev->text[0] ? ": " : "", ev->text);
+    /* short: every byte on the UART costs the CPU 100 cycles (the lines are written while it waits) */
+    mp_event(fill ? "order.fill" : ev->msg_type != '8' ? "order.cancel_reject" : o->state == FIX_ORD_NEW ? "order.new"
+             : o->state == FIX_ORD_CANCELED ? "order.canceled" : o->state == FIX_ORD_REJECTED ? "order.rejected"
+             : "order.update",
+             "order:i clordid:s state:s cum:i leaves:i last_qty:i last_px:p text:s", (int32_t)idx, o->clordid,
+             ord_state_name(o->state), (int32_t)o->cum_qty, (int32_t)o->leaves_qty, fill ? (int32_t)ev->last_qty : 0,
+             fill ? ev->last_px : 0, ev->text);
 }
 
 static void on_md_reject(void *ctx, const char *md_req_id, char reason, const char *text) {
     (void)ctx;
-    printf("fix: market data request %s rejected (281=%c) %s\n", md_req_id, reason ? reason : '?', text ? text : "");
+    printf("fix: MD request %s rejected (281=%c) %s\n", md_req_id, reason ? reason : '?', text ? text : "");
 }
 
 static const fix_app_ops_t app_ops = {on_market_data, on_execution, on_md_reject};
@@ -310,7 +329,7 @@ static void tcp_connected(struct tcp_conn *c, void *user) {
     /* The offload's parser follows the connection from its first byte (no entry armed: nothing fires). */
     offload_rx_conn_t oc = {netif_stack()->mac, net_get_config(netif_stack())->ip, cfg.host, tcp_local_port(fc.conn),
                             cfg.port, tcp_hw_rcv_nxt(fc.conn), cfg.price_decimals};
-    if (!offload_rx_follow(&oc)) printf("fix: the offload parser refused the connection settings\n");
+    if (!offload_rx_follow(&oc)) printf("fix: offload parser refused\n");
     offload_conn_up();
 #endif
     fix_session_connected(&session, now_ms());
@@ -330,6 +349,7 @@ static void tcp_data(struct tcp_conn *c, void *user, const uint8_t *data, size_t
 #ifdef TF_HAS_OFFLOAD
     offload_poll(); /* the orders' ACK; adopt the orders the hardware sent before their execution reports are read */
 #endif
+    stops_flush_events(); /* the fires just adopted, before their execution reports */
     fc.cb_md = fc.cb_other = 0;
     uint32_t t0 = sysctrl_cycles32();
     fix_session_on_bytes(&session, data, len, now_ms());
@@ -363,6 +383,7 @@ static void connection_gone(const char *why) {
         fc.state = FC_OFF;
         printf("fix: connection %s; stopped\n", why);
     }
+    mp_event("disconnected", "why:s reconnecting:b", why, fc.want_up);
 }
 
 static void tcp_closed(struct tcp_conn *c, void *user) {
@@ -393,6 +414,7 @@ static void session_setup(bool reset_app) {
     uint64_t utc = fix_session_utc(&session, now_ms());
     uint32_t out = fix_session_next_out(&session), in = fix_session_next_in(&session);
     fix_session_init(&session, &sc, &sess_ops, NULL);
+    mp_decimals = cfg.price_decimals;
     if (had_utc) fix_session_set_utc(&session, now_ms(), utc);
     if (out >= 1 && in >= 1) fix_session_set_seqnums(&session, out, in);
     if (reset_app) {
@@ -409,7 +431,7 @@ static void start_connect(void) {
     fc.closing = false;
     fc.send_failed = false;
     if (!fc.conn) {
-        printf("fix: no TCP connection slot free (or no address); retrying\n");
+        printf("fix: no TCP connection slot; retrying\n");
         tcp_backoff_failed(&fc.backoff, now_ms(), sysctrl_cycles32());
         fc.state = FC_WAIT;
         return;
@@ -448,6 +470,7 @@ void fixclient_poll(void) {
 #ifdef TF_HAS_OFFLOAD
     offload_poll();
 #endif
+    stops_flush_events();
     if (fc.state == FC_WAIT && fc.want_up && tcp_backoff_due(&fc.backoff, now)) start_connect();
     if (fix_session_utc_valid(&session) && strcmp(fc.utc_source, "unknown") == 0) fc.utc_source = "the exchange";
 }
@@ -486,7 +509,7 @@ static int set_option(const char *key, const char *val) {
     uint32_t v;
     if (strcmp(key, "sender") == 0 || strcmp(key, "target") == 0) {
         if (strlen(val) == 0 || strlen(val) > FIX_COMPID_MAX || strchr(val, 1) || strchr(val, '=')) {
-            printf("error: a CompID is 1..%d characters without '=' or SOH\n", FIX_COMPID_MAX);
+            printf("error: bad CompID\n");
             return 1;
         }
         strcpy(key[0] == 's' ? cfg.sender : cfg.target, val);
@@ -498,7 +521,7 @@ static int set_option(const char *key, const char *val) {
         cfg.heartbeat_s = v;
     } else if (strcmp(key, "host") == 0) {
         if (!tf_parse_ipv4(val, &v)) {
-            printf("error: host is an IPv4 address A.B.C.D\n");
+            printf("error: host is A.B.C.D\n");
             return 1;
         }
         cfg.host = v;
@@ -538,7 +561,7 @@ static int set_option(const char *key, const char *val) {
         }
         cfg.price_decimals = v;
     } else {
-        printf("error: unknown option '%s' (sender target heartbeat host port symbols account decimals)\n", key);
+        printf("error: unknown option '%s'\n", key);
         return 1;
     }
     /* the account and the price decimals belong to the order table: a new one (old orders are forgotten) */
@@ -585,7 +608,7 @@ static int cmd_fix(int argc, char **argv) {
     }
     if (strcmp(sub, "set") == 0 && argc == 4) {
         if (fc.state != FC_OFF) {
-            printf("error: stop the session first (fix stop)\n");
+            printf("error: session not stopped (fix stop)\n");
             return 1;
         }
         return set_option(argv[2], argv[3]);
@@ -593,11 +616,11 @@ static int cmd_fix(int argc, char **argv) {
     if (strcmp(sub, "seq") == 0 && argc == 4) {
         uint32_t out, in;
         if (!tf_parse_u32(argv[2], &out) || !tf_parse_u32(argv[3], &in) || out == 0 || in == 0) {
-            printf("usage: fix seq <next out >= 1> <next in >= 1>\n");
+            printf("usage: fix seq <out> <in>\n");
             return 1;
         }
         if (fc.state != FC_OFF) {
-            printf("error: stop the session first (fix stop)\n");
+            printf("error: session not stopped (fix stop)\n");
             return 1;
         }
         fix_session_set_seqnums(&session, out, in);
@@ -624,16 +647,15 @@ static int cmd_fix(int argc, char **argv) {
         fc.watch = argv[2][1] == 'n';
         return 0;
     }
-    printf("usage: fix [status | config | start | stop | set <option> <value> | seq <out> <in> | watch on|off | hw]\n"
-           "  options: sender target heartbeat host port symbols account decimals\n");
+    printf("usage: fix [status|config|start|stop|set <option> <value>|seq <out> <in>|watch on|off|hw]\n");
     return 1;
 }
-TF_COMMAND(fix, "the FIX session: fix [status|config|start|stop|set K V|seq OUT IN|watch on|off]", cmd_fix);
+TF_COMMAND(fix, "the FIX session (fix help)", cmd_fix);
 
 static int cmd_utc(int argc, char **argv) {
     if (argc == 1) {
         if (!fix_session_utc_valid(&session)) {
-            printf("utc: unknown (set it with utc set YYYYMMDD-HH:MM:SS[.sss], or it comes from the exchange)\n");
+            printf("utc: unknown\n");
             return 0;
         }
         printf("utc: ");
@@ -647,10 +669,10 @@ static int cmd_utc(int argc, char **argv) {
         fc.utc_source = "the console";
         return 0;
     }
-    printf("usage: utc [set YYYYMMDD-HH:MM:SS[.sss]]\n");
+    printf("usage: utc [set YYYYMMDD-HH:MM:SS]\n");
     return 1;
 }
-TF_COMMAND(utc, "show or set the UTC clock: utc [set YYYYMMDD-HH:MM:SS[.sss]]", cmd_utc);
+TF_COMMAND(utc, "show or set the UTC clock: utc [set YYYYMMDD-HH:MM:SS]", cmd_utc);
 
 static int new_order(char side, int argc, char **argv) {
     uint32_t qty;
@@ -674,17 +696,18 @@ static int new_order(char side, int argc, char **argv) {
     printf("order %d: sent %s %s %lu %s @ ", idx, o->clordid, side == '1' ? "buy" : "sell", (unsigned long)qty, o->symbol);
     print_px(px);
     printf(" (MsgSeqNum %lu)\n", (unsigned long)o->seq);
+    mp_result = idx;
     return 0;
 }
 static int cmd_buy(int argc, char **argv) { return new_order('1', argc, argv); }
 static int cmd_sell(int argc, char **argv) { return new_order('2', argc, argv); }
-TF_COMMAND(buy, "send a limit buy order: buy <symbol> <qty> <price>", cmd_buy);
-TF_COMMAND(sell, "send a limit sell order: sell <symbol> <qty> <price>", cmd_sell);
+TF_COMMAND(buy, "limit buy: buy <symbol> <qty> <price>", cmd_buy);
+TF_COMMAND(sell, "limit sell: sell <symbol> <qty> <price>", cmd_sell);
 
 static int cmd_cancel(int argc, char **argv) {
     uint32_t idx;
     if (argc != 2 || !tf_parse_u32(argv[1], &idx) || idx >= FIX_APP_MAX_ORDERS) {
-        printf("usage: cancel <order number, see orders>\n");
+        printf("usage: cancel <order>\n");
         return 1;
     }
     int r = fix_app_cancel(&app, (int)idx, now_ms());
@@ -696,52 +719,49 @@ static int cmd_cancel(int argc, char **argv) {
     printf("order %lu: cancel requested\n", (unsigned long)idx);
     return 0;
 }
-TF_COMMAND(cancel, "cancel an open order: cancel <order number>", cmd_cancel);
+TF_COMMAND(cancel, "cancel <order>", cmd_cancel);
 
+/* The order table and the market data, as machine-protocol events ("order", "md": docs/PROTOCOL.md) for people and
+ * programs alike; the number listed is the result (mp_result) of a machine request. */
 static int cmd_orders(int argc, char **argv) {
+    (void)argc;
     (void)argv;
-    if (argc != 1) {
-        printf("usage: orders\n");
-        return 1;
-    }
-    unsigned n = 0;
-    for (int i = 0; i < FIX_APP_MAX_ORDERS; i++) {
-        const fix_order_t *o = fix_app_order(&app, i);
-        if (!o || o->state == FIX_ORD_FREE) continue;
-        n++;
-        printf("%2d %-16s %-4s %-8s qty %-6ld @ ", i, o->clordid, o->side == '1' ? "buy" : "sell", o->symbol,
-               (long)o->qty);
-        print_px(o->price);
-        printf("  %s, filled %ld avg ", ord_state_name(o->state), (long)o->cum_qty);
-        print_px(o->avg_px);
-        printf(", order id %s\n", o->order_id[0] ? o->order_id : "-");
-    }
-    if (n == 0) printf("no orders\n");
+    int32_t n = 0;
+    for (int i = 0; i < FIX_APP_MAX_ORDERS; i++)
+        if (app.orders[i].state != FIX_ORD_FREE) order_event(i, &app.orders[i]), n++;
+    mp_result = n;
     return 0;
 }
 TF_COMMAND(orders, "list the orders of this boot", cmd_orders);
 
 static int cmd_md(int argc, char **argv) {
+    (void)argc;
     (void)argv;
-    if (argc != 1) {
-        printf("usage: md\n");
-        return 1;
-    }
-    unsigned shown = 0;
-    for (size_t i = 0; i < SYMBOLS_MAX; i++) {
+    int32_t n = 0;
+    /* the last bid, offer and trade seen per subscribed symbol ("0": none yet) */
+    for (int i = 0; i < SYMBOLS_MAX; i++) {
         const md_last_t *m = &fc.md[i];
-        if (!m->symbol[0]) continue;
-        shown++;
-        printf("%-8s %lu updates", m->symbol, (unsigned long)m->updates);
-        for (size_t k = 0; k < 3; k++) {
-            if (!m->has[k]) continue;
-            printf("  %s ", entry_names[k]);
-            print_px(m->px[k]);
-            printf(" x %ld", (long)m->qty[k]);
-        }
-        printf("\n");
+        if (m->symbol[0]) mp_event("md", "sym:s updates:u bid:p offer:p trade:p", m->symbol, m->updates, m->px[0], m->px[1], m->px[2]), n++;
     }
-    if (!shown) printf("no market data yet\n");
+    mp_result = n;
     return 0;
 }
-TF_COMMAND(md, "the last market data of each subscribed symbol", cmd_md);
+TF_COMMAND(md, "last market data per symbol", cmd_md);
+
+/* ---- machine protocol (docs/PROTOCOL.md): what only the FIX client knows ---- */
+
+bool fixclient_machine(const mp_req_t *r) {
+    static const char *const sess_names[] = {"disconnected", "logon_sent", "active", "logout_sent", "logout_received"};
+    static const char *const client_names[] = {"off", "connecting", "online", "waiting"};
+    if (!strcmp(r->cmd, "status")) {
+        char ts[FIX_UTC_TS_LEN + 1] = "";
+        if (fix_session_utc_valid(&session)) fix_utc_format(ts, fix_session_utc(&session, now_ms()));
+        ts[FIX_UTC_TS_LEN] = 0;
+        mp_reply(r->id, "proto:u client:s session:s next_out:u next_in:u md_msgs:u execs:u utc:s seq:u", MP_VERSION,
+                 client_names[fc.state], sess_names[fix_session_state(&session) % 5], fix_session_next_out(&session),
+                 fix_session_next_in(&session), fc.md_msgs, fc.execs, ts, mp_event_seq());
+    } else {
+        return false;
+    }
+    return true;
+}

@@ -20,6 +20,7 @@
 
 #include "fix/app.h"
 #include "fix/session.h"
+#include "lib/mproto.h"
 
 #define FIXCLIENT_BACKOFF_MIN_MS 500u
 #define FIXCLIENT_BACKOFF_MAX_MS 8000u
@@ -32,6 +33,11 @@ void fixclient_poll(void);
 fix_session_t *fixclient_session(void);
 fix_app_t *fixclient_app(void);
 struct tcp_conn *fixclient_conn(void);
+/* The machine protocol's requests status, session.config|set|start|stop, utc.set, orders.send|cancel|list and
+ * md (docs/PROTOCOL.md): false when r is not one of them. */
+bool fixclient_machine(const mp_req_t *r);
+/* Prints a price with the implied decimals. */
+void fixclient_print_px(int64_t v);
 /* Implied decimals of prices (fix set decimals). */
 unsigned fixclient_price_decimals(void);
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "app/fixclient.h"
+#include "app/machine.h"
 #include "app/netif.h"
 #include "app/selftest.h"
 #include "drivers/sysctrl.h"
@@ -51,7 +52,7 @@ static int cmd_info(int argc, char **argv) {
     printf("  stack: %lu of %lu bytes used at most\n", stack_used(), (unsigned long)((__stack_top - __heap_end) * 4));
     return 0;
 }
-TF_COMMAND(info, "show the build, clock and uptime", cmd_info);
+TF_COMMAND(info, "build, clock, uptime, stack", cmd_info);
 
 static int cmd_selftest(int argc, char **argv) {
     (void)argc;
@@ -70,7 +71,7 @@ static int cmd_exit(int argc, char **argv) {
     printf("exit %lu\n", (unsigned long)code);
     tf_exit((int)code);
 }
-TF_COMMAND(exit, "end the simulation: exit [code] (default: 0 if the self-test passed)", cmd_exit);
+TF_COMMAND(exit, "end the simulation: exit [code]", cmd_exit);
 
 static int cmd_leds(int argc, char **argv) {
     uint32_t v;
@@ -81,15 +82,15 @@ static int cmd_leds(int argc, char **argv) {
     tf_write32(GPIO_BASE + GPIO_OUT, v);
     return 0;
 }
-TF_COMMAND(leds, "set the LEDs: leds <value>", cmd_leds);
+TF_COMMAND(leds, "leds <value>", cmd_leds);
 
 extern const struct tf_command __tf_commands_start[], __tf_commands_end[];
 
+/* Through stdio, which adds the CR before each LF, so that a machine request's console command is captured whole
+ * (drivers/uart.h uart_capture). */
 static void console_out(const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\n' && (i == 0 || s[i - 1] != '\r')) uart_putc('\r');
-        uart_putc(s[i]);
-    }
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != '\r') putchar(s[i]);
 }
 
 int main(void) {
@@ -107,6 +108,7 @@ int main(void) {
 #endif
     static struct console con;
     console_init(&con, __tf_commands_start, (size_t)(__tf_commands_end - __tf_commands_start), console_out, true);
+    machine_init(&con, TF_FW_VERSION);
     console_prompt(&con);
     for (;;) {
         int c;

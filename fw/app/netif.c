@@ -138,7 +138,7 @@ static int cmd_net(int argc, char **argv) {
     }
     return 0;
 }
-TF_COMMAND(net, "network counters (MAC and stack; -a shows zeros too)", cmd_net);
+TF_COMMAND(net, "network counters: net [-a]", cmd_net);
 
 static int cmd_ifconfig(int argc, char **argv) {
     struct net_config cfg = *net_get_config(&stack);
@@ -165,7 +165,7 @@ bad:
     printf("usage: ifconfig [ip A.B.C.D] [netmask A.B.C.D] [gateway A.B.C.D] [mac aa:bb:cc:dd:ee:ff]\n");
     return 1;
 }
-TF_COMMAND(ifconfig, "show or set the address: ifconfig [ip X] [netmask X] [gateway X] [mac X]", cmd_ifconfig);
+TF_COMMAND(ifconfig, "ifconfig [ip|netmask|gateway|mac X]", cmd_ifconfig);
 
 static int cmd_arp(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "resolve") == 0) {
@@ -196,7 +196,7 @@ static int cmd_arp(int argc, char **argv) {
     }
     return 0;
 }
-TF_COMMAND(arp, "the ARP cache, or resolve an address: arp [resolve A.B.C.D]", cmd_arp);
+TF_COMMAND(arp, "ARP cache: arp [resolve A.B.C.D]", cmd_arp);
 
 /* Latency probe of the CPU frame path, for sim/tests/test_eth_latency.sh. For each of n frames the harness
  * injects: busy-poll RX_STATUS and note the cycle the frame became visible, release it, then send a
@@ -226,4 +226,4 @@ static int cmd_ethlat(int argc, char **argv) {
     }
     return 0;
 }
-TF_COMMAND(ethlat, "measure the CPU frame path: ethlat <frames> (the harness injects them)", cmd_ethlat);
+TF_COMMAND(ethlat, "CPU frame path: ethlat <frames>", cmd_ethlat);

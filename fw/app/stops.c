@@ -8,6 +8,7 @@
 #include "app/offload.h"
 #include "drivers/timer.h"
 #include "lib/console.h"
+#include "lib/mproto.h"
 #include "lib/parse.h"
 
 static stop_t stops[STOPS_MAX];
@@ -25,11 +26,36 @@ bool stop_crosses(char side, int64_t stop_px, int64_t trade_px) {
     return side == '1' ? trade_px >= stop_px : trade_px <= stop_px;
 }
 
-static void print_px(int64_t v) {
-    char buf[32];
-    size_t n = fix_fmt_decimal(buf, v, fixclient_price_decimals());
-    buf[n] = 0;
-    printf("%s", buf);
+#define print_px fixclient_print_px
+
+/* A stop's record in the machine protocol (docs/PROTOCOL.md): the events stop.armed, stop.canceled and the
+ * listing's stop events. */
+static void stop_event(const char *name, unsigned i) {
+    static const char *const names[] = {"free", "armed", "fired", "canceled"};
+    const stop_t *s = &stops[i];
+    mp_event(name, "stop:u state:s side:s sym:s qty:u stop_px:p limit_px:p hw:b fires:u by_hw:b trade:p order:i", i,
+             names[s->state], s->side == '1' ? "buy" : "sell", s->symbol, s->qty, s->stop_px, s->limit_px, s->hw, s->fires,
+             s->by_hw, s->fired_px, (int32_t)s->order);
+}
+
+/* Hardware fires waiting for their stop.fired event (stops_flush_events), with the fire log's MsgSeqNum and
+ * cycle count. */
+static uint32_t fired_pending;
+static uint32_t fired_msgseq[STOPS_MAX], fired_cycles[STOPS_MAX];
+
+static void fired_event(unsigned i, uint32_t msgseq, uint32_t cycles) {
+    const stop_t *s = &stops[i];
+    const fix_order_t *o = fix_app_order(fixclient_app(), s->order);
+    mp_event("stop.fired", "stop:u by_hw:b trade:p order:i clordid:s msgseq:u cycles:u", i, s->by_hw, s->fired_px,
+             (int32_t)s->order, o ? o->clordid : "", o ? o->seq : msgseq, cycles);
+}
+
+void stops_flush_events(void) {
+    for (unsigned i = 0; fired_pending; i++)
+        if (fired_pending & (1u << i)) {
+            fired_pending &= ~(1u << i);
+            fired_event(i, fired_msgseq[i], fired_cycles[i]);
+        }
 }
 
 /* A stop fired: a one-shot stop is done, a repeating one is armed again (the hardware gets a new order).
@@ -55,6 +81,9 @@ void stops_hw_fired(unsigned i, int64_t trade_px, int order, const char *clordid
     hw_fires++;
     fired(i, trade_px, order, clordid);
     printf(", MsgSeqNum %lu, %lu cycles from the price to the MAC\n", (unsigned long)msgseq, (unsigned long)cycles);
+    fired_msgseq[i] = msgseq;
+    fired_cycles[i] = cycles;
+    fired_pending |= 1u << i;
 }
 
 void stops_fire_fw(unsigned i, int64_t trade_px) {
@@ -62,6 +91,8 @@ void stops_fire_fw(unsigned i, int64_t trade_px) {
     fw_fires++;
     fired(i, trade_px, fix_app_new_order(fixclient_app(), s->symbol, s->side, s->qty, s->limit_px, timer_ms()), NULL);
     printf("\n");
+    stops_flush_events(); /* in order */
+    fired_event(i, 0, 0);
 }
 
 void stops_on_market_data(const fix_md_snapshot_t *md) {
@@ -76,35 +107,17 @@ void stops_on_market_data(const fix_md_snapshot_t *md) {
     }
 }
 
-static const char *const state_names[] = {"free", "armed", "fired", "canceled"};
-
+/* The stop table, as one machine-protocol "stop" event per stop (docs/PROTOCOL.md), for people and programs alike;
+ * the number listed is the result (mp_result) of a machine request. */
 static int cmd_stops(int argc, char **argv) {
+    (void)argc;
     (void)argv;
-    if (argc != 1) {
-        printf("usage: stops\n");
-        return 1;
-    }
-    unsigned n = 0;
-    for (unsigned i = 0; i < STOPS_MAX; i++) {
-        const stop_t *s = &stops[i];
-        if (s->state == STOP_FREE) continue;
-        n++;
-        printf("%2u %s %-5s %-8s qty %-6lu stop ", i, s->hw ? "hw" : "fw", s->side == '1' ? "buy" : "sell", s->symbol, (unsigned long)s->qty);
-        print_px(s->stop_px);
-        printf(" limit ");
-        print_px(s->limit_px);
-        printf("  %s", state_names[s->state]);
-        if (s->state == STOP_FIRED) {
-            printf(" by %s on ", s->by_hw ? "hardware" : "firmware");
-            print_px(s->fired_px);
-            printf(", order %d", s->order);
-        }
-        if (s->repeat) printf(" (repeat: fired %lu times)", (unsigned long)s->fires);
-        printf("\n");
-    }
-    if (n == 0) printf("no stop orders\n");
-    printf("fired by firmware: %lu, by hardware: %lu; new stops go to the %s\n", (unsigned long)fw_fires,
+    int32_t n = 0;
+    for (unsigned i = 0; i < STOPS_MAX; i++)
+        if (stops[i].state != STOP_FREE) stop_event("stop", i), n++;
+    printf("stops: %ld; fired by firmware %lu, by hardware %lu; new stops go to the %s\n", (long)n, (unsigned long)fw_fires,
            (unsigned long)hw_fires, hw_mode ? "hardware" : "firmware");
+    mp_result = n;
     return 0;
 }
 TF_COMMAND(stops, "list the stop orders", cmd_stops);
@@ -126,6 +139,7 @@ static int cmd_stop(int argc, char **argv) {
 #endif
         stops[i].state = STOP_CANCELED;
         printf("stop %lu: canceled\n", (unsigned long)i);
+        stop_event("stop.canceled", i);
         return 0;
     }
 #ifdef TF_HAS_OFFLOAD
@@ -143,11 +157,7 @@ static int cmd_stop(int argc, char **argv) {
     if (!side || strlen(argv[2]) == 0 || strlen(argv[2]) >= FIX_SYMBOL_MAX || !tf_parse_u32(argv[3], &qty) || qty == 0 ||
         fix_parse_decimal(argv[4], strlen(argv[4]), dec, &stop_px) != FIX_OK || stop_px <= 0 ||
         fix_parse_decimal(argv[5], strlen(argv[5]), dec, &limit_px) != FIX_OK || limit_px <= 0) {
-        printf("usage: stop buy|sell <symbol> <qty> <stop price> <limit price> [repeat]   (prices with at most %u decimals)\n"
-               "       stop cancel <n>\n"
-               "       stop mode hw|fw   (where new stops go; hw needs the offload)\n"
-               "  a buy stop fires when a trade prints at or above its stop, a sell stop at or below\n",
-               dec);
+        printf("usage: stop buy|sell SYM QTY STOP LIMIT [repeat] | cancel N | mode hw|fw\n");
         return 1;
     }
     unsigned i = 0;
@@ -185,6 +195,9 @@ static int cmd_stop(int argc, char **argv) {
     printf(" limit ");
     print_px(limit_px);
     printf(" (%s%s)\n", hw ? "hardware" : "firmware", repeat ? ", repeating" : "");
+    mp_result = (int32_t)i;
+    stop_event("stop.armed", i);
     return 0;
 }
-TF_COMMAND(stop, "arm a stop order: stop buy|sell <sym> <qty> <stop> <limit>, or stop cancel <n>", cmd_stop);
+
+TF_COMMAND(stop, "arm a stop order (stop help)", cmd_stop);

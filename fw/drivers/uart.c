@@ -12,6 +12,7 @@
 #define UART_RX_RING 256u
 static volatile uint8_t rx_ring[UART_RX_RING];
 static volatile uint32_t rx_head, rx_tail, rx_ring_drops;
+static bool tx_line_start = true; /* the last byte sent ended a line (or none was sent) */
 
 static inline uint32_t rd(uint32_t reg) { return tf_read32(UART_BASE + reg); }
 static inline void wr(uint32_t reg, uint32_t v) { tf_write32(UART_BASE + reg, v); }
@@ -38,7 +39,10 @@ void uart_putc(char c) {
     while (((rd(UART_STATUS) >> UART_STATUS_TX_FREE_SHIFT) & UART_STATUS_TX_FREE_MASK) == 0) {
     }
     wr(UART_DATA_TX, (uint8_t)c);
+    tx_line_start = c == '\n';
 }
+
+bool uart_at_line_start(void) { return tx_line_start; }
 
 void uart_write(const char *s, size_t n) {
     for (size_t i = 0; i < n; i++) uart_putc(s[i]);
@@ -58,8 +62,27 @@ void uart_flush(void) {
     }
 }
 
+/* printf's output goes to the capture buffer while there is one: its last line is kept (uart_capture). */
+static char *cap_buf;
+static size_t cap_len, cap_max;
+
+void uart_capture(char *buf, size_t max) {
+    cap_buf = buf;
+    cap_max = max;
+    cap_len = 0;
+    if (buf) buf[0] = '\0';
+}
+
 static int stdio_put(char c, FILE *f) {
     (void)f;
+    if (cap_buf) {
+        if (c == '\n') cap_len = (size_t)-1; /* the next character starts a new line */
+        else if (c != '\r') {
+            if (cap_len == (size_t)-1) cap_len = 0;
+            if (cap_len + 1 < cap_max) cap_buf[cap_len++] = c, cap_buf[cap_len] = '\0';
+        }
+        return (unsigned char)c;
+    }
     if (c == '\n') uart_putc('\r');
     uart_putc(c);
     return (unsigned char)c;

@@ -44,8 +44,10 @@ int console_execute(struct console *c, char *line) {
     if (strcmp(argv[0], "help") == 0) {
         for (size_t i = 0; i < c->ncmds; i++) {
             put(c, c->cmds[i].name);
-            put(c, " - ");
-            put(c, c->cmds[i].help);
+            if (c->cmds[i].help[0]) {
+                put(c, " - ");
+                put(c, c->cmds[i].help);
+            }
             put(c, "\r\n");
         }
         return c->last_status = 0;
@@ -65,12 +67,28 @@ bool console_feed(struct console *c, char ch) {
     c->last = ch;
     if (ch == '\n' && prev == '\r') return false; /* CR LF: the CR ended the line */
     if (ch == '\r' || ch == '\n') {
-        if (c->echo) put(c, "\r\n");
         c->line[c->len] = '\0';
         c->len = 0;
+        if (c->mline) {
+            c->mline = false;
+            if (c->machine) c->machine(c->discard ? NULL : c->line + 1);
+            return true;
+        }
+        if (c->echo) put(c, "\r\n");
         console_execute(c, c->line);
         console_prompt(c);
         return true;
+    }
+    if (c->len == 0 && ch == '@' && c->machine) {
+        c->mline = true;
+        c->discard = false;
+    }
+    if (c->mline) {
+        if (c->len + 1 >= TF_CONSOLE_LINE_MAX || (((unsigned char)ch < 0x20 || (unsigned char)ch > 0x7e) && ch != '\t'))
+            c->discard = true;
+        else
+            c->line[c->len++] = ch;
+        return false;
     }
     if (ch == '\b' || ch == 0x7f) {
         if (c->len > 0) {

@@ -39,9 +39,9 @@ t_logon=$SECONDS
 soc_wait_for '^(tf> )?fix: subscribed to market data for MSFT' 10 || fail "no market data subscription"
 for i in $(seq 1 300); do
   soc_console "md"; sleep 0.5
-  grep -qE '^MSFT +[1-9][0-9]* updates .*trade' "$SOC_LOG" && break
+  grep -qE '"ev":"md",.*"sym":"MSFT","updates":[1-9][0-9]*,.*"trade":"[1-9]' "$SOC_LOG" && break
 done
-grep -qE '^MSFT +[1-9][0-9]* updates .*bid .*offer .*trade' "$SOC_LOG" || fail "no 35=W with bid, offer and trade reached the firmware"
+grep -qE '"ev":"md",.*"sym":"MSFT","updates":[1-9][0-9]*,"bid":"[1-9][^"]*","offer":"[1-9][^"]*","trade":"[1-9]' "$SOC_LOG" || fail "no 35=W with bid, offer and trade reached the firmware"
 
 # 2. An order that rests, then fills when the market trades through it
 soc_console "buy MSFT 100 99.80"
@@ -49,7 +49,7 @@ soc_wait_for '^(tf> )?order 0: sent .* buy 100 MSFT @ 99.8' 20 || fail "the buy 
 soc_wait_for '^(tf> )?exec: order 0 .* new ' 30 || fail "no New execution report for the order"
 soc_wait_for '^(tf> )?exec: order 0 .* fill 100 @ 99.8.*filled \(cum 100, leaves 0\)' 90 || fail "the order was not filled by the market"
 soc_console "orders"
-soc_wait_for '^ 0 .* filled, filled 100 avg 99.8' 10 || fail "the order table does not show the fill"
+soc_wait_for '"ev":"order",.*"order":0,.*"px":"99.8","state":"filled","cum":100,"leaves":0' 10 || fail "the order table does not show the fill"
 
 # 3. Three heartbeat intervals logged on: wait (in wall time, the exchange's clock) for three Heartbeats of
 # the SoC in the exchange's log. The firmware's second is scaled to the simulator's speed (DESIGN.md
@@ -70,7 +70,7 @@ w_out=$(grep -c '|35=W|.*|49=EXCH|' "$msgs")
 
 # 4. The exchange crashes and comes back with its stored sequence numbers
 last_in=$(sed -n 's/.*|34=\([0-9]*\)|49=TFISH1|.*/\1/p' "$msgs" | tail -1)
-md_updates() { grep -E '^MSFT +[0-9]+ updates' "$SOC_LOG" | tail -1 | awk '{print $2}'; }
+md_updates() { grep -oE '"sym":"MSFT","updates":[0-9]+' "$SOC_LOG" | tail -1 | sed 's/.*://'; }
 upd_before=$(md_updates)
 exch_kill
 soc_wait_for '^(tf> )?fix: connection (closed|reset by the peer|refused).*reconnecting' 30 || fail "the SoC did not notice the exchange going away"

@@ -67,9 +67,10 @@ soc_wait_for 'exec: order [0-9]+ .* buy MSFT fill .*filled \(cum 200, leaves 0\)
 soc_console "buy MSFT 10 90.00"
 soc_wait_for 'exec: order [0-9]+ .* new ' 30 || fail "no New for the firmware order after the hardware fires"
 soc_console "stops"
-soc_wait_for '^fired by firmware: 0, by hardware: 3' 10 || fail "the stop table does not show three hardware fires"
-grep -qE '^ *2 hw +buy +AAPL .*armed' "$SOC_LOG" || fail "stop 2 (AAPL, never traded) is not armed any more"
-grep -qE '^ *3 hw +buy +MSFT .*armed' "$SOC_LOG" || fail "stop 3 (above the market) is not armed any more"
+soc_wait_for 'fired by firmware 0, by hardware 3' 10 || fail "the stop table does not show three hardware fires"
+# the listing is one machine-protocol "stop" event per stop (docs/PROTOCOL.md)
+grep -qE '"ev":"stop",.*"stop":2,"state":"armed","side":"buy","sym":"AAPL",.*"hw":true' "$SOC_LOG" || fail "stop 2 (AAPL, never traded) is not armed any more"
+grep -qE '"ev":"stop",.*"stop":3,"state":"armed","side":"buy","sym":"MSFT",.*"hw":true' "$SOC_LOG" || fail "stop 3 (above the market) is not armed any more"
 soc_console "offload"
 soc_wait_for 'offload: orders sent by hardware 3, triggered but not sent 0, errors 0' 10 || fail "offload counters"
 soc_console "fix stop"

@@ -21,7 +21,6 @@ fires), OUT/latency.png, OUT/fires.csv, the pcap, frame log, console (soc.log) a
 summary table. Needs the build (`make bench` builds it).
 """
 import argparse
-import datetime
 import json
 import os
 import re
@@ -187,11 +186,14 @@ class SocBench(demo.Demo):
         return self.tally.count(path)
 
     def phase(self, path, n, timeout):
+        # The stops are typed into the console through tfctl (Appliance.type), not sent as requests: their lines
+        # ("stop N: armed ... (hardware)", "new stops go to the ...") stay in the console log, which the tally and
+        # analyze.py read after the run, and arming takes no round trip while the market already moves.
         mode = "hw" if path == "hw" else "fw"
-        self.console(f"stop mode {mode}")
+        self.tf.type(f"stop mode {mode}")
         base = len(self.stop_ids)
         for side, stop, limit in STOPS:
-            self.console(f"stop {side} MSFT 100 {stop} {limit} repeat")
+            self.tf.type(f"stop {side} MSFT 100 {stop} {limit} repeat")
             self.stop_ids.append(base)
             base += 1
         demo.say(f"{path}: two repeating stops armed in {'the hardware trigger table' if path == 'hw' else 'firmware'}; "
@@ -202,7 +204,7 @@ class SocBench(demo.Demo):
             if self.sim.poll() is not None:
                 raise SystemExit(f"bench: the simulation ended; see {self.log_path}")
         for i in self.stop_ids[-2:]:
-            self.console(f"stop cancel {i}")
+            self.tf.type(f"stop cancel {i}")
         self.pump(2.0)
         got = self.count_path(path)
         if got == 0:
@@ -216,9 +218,10 @@ class SocBench(demo.Demo):
         self.start_exchange()
         self.start_soc(net)
         self.wait_for(r"^net: MAC", 120, "network start-up")
-        utc = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H:%M:%S.%f")[:-3]
-        self.console(f"utc set {utc}")
-        self.console("fix set heartbeat 5")
+        self.pump(0.5)
+        self.connect()  # tfctl on the console's TCP port (tools/demo.py)
+        self.tf.set_utc()
+        self.tf.session.configure(heartbeat=5)
         self.console("fix start")
         self.wait_for(r"^fix: logged on", 60, "FIX logon")
         self.wait_for(r"^fix: subscribed", 20, "market data subscription")
@@ -227,13 +230,14 @@ class SocBench(demo.Demo):
             t = time.monotonic()
             self.phase(path, self.args.fires, self.args.timeout)
             demo.say(f"{path}: {self.count_path(path)} fires in {time.monotonic() - t:.0f} s")
-        self.console("offload")
+        self.tf.type("offload")  # typed: its counter line goes to the console log, where the tally reads it
+        self.pump(2.0)
         self.console("fix stop")
         try:
             self.wait_for(r"fix: connection (closed|reset by the peer); stopped", 60, "the TCP close after Logout")
         except SystemExit as e:  # the measurement is in the capture already: analyse it all the same
             demo.say(f"warning: {e} (in long runs the simulated console stops taking input: a known problem)")
-        self.console("fix")
+        self.tf.status()
         self.pump(1.0)
         self.stop_all()
 
