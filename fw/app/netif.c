@@ -110,7 +110,11 @@ void netif_init(void) {
 /* One received frame per call: the main loop's other work (the console, the FIX session's timers, the offload's
  * release of the engine lock) runs between frames. Draining every waiting frame here starves it whenever frames
  * come in faster than firmware handles them (long whole-SoC runs: the console stopped taking input). */
+static uint32_t rx_cycle;
+uint32_t netif_rx_cycle(void) { return rx_cycle; }
+
 void netif_poll(void) {
+    rx_cycle = sysctrl_cycles32(); /* the cycle this frame's receive slot is taken (when there is one) */
     size_t len = ethmac_receive(rx_frame, sizeof rx_frame);
     if (len) {
         stir(sysctrl_cycles32());
