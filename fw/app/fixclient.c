@@ -14,6 +14,7 @@
 #include "fix/utc.h"
 #include "lib/console.h"
 #include "lib/cyclestat.h"
+#include "lib/prof.h"
 #include "lib/parse.h"
 #include "net/arp.h"
 #include "net/ipv4.h"
@@ -93,6 +94,10 @@ static struct {
     md_last_t md[SYMBOLS_MAX];
 } fc;
 
+#ifdef TF_PROF
+uint32_t tf_prof[TF_PROF_MARKS], tf_prof_base;
+static uint32_t prof_last[TF_PROF_MARKS];
+#endif
 static fix_session_t session;
 static fix_app_t app;
 static char clordid_prefix[9];
@@ -240,6 +245,10 @@ static const char *const entry_names[3] = {"bid", "offer", "trade"};
 static void on_market_data(void *ctx, const fix_md_snapshot_t *md) {
     (void)ctx;
     fc.w_dt = sysctrl_cycles32() - netif_rx_cycle();
+#ifdef TF_PROF
+    TF_PROF_MARK(7);
+    for (int i = 0; i < TF_PROF_MARKS; i++) prof_last[i] = tf_prof[i] - tf_prof_base;
+#endif
     fc.md_msgs++;
     fc.cb_md++;
     stops_on_market_data(md);
@@ -331,10 +340,12 @@ static unsigned count_msg_types(const uint8_t *d, size_t len) {
 static void tcp_data(struct tcp_conn *c, void *user, const uint8_t *data, size_t len) {
     (void)c;
     (void)user;
+    TF_PROF_MARK(1);
 #ifdef TF_HAS_OFFLOAD
     offload_poll(); /* the orders' ACK; adopt the orders the hardware sent before their execution reports are read */
 #endif
     fc.cb_md = fc.cb_other = 0;
+    TF_PROF_MARK(2);
     fix_session_on_bytes(&session, data, len, now_ms());
     /* A segment holding exactly one whole message, a 35=W, with nothing printed: the firmware's cost of a
      * market data message from its receive slot to the application callback (counted after the fact, so
@@ -478,6 +489,11 @@ static void print_status(void) {
     printf("fix: connects %lu, logons %lu, disconnects %lu, market data %lu, execution reports %lu\n",
            (unsigned long)fc.connects, (unsigned long)fc.logons, (unsigned long)fc.disconnects,
            (unsigned long)fc.md_msgs, (unsigned long)fc.execs);
+#ifdef TF_PROF
+    printf("prof:");
+    for (int i = 0; i < TF_PROF_MARKS; i++) printf(" %lu", (unsigned long)prof_last[i]);
+    printf("\n");
+#endif
     for (int i = 0; i < 2; i++) {
         const cyclestat_t *w = i ? &fc.w_cost180 : &fc.w_cost;
         if (!w->count) continue;
