@@ -252,7 +252,7 @@ static inline bool md_member(uint32_t tag)
 /* One pass over the group: entries start with 269 right after 268 and hold member tags only. The count is
  * checked first, then the first bad value in entry order (269, 270, 271, 290 within an entry) is rejected,
  * as the group accessors did. The snapshot is not cleared: every field the callback reads is written. */
-static fix_app_result_t on_snapshot(fix_app_t *a, const fix_msg_t *m, fix_reject_t *rej)
+__attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a, const fix_msg_t *m, fix_reject_t *rej)
 {
     TF_PROF_MARK(5);
     fix_md_snapshot_t *md = &a->md;

@@ -5,6 +5,10 @@
 
 #include "fix/utc.h"
 
+/* The receive hot path is built for speed (loops rotated so the backward branch is the predicted one, no
+ * shared register save/restore calls); the rest of the file for size. */
+#define HOT __attribute__((optimize("O2")))
+
 /* All limits below are compile-time constants: no 64-bit division at run time in the parsers
  * (RV32IM would call libgcc's __udivdi3 for every digit). */
 static const uint32_t pow10_tab[FIX_MAX_DECIMALS + 1] = {
@@ -85,7 +89,7 @@ static void framer_resync(fix_framer_t *f, size_t from)
  * FIX_FRAME_OK with *total the whole frame's length (through 10=ccc|) once the header is complete (the rest
  * of the frame may still be missing), FIX_FRAME_NEED_MORE while the header is incomplete, FIX_FRAME_GARBLED
  * for a header no valid frame has. */
-static fix_frame_res_t frame_header(const uint8_t *b, size_t n, size_t *total)
+HOT static fix_frame_res_t frame_header(const uint8_t *b, size_t n, size_t *total)
 {
     if (n < SYNC_LEN) return FIX_FRAME_NEED_MORE;
     size_t i = 2;
@@ -113,7 +117,7 @@ static fix_frame_res_t frame_header(const uint8_t *b, size_t n, size_t *total)
 
 /* The trailer of a whole frame: SOH, then 10=ccc| with ccc the sum of every byte before "10=" modulo 256
  * (sum_all: the sum of all total bytes, trailer included). */
-static bool frame_trailer_ok(const uint8_t *b, size_t total, uint32_t sum_all)
+HOT static bool frame_trailer_ok(const uint8_t *b, size_t total, uint32_t sum_all)
 {
     size_t t = total - 7;
     if (b[t - 1] != FIX_SOH || b[t] != '1' || b[t + 1] != '0' || b[t + 2] != '=' || b[t + 6] != FIX_SOH) return false;
@@ -180,7 +184,7 @@ int fix_tag_slot(uint32_t tag) { return tag_slot(tag); }
  * that SOH at the latest). Sums every byte on the way. Fields, errors and slots as fix_parse documents.
  * The byte loops are written as do-while with the test at the bottom: the CPU predicts a backward branch
  * taken (VexRiscv, static prediction), so a byte costs about four instructions and no misprediction. */
-__attribute__((optimize("O2"))) static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
+HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
 {
     uint32_t sum = m->sum, dup = 0;
     unsigned n = 0;
@@ -251,7 +255,7 @@ __attribute__((optimize("O2"))) static void parse_fields(fix_msg_t *m, const uin
     m->dup = dup;
 }
 
-int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
+HOT int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
 {
     m->n = 0;
     m->err = FIX_PERR_NONE;
@@ -299,7 +303,7 @@ void fix_stream_init(fix_stream_t *st)
 }
 
 /* Offset of the first byte from which p[0..n) continues as (a prefix of) "8=FIX"; n if none. */
-static size_t sync_scan(const uint8_t *p, size_t n)
+HOT static size_t sync_scan(const uint8_t *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (p[i] != '8') continue;
@@ -317,7 +321,7 @@ static void stream_drop(fix_stream_t *st, size_t n)
 }
 
 /* Parses the whole frame b[0..total) into m and checks its trailer against the sum taken on the way. */
-static bool frame_parse(const uint8_t *b, size_t total, fix_msg_t *m)
+HOT static bool frame_parse(const uint8_t *b, size_t total, fix_msg_t *m)
 {
     fix_parse(m, b, total);
     return frame_trailer_ok(b, total, m->sum);
@@ -325,7 +329,7 @@ static bool frame_parse(const uint8_t *b, size_t total, fix_msg_t *m)
 
 #define HEADER_MAX (2 + FIX_MAX_BEGINSTR_LEN + 1 + 2 + FIX_MAX_BODYLEN_DIGITS + 1) /* bytes that settle a header */
 
-fix_frame_res_t fix_stream_next(fix_stream_t *st, const uint8_t **data, size_t *len, fix_msg_t *m)
+HOT fix_frame_res_t fix_stream_next(fix_stream_t *st, const uint8_t **data, size_t *len, fix_msg_t *m)
 {
     if (st->consumed) {
         stream_drop(st, st->consumed);
@@ -402,7 +406,7 @@ fix_frame_res_t fix_stream_next(fix_stream_t *st, const uint8_t **data, size_t *
 
 /* ================= Accessors ================= */
 
-const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag)
+HOT const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag)
 {
     int k = tag_slot(tag);
     if (k >= 0) {
@@ -424,7 +428,7 @@ unsigned fix_msg_count(const fix_msg_t *m, uint32_t tag)
 /* Digits accumulate in 32 bits while v < 10^8 (so v * 10 + 9 fits); longer numbers go on in 64 bits. */
 #define V32_LIMIT 100000000u
 
-int fix_parse_int(const char *s, size_t n, int64_t *out)
+HOT int fix_parse_int(const char *s, size_t n, int64_t *out)
 {
     size_t i = 0;
     bool neg = false;
@@ -449,7 +453,7 @@ int fix_parse_int(const char *s, size_t n, int64_t *out)
     return FIX_OK;
 }
 
-int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *out)
+HOT int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *out)
 {
     if (decimals > FIX_MAX_DECIMALS) return FIX_E_RANGE;
     size_t i = 0;
@@ -503,14 +507,14 @@ int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *out)
     return FIX_OK;
 }
 
-int fix_msg_get_int(const fix_msg_t *m, uint32_t tag, int64_t *out)
+HOT int fix_msg_get_int(const fix_msg_t *m, uint32_t tag, int64_t *out)
 {
     const fix_field_t *f = fix_msg_get(m, tag);
     if (!f) return FIX_E_MISSING;
     return fix_parse_int(f->val, f->len, out);
 }
 
-int fix_msg_get_u32(const fix_msg_t *m, uint32_t tag, uint32_t *out)
+HOT int fix_msg_get_u32(const fix_msg_t *m, uint32_t tag, uint32_t *out)
 {
     int64_t v;
     int r = fix_msg_get_int(m, tag, &v);
@@ -537,13 +541,13 @@ int fix_msg_get_str(const fix_msg_t *m, uint32_t tag, char *out, size_t cap)
     return FIX_OK;
 }
 
-char fix_msg_get_char(const fix_msg_t *m, uint32_t tag)
+HOT char fix_msg_get_char(const fix_msg_t *m, uint32_t tag)
 {
     const fix_field_t *f = fix_msg_get(m, tag);
     return (f && f->len == 1) ? f->val[0] : 0;
 }
 
-bool fix_field_eq(const fix_field_t *f, const char *s)
+HOT bool fix_field_eq(const fix_field_t *f, const char *s)
 {
     if (!f) return false;
     size_t n = strlen(s);

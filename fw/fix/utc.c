@@ -90,7 +90,7 @@ static uint64_t date_ms(const char *s)
     return cached_ms;
 }
 
-bool fix_utc_parse(const char *s, size_t len, uint64_t *epoch_ms)
+__attribute__((optimize("O2"))) bool fix_utc_parse(const char *s, size_t len, uint64_t *epoch_ms)
 {
     uint32_t y, mo, d, h, mi, se, ms = 0;
     if (len < 17) return false;
