@@ -59,7 +59,7 @@ soc_console "info"
 soc_wait_for 'stack: [0-9]+ of' 10
 stack=$(grep -o 'stack: [0-9]* of [0-9]* bytes' "$SOC_LOG" | tail -1)
 echo "   | exchange sent $w_sent 35=W: ${lens%, }"
-echo "   | firmware, all 35=W one per frame: ${all#W all cost }"
-echo "   | firmware, 170-190-byte 35=W: ${line#W 170-190 B cost }"
+echo "   | firmware, every 35=W alone in its frame: ${all#*frame): }"
+echo "   | firmware, 35=W of 170-190 bytes: ${line#*frame): }"
 echo "   | $stack"
 echo "ok w-cost ($n 35=W of 170-190 bytes, receive slot to callback: min $mn / avg $avg / max $mx cycles)"
