@@ -424,6 +424,62 @@ static void test_stream_matches_copying_framer(void **st)
     }
 }
 
+/* The largest message accepted whole, one byte more dropped; both split across chunks at a few places. */
+static void test_stream_message_at_limit_and_over(void **st)
+{
+    (void)st;
+    char body[FIX_MAX_MSG_LEN];
+    static uint8_t m[2][FIX_MAX_MSG_LEN + 64];
+    const char *pre = "35=0|34=2|49=EXCH|52=20260105-14:30:00.000|56=TFISH|58=";
+    size_t fill = FIX_MAX_MSG_LEN - 7 /*10=ccc|*/ - 17 /*8=FIX.4.4|9=nnnn|*/ - strlen(pre) - 1;
+    snprintf(body, sizeof body, "%s%0*d|", pre, (int)fill, 0);
+    size_t n0 = fx_frame(m[0], sizeof m[0], body);
+    assert_int_equal(n0, FIX_MAX_MSG_LEN);
+    snprintf(body, sizeof body, "%s%0*d|", pre, (int)fill + 1, 0);
+    size_t n1 = fx_frame(m[1], sizeof m[1], body);
+    assert_int_equal(n1, FIX_MAX_MSG_LEN + 1);
+    static const size_t cuts[] = {0, 1, 5, 17, 18, 500, FIX_MAX_MSG_LEN - 1, FIX_MAX_MSG_LEN};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        ssink_t *k = calloc(1, sizeof *k);
+        fix_stream_init(&k->st);
+        ssink_push(k, m[0], cuts[c]);
+        ssink_push(k, m[0] + cuts[c], n0 - cuts[c]);
+        assert_int_equal(k->n_ok, 1);
+        assert_memory_equal(k->msgs[0], m[0], n0);
+        ssink_push(k, m[1], cuts[c]);
+        ssink_push(k, m[1] + cuts[c], n1 - cuts[c]);
+        assert_int_equal(k->n_ok, 1);
+        assert_int_equal(k->n_garbled, 1);
+        free(k);
+    }
+}
+
+/* A message cut short waits for the rest, then completes; a zero-padded BodyLength and MsgSeqNum are fine. */
+static void test_stream_truncated_waits_and_zero_padding(void **st)
+{
+    (void)st;
+    char hand[512];
+    const char *body = "35=0\x01" "34=000042\x01" "49=EXCH\x01" "52=20260105-14:30:00.000\x01" "56=TFISH\x01";
+    int bl = (int)strlen(body);
+    int hl = snprintf(hand, sizeof hand, "8=FIX.4.4\x01" "9=%05d\x01", bl);
+    memcpy(hand + hl, body, (size_t)bl);
+    unsigned sum = 0;
+    for (int i = 0; i < hl + bl; i++) sum += (uint8_t)hand[i];
+    int tl = snprintf(hand + hl + bl, 16, "10=%03u\x01", sum % 256u);
+    size_t n = (size_t)(hl + bl + tl);
+    ssink_t *k = calloc(1, sizeof *k);
+    fix_stream_init(&k->st);
+    ssink_push(k, (const uint8_t *)hand, n - 4);
+    assert_int_equal(k->n_ok, 0);
+    assert_int_equal(k->n_garbled, 0);
+    ssink_push(k, (const uint8_t *)hand + n - 4, 4);
+    assert_int_equal(k->n_ok, 1);
+    uint32_t seq;
+    assert_int_equal(fix_msg_get_u32(&k->m, 34, &seq), FIX_OK);
+    assert_int_equal(seq, 42);
+    free(k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +494,8 @@ int main(void)
         cmocka_unit_test(test_numbers_exact),
         cmocka_unit_test(test_stream_too_many_fields_still_framed),
         cmocka_unit_test(test_stream_matches_copying_framer),
+        cmocka_unit_test(test_stream_message_at_limit_and_over),
+        cmocka_unit_test(test_stream_truncated_waits_and_zero_padding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
