@@ -318,7 +318,7 @@ class Demo:
     def summary(self):
         sim_tail = open(self.log_path, errors="replace").read()
         speed = re.search(r"sim: exit code \d+ after (\d+) cycles \(([\d.]+) ms simulated\) in ([\d.]+) s \((\d+) cycles/s\)", sim_tail)
-        wcost = re.search(r"W cost .*?: (min \d+ / avg \d+ / max \d+ cycles over \d+)", sim_tail)
+        wcost = re.search(r"W all cost .*?: (min \d+ / avg \d+ / max \d+ cycles over \d+)", sim_tail)
         res = None
         stops = os.path.join(self.out, "stops.json")
         with open(stops, "w") as f:

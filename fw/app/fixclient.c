@@ -13,7 +13,9 @@
 #include "drivers/timer.h"
 #include "fix/utc.h"
 #include "lib/console.h"
+#include "lib/cyclestat.h"
 #include "lib/mproto.h"
+#include "lib/prof.h"
 #include "lib/parse.h"
 #include "net/arp.h"
 #include "net/ipv4.h"
@@ -84,13 +86,19 @@ static struct {
     uint32_t md_msgs, execs;
     bool watch;         /* print every market data message */
     const char *utc_source;
-    /* cost of one 35=W through the session and application layers (framing, parse, checks, callback) */
-    uint32_t w_cycles_min, w_cycles_max, w_count;
-    uint64_t w_cycles_sum;
+    /* Cost of one 35=W through the whole firmware receive path: from the cycle netif_poll took the frame's
+     * receive slot to the entry of the market data callback, for frames that carry exactly one FIX message. */
+    cyclestat_t w_cost;
+    cyclestat_t w_cost180;    /* the same for 35=W of 170..190 bytes, the size the target is set for */
+    uint32_t w_dt;            /* slot to callback of the last 35=W */
     uint32_t cb_md, cb_other; /* callbacks during the current on_data */
     md_last_t md[SYMBOLS_MAX];
 } fc;
 
+#ifdef TF_PROF
+uint32_t tf_prof[TF_PROF_MARKS], tf_prof_base;
+static uint32_t prof_last[TF_PROF_MARKS];
+#endif
 static fix_session_t session;
 static fix_app_t app;
 static char clordid_prefix[9];
@@ -242,6 +250,11 @@ static const char *const entry_names[3] = {"bid", "offer", "trade"};
 
 static void on_market_data(void *ctx, const fix_md_snapshot_t *md) {
     (void)ctx;
+    fc.w_dt = sysctrl_cycles32() - netif_rx_cycle();
+#ifdef TF_PROF
+    TF_PROF_MARK(7);
+    for (int i = 0; i < TF_PROF_MARKS; i++) prof_last[i] = tf_prof[i] - tf_prof_base;
+#endif
     fc.md_msgs++;
     fc.cb_md++;
     stops_on_market_data(md);
@@ -346,21 +359,21 @@ static unsigned count_msg_types(const uint8_t *d, size_t len) {
 static void tcp_data(struct tcp_conn *c, void *user, const uint8_t *data, size_t len) {
     (void)c;
     (void)user;
+    TF_PROF_MARK(1);
 #ifdef TF_HAS_OFFLOAD
     offload_poll(); /* the orders' ACK; adopt the orders the hardware sent before their execution reports are read */
 #endif
     stops_flush_events(); /* the fires just adopted, before their execution reports */
     fc.cb_md = fc.cb_other = 0;
-    uint32_t t0 = sysctrl_cycles32();
+    TF_PROF_MARK(2);
     fix_session_on_bytes(&session, data, len, now_ms());
-    uint32_t dt = sysctrl_cycles32() - t0;
     /* A segment holding exactly one whole message, a 35=W, with nothing printed: the firmware's cost of a
-     * market data message from bytes to the application callback. */
-    if (fc.cb_md == 1 && fc.cb_other == 0 && !fc.watch && data[0] == '8' && count_msg_types(data, len) == 1) {
-        if (fc.w_count == 0 || dt < fc.w_cycles_min) fc.w_cycles_min = dt;
-        if (dt > fc.w_cycles_max) fc.w_cycles_max = dt;
-        fc.w_cycles_sum += dt;
-        fc.w_count++;
+     * market data message from its receive slot to the application callback (counted after the fact, so
+     * that the check costs nothing on the measured path). */
+    if (fc.cb_md == 1 && fc.cb_other == 0 && !fc.watch && data[0] == '8' && count_msg_types(data, len) == 1)
+    {
+        cyclestat_add(&fc.w_cost, fc.w_dt);
+        if (len >= 170 && len <= 190) cyclestat_add(&fc.w_cost180, fc.w_dt);
     }
 }
 
@@ -499,10 +512,21 @@ static void print_status(void) {
     printf("fix: connects %lu, logons %lu, disconnects %lu, market data %lu, execution reports %lu\n",
            (unsigned long)fc.connects, (unsigned long)fc.logons, (unsigned long)fc.disconnects,
            (unsigned long)fc.md_msgs, (unsigned long)fc.execs);
-    if (fc.w_count)
-        printf("fix: 35=W cost (one message per segment, bytes to callback): min %lu / avg %lu / max %lu cycles over %lu\n",
-               (unsigned long)fc.w_cycles_min, (unsigned long)(fc.w_cycles_sum / fc.w_count),
-               (unsigned long)fc.w_cycles_max, (unsigned long)fc.w_count);
+#ifdef TF_PROF
+    printf("prof:");
+    for (int i = 0; i < TF_PROF_MARKS; i++) printf(" %lu", (unsigned long)prof_last[i]);
+    printf("\n");
+#endif
+    for (int i = 0; i < 2; i++) {
+        const cyclestat_t *w = i ? &fc.w_cost180 : &fc.w_cost;
+        if (!w->count) continue;
+        printf("fix: 35=W %s cost (receive slot to callback, one message per frame): min %lu / avg %lu / max %lu cycles over %lu;",
+               i ? "170-190 B" : "all", (unsigned long)w->min, (unsigned long)cyclestat_mean(w), (unsigned long)w->max,
+               (unsigned long)w->count);
+        for (unsigned k = 0; k < CYCLESTAT_BUCKETS; k++)
+            if (w->hist[k]) printf(" %luk+:%lu", (unsigned long)(cyclestat_bucket_floor(k) >> 10), (unsigned long)w->hist[k]);
+        printf("\n");
+    }
 }
 
 static int set_option(const char *key, const char *val) {

@@ -10,6 +10,7 @@
 #include "drivers/timer.h"
 #include "lib/console.h"
 #include "lib/parse.h"
+#include "lib/prof.h"
 
 /* Build-time configuration (fw/Makefile: NET_MAC, NET_IP, NET_NETMASK, NET_GATEWAY). */
 #ifndef TF_NET_MAC
@@ -26,7 +27,7 @@
 #endif
 
 static struct net_stack stack;
-static uint8_t rx_frame[ETH_MAX_FRAME];
+static uint8_t rx_frame[ETH_MAX_FRAME] __attribute__((aligned(4))); /* word copies from the MAC */
 static uint32_t entropy = 0x9E3779B9u;
 
 static void stir(uint32_t v) { entropy = (entropy ^ v) * 0x01000193u + 0x7F4A7C15u; }
@@ -110,9 +111,15 @@ void netif_init(void) {
 /* One received frame per call: the main loop's other work (the console, the FIX session's timers, the offload's
  * release of the engine lock) runs between frames. Draining every waiting frame here starves it whenever frames
  * come in faster than firmware handles them (long whole-SoC runs: the console stopped taking input). */
+static uint32_t rx_cycle;
+uint32_t netif_rx_cycle(void) { return rx_cycle; }
+
 void netif_poll(void) {
+    rx_cycle = sysctrl_cycles32(); /* the cycle this frame's receive slot is taken (when there is one) */
+    TF_PROF_BASE();
     size_t len = ethmac_receive(rx_frame, sizeof rx_frame);
     if (len) {
+        TF_PROF_MARK(0);
         stir(sysctrl_cycles32());
         net_input(&stack, rx_frame, len, now_ms());
     }

@@ -9,5 +9,7 @@ void netif_init(void);
 /* Moves received frames into the stack and runs its timers; call from the main loop. */
 void netif_poll(void);
 struct net_stack *netif_stack(void);
+/* Cycle counter (low 32 bits) when netif_poll took the frame being processed from its receive slot. */
+uint32_t netif_rx_cycle(void);
 
 #endif

@@ -26,9 +26,14 @@ size_t ethmac_receive(uint8_t *buf, size_t cap) {
     }
     const volatile uint32_t *src = (const volatile uint32_t *)(ETH_BASE + ETH_RX_BUF + slot * ETH_SLOT_BYTES);
     size_t words = len / 4;
-    for (size_t i = 0; i < words; i++) {
-        uint32_t w = src[i];
-        memcpy(buf + 4 * i, &w, 4);
+    if (((uintptr_t)buf & 3u) == 0) { /* word stores: a fifth of the cycles of a memcpy per word */
+        uint32_t *dst = (uint32_t *)(void *)buf;
+        for (size_t i = 0; i < words; i++) dst[i] = src[i];
+    } else {
+        for (size_t i = 0; i < words; i++) {
+            uint32_t w = src[i];
+            memcpy(buf + 4 * i, &w, 4);
+        }
     }
     if (len & 3u) {
         uint32_t w = src[words];

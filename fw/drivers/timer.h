@@ -6,10 +6,12 @@
 
 #include <stdint.h>
 
+#include "lib/udiv.h"
 #include "soc.h"
 
 uint64_t timer_ticks(void);
-static inline uint64_t timer_ms(void) { return timer_ticks() / (TF_TIMEBASE_HZ / 1000u); }
+_Static_assert(TF_TIMEBASE_HZ / 1000u > 0 && TF_TIMEBASE_HZ / 1000u < 65536u, "timer_ms divides by a 16-bit value");
+static inline uint64_t timer_ms(void) { return tf_udiv64_u16(timer_ticks(), TF_TIMEBASE_HZ / 1000u); }
 static inline uint64_t timer_us(void) { return timer_ticks() * 1000000u / TF_TIMEBASE_HZ; }
 
 typedef void (*timer_handler_t)(uint64_t now_ticks);

@@ -86,7 +86,7 @@ typedef struct {
     uint32_t seq;     /* MsgSeqNum */
     uint32_t count;   /* NoMDEntries (268) */
     uint8_t n;        /* entries kept */
-    fix_md_entry_t e[FIX_APP_MAX_MD_ENTRIES];
+    fix_md_entry_t e[FIX_APP_MAX_MD_ENTRIES + 1]; /* the last one is scratch for entries counted, not kept */
 } fix_md_snapshot_t;
 
 typedef struct {

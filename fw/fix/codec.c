@@ -5,6 +5,10 @@
 
 #include "fix/utc.h"
 
+/* The receive hot path is built for speed (loops rotated so the backward branch is the predicted one, no
+ * shared register save/restore calls); the rest of the file for size. */
+#define HOT __attribute__((optimize("O2")))
+
 /* All limits below are compile-time constants: no 64-bit division at run time in the parsers
  * (RV32IM would call libgcc's __udivdi3 for every digit). */
 static const uint32_t pow10_tab[FIX_MAX_DECIMALS + 1] = {
@@ -81,6 +85,53 @@ static void framer_resync(fix_framer_t *f, size_t from)
     framer_drop(f, i);
 }
 
+/* The frame header at b (which starts with a prefix of "8=FIX"): 8=<BeginString>|9=<BodyLength>|.
+ * FIX_FRAME_OK with *total the whole frame's length (through 10=ccc|) once the header is complete (the rest
+ * of the frame may still be missing), FIX_FRAME_NEED_MORE while the header is incomplete, FIX_FRAME_GARBLED
+ * for a header no valid frame has. */
+HOT static fix_frame_res_t frame_header(const uint8_t *b, size_t n, size_t *total)
+{
+    if (n < SYNC_LEN) return FIX_FRAME_NEED_MORE;
+    size_t i = 2;
+    /* BeginString value up to SOH */
+    while (i < n && b[i] != FIX_SOH && i - 2 <= FIX_MAX_BEGINSTR_LEN) i++;
+    if (i - 2 > FIX_MAX_BEGINSTR_LEN) return FIX_FRAME_GARBLED;
+    if (i >= n) return FIX_FRAME_NEED_MORE;
+    i++; /* SOH */
+    if (n < i + 2) return FIX_FRAME_NEED_MORE;
+    if (b[i] != '9' || b[i + 1] != '=') return FIX_FRAME_GARBLED;
+    i += 2;
+    uint32_t body_len = 0, nd = 0;
+    while (i < n && b[i] != FIX_SOH) {
+        if (b[i] < '0' || b[i] > '9' || ++nd > FIX_MAX_BODYLEN_DIGITS) return FIX_FRAME_GARBLED;
+        body_len = body_len * 10u + (uint32_t)(b[i] - '0');
+        i++;
+    }
+    if (i >= n) return FIX_FRAME_NEED_MORE;
+    if (nd == 0 || body_len == 0 || body_len > FIX_MAX_MSG_LEN) return FIX_FRAME_GARBLED;
+    i++; /* SOH after BodyLength: the body starts here */
+    *total = i + body_len + 7; /* 10=ccc| */
+    if (*total > FIX_MAX_MSG_LEN) return FIX_FRAME_GARBLED;
+    return FIX_FRAME_OK;
+}
+
+/* The trailer of a whole frame: SOH, then 10=ccc| with ccc the sum of every byte before "10=" modulo 256
+ * (sum_all: the sum of all total bytes, trailer included). */
+HOT static bool frame_trailer_ok(const uint8_t *b, size_t total, uint32_t sum_all)
+{
+    size_t t = total - 7;
+    if (b[t - 1] != FIX_SOH || b[t] != '1' || b[t + 1] != '0' || b[t + 2] != '=' || b[t + 6] != FIX_SOH) return false;
+    unsigned cs = 0;
+    for (size_t k = 3; k < 6; k++) {
+        unsigned d = (unsigned)b[t + k] - '0';
+        if (d > 9) return false;
+        cs = cs * 10u + d;
+        sum_all -= b[t + k];
+    }
+    sum_all -= '1' + '0' + '=' + FIX_SOH;
+    return cs == (sum_all & 0xFFu);
+}
+
 fix_frame_res_t fix_framer_next(fix_framer_t *f, const uint8_t **msg, size_t *len)
 {
     if (f->consumed) {
@@ -88,47 +139,16 @@ fix_frame_res_t fix_framer_next(fix_framer_t *f, const uint8_t **msg, size_t *le
         f->consumed = 0;
     }
     framer_resync(f, 0);
-    if (f->len < SYNC_LEN) return FIX_FRAME_NEED_MORE;
-
-    const uint8_t *b = f->buf;
-    size_t i = 2;
-    /* BeginString value up to SOH */
-    while (i < f->len && b[i] != FIX_SOH && i - 2 <= FIX_MAX_BEGINSTR_LEN) i++;
-    if (i - 2 > FIX_MAX_BEGINSTR_LEN) goto garbled;
-    if (i >= f->len) return FIX_FRAME_NEED_MORE;
-    i++; /* SOH */
-    if (f->len < i + 2) return FIX_FRAME_NEED_MORE;
-    if (b[i] != '9' || b[i + 1] != '=') goto garbled;
-    i += 2;
-    size_t body_len = 0, nd = 0;
-    while (i < f->len && b[i] != FIX_SOH) {
-        if (b[i] < '0' || b[i] > '9' || ++nd > FIX_MAX_BODYLEN_DIGITS) goto garbled;
-        body_len = body_len * 10u + (size_t)(b[i] - '0');
-        i++;
-    }
-    if (i >= f->len) return FIX_FRAME_NEED_MORE;
-    if (nd == 0 || body_len == 0 || body_len > FIX_MAX_MSG_LEN) goto garbled;
-    i++; /* SOH after BodyLength: the body starts here */
-    {
-        size_t trailer = i + body_len;
-        size_t total = trailer + 7; /* 10=ccc| */
-        if (total > sizeof f->buf) goto garbled;
-        if (f->len < total) return FIX_FRAME_NEED_MORE;
-        if (b[trailer - 1] != FIX_SOH || b[trailer] != '1' || b[trailer + 1] != '0' ||
-            b[trailer + 2] != '=' || b[trailer + 6] != FIX_SOH)
-            goto garbled;
-        unsigned cs = 0;
-        for (size_t k = 3; k < 6; k++) {
-            uint8_t c = b[trailer + k];
-            if (c < '0' || c > '9') goto garbled;
-            cs = cs * 10u + (unsigned)(c - '0');
-        }
-        if (cs != fix_checksum(b, trailer)) goto garbled;
-        *msg = b;
-        *len = total;
-        f->consumed = total;
-        return FIX_FRAME_OK;
-    }
+    size_t total;
+    fix_frame_res_t h = frame_header(f->buf, f->len, &total);
+    if (h == FIX_FRAME_NEED_MORE) return h;
+    if (h == FIX_FRAME_GARBLED) goto garbled;
+    if (f->len < total) return FIX_FRAME_NEED_MORE;
+    if (!frame_trailer_ok(f->buf, total, fix_checksum(f->buf, total))) goto garbled;
+    *msg = f->buf;
+    *len = total;
+    f->consumed = total;
+    return FIX_FRAME_OK;
 garbled:
     /* Drop this "8=FIX" and look for the next one; the bytes in between are part of the dropped frame. */
     f->garbled++;
@@ -138,67 +158,261 @@ garbled:
 
 /* ================= Parser ================= */
 
-int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
+/* Slot of each indexed tag by a perfect hash: entry ((tag * 903) >> 5) & 63 holds (slot + 1) << 9 | tag for the
+ * tags of FIX_SLOT_* (all below 512) and 0 elsewhere; one multiply and one load per field instead of a search.
+ * Generated for the FIX_SLOT_* order; tests/test_fix_stream.c checks it against the list of tags. */
+static const uint16_t slot_tab[64] = {
+    0x0000, 0x0000, 0x0000, 0x1a10, 0x2829, 0x1407, 0x0000, 0x2020,
+    0x3a96, 0x0000, 0x410c, 0x180e, 0x2627, 0x3262, 0x387b, 0x0000,
+    0x2e37, 0x0000, 0x0000, 0x0000, 0x2425, 0x0000, 0x45b2, 0x0000,
+    0x3670, 0x0000, 0x0000, 0x0423, 0x0000, 0x0000, 0x0000, 0x1c11,
+    0x0000, 0x3f06, 0x0000, 0x0000, 0x303a, 0x3c97, 0x0831, 0x346c,
+    0x0000, 0x1206, 0x1e1f, 0x0000, 0x0c38, 0x0000, 0x0000, 0x0000,
+    0x0000, 0x0e61, 0x107a, 0x2c36, 0x0000, 0x2a2d, 0x160b, 0x2224,
+    0x0000, 0x4319, 0x0000, 0x0a34, 0x0000, 0x062b, 0x0000, 0x0222,
+};
+
+static inline __attribute__((always_inline)) int tag_slot(uint32_t tag)
+{
+    uint32_t e = slot_tab[((tag * 903u) >> 5) & 63u];
+    return (e & 511u) == tag ? (int)(e >> 9) - 1 : -1;
+}
+
+int fix_tag_slot(uint32_t tag) { return tag_slot(tag); }
+
+/* Tokenises [p, end) where end[-1] is SOH, so that the inner loops need no bound check (every scan stops at
+ * that SOH at the latest). Sums every byte on the way. Fields, errors and slots as fix_parse documents.
+ * The byte loops are written as do-while with the test at the bottom: the CPU predicts a backward branch
+ * taken (VexRiscv, static prediction), so a byte costs about four instructions and no misprediction. */
+HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
+{
+    uint32_t sum = m->sum, dup = 0;
+    unsigned n = 0;
+    while (p < end) {
+        const uint8_t *start = p;
+        uint32_t tag = 0, c = *p;
+        bool bad = false;
+        if (c != '=' && c != FIX_SOH) {
+            do {
+                uint32_t d = c - '0';
+                sum += c;
+                if (d > 9 || tag > 99999999u) bad = true;
+                else tag = tag * 10u + d;
+                c = *++p;
+            } while (c != '=' && c != FIX_SOH);
+        }
+        if (p == start || tag == 0 || c != '=') bad = true;
+        if (bad) {
+            if (!m->err) {
+                m->err = FIX_PERR_BAD_TAG;
+                m->err_tag = 0;
+            }
+            while ((c = *p) != FIX_SOH) {
+                sum += c;
+                p++;
+            }
+            sum += FIX_SOH;
+            p++;
+            continue;
+        }
+        sum += '=';
+        const uint8_t *v = ++p;
+        c = *p;
+        if (c != FIX_SOH) {
+            do {
+                sum += c;
+                c = *++p;
+            } while (c != FIX_SOH);
+        }
+        if (p == v && !m->err) {
+            m->err = FIX_PERR_EMPTY_VALUE;
+            m->err_tag = tag;
+        }
+        if (n >= FIX_MAX_FIELDS) {
+            if (!m->err) {
+                m->err = FIX_PERR_TOO_MANY_FIELDS;
+                m->err_tag = tag;
+            }
+            while (p < end) sum += *p++; /* the CheckSum still covers the rest */
+            break;
+        }
+        sum += FIX_SOH;
+        fix_field_t *fl = &m->f[n];
+        fl->tag = tag;
+        fl->val = (const char *)v;
+        fl->len = (uint16_t)(p - v);
+        int k = tag_slot(tag);
+        if (k >= 0) {
+            unsigned j = m->idx[k];
+            if (j < n && m->f[j].tag == tag) dup |= k < 32 ? 1u << k : 0u;
+            else m->idx[k] = (uint8_t)n;
+        }
+        n++;
+        p++;
+    }
+    m->n = (uint16_t)n;
+    m->sum = sum;
+    m->dup = dup;
+}
+
+HOT int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
 {
     m->n = 0;
     m->err = FIX_PERR_NONE;
     m->err_tag = 0;
     m->raw = buf;
     m->raw_len = len;
-    size_t i = 0;
-    while (i < len) {
+    m->sum = 0;
+    m->dup = 0;
+    /* Fields up to the last SOH; what follows it is an unterminated field. */
+    size_t lim = len;
+    while (lim && buf[lim - 1] != FIX_SOH) lim--;
+    if (lim) parse_fields(m, buf, buf + lim);
+    if (lim < len && m->err != FIX_PERR_TOO_MANY_FIELDS) {
+        /* The unterminated tail: a bad tag unless it is "tag=" plus a value, which is truncated. */
+        const uint8_t *p = buf + lim, *end = buf + len;
         uint32_t tag = 0;
-        size_t start = i;
         bool bad = false;
-        while (i < len && buf[i] != '=' && buf[i] != FIX_SOH) {
-            if (buf[i] < '0' || buf[i] > '9' || tag > 99999999u) bad = true;
-            else tag = tag * 10u + (uint32_t)(buf[i] - '0');
-            i++;
+        for (; p < end && *p != '='; p++) {
+            uint32_t d = (uint32_t)*p - '0';
+            if (d > 9 || tag > 99999999u) bad = true;
+            else tag = tag * 10u + d;
         }
-        if (i == start || tag == 0 || i >= len || buf[i] != '=') bad = true;
-        if (bad) {
-            if (!m->err) {
+        if (!m->err) {
+            if (p == buf + lim || tag == 0 || p >= end || bad) {
                 m->err = FIX_PERR_BAD_TAG;
                 m->err_tag = 0;
-            }
-            while (i < len && buf[i] != FIX_SOH) i++;
-            i++;
-            continue;
-        }
-        i++; /* '=' */
-        size_t v = i;
-        while (i < len && buf[i] != FIX_SOH) i++;
-        if (i >= len) {
-            if (!m->err) {
+            } else {
                 m->err = FIX_PERR_TRUNCATED;
                 m->err_tag = tag;
             }
-            break;
         }
-        if (i == v && !m->err) {
-            m->err = FIX_PERR_EMPTY_VALUE;
-            m->err_tag = tag;
-        }
-        if (m->n >= FIX_MAX_FIELDS) {
-            if (!m->err) {
-                m->err = FIX_PERR_TOO_MANY_FIELDS;
-                m->err_tag = tag;
-            }
-            break;
-        }
-        fix_field_t *fl = &m->f[m->n++];
-        fl->tag = tag;
-        fl->val = (const char *)buf + v;
-        fl->len = (uint16_t)(i - v);
-        i++; /* SOH */
     }
+    for (size_t i = lim; i < len; i++) m->sum += buf[i];
     return m->err ? FIX_E_FORMAT : FIX_OK;
+}
+
+/* ================= Stream ================= */
+
+void fix_stream_init(fix_stream_t *st)
+{
+    st->len = 0;
+    st->consumed = 0;
+    st->garbled = 0;
+    st->skipped = 0;
+}
+
+/* Offset of the first byte from which p[0..n) continues as (a prefix of) "8=FIX"; n if none. */
+HOT static size_t sync_scan(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != '8') continue;
+        size_t k = 1;
+        while (k < SYNC_LEN && i + k < n && p[i + k] == (uint8_t)sync_pat[k]) k++;
+        if (k == SYNC_LEN || i + k == n) return i;
+    }
+    return n;
+}
+
+static void stream_drop(fix_stream_t *st, size_t n)
+{
+    if (n < st->len) memmove(st->buf, st->buf + n, st->len - n);
+    st->len = n < st->len ? st->len - n : 0;
+}
+
+/* Parses the whole frame b[0..total) into m and checks its trailer against the sum taken on the way. */
+HOT static bool frame_parse(const uint8_t *b, size_t total, fix_msg_t *m)
+{
+    fix_parse(m, b, total);
+    return frame_trailer_ok(b, total, m->sum);
+}
+
+#define HEADER_MAX (2 + FIX_MAX_BEGINSTR_LEN + 1 + 2 + FIX_MAX_BODYLEN_DIGITS + 1) /* bytes that settle a header */
+
+HOT fix_frame_res_t fix_stream_next(fix_stream_t *st, const uint8_t **data, size_t *len, fix_msg_t *m)
+{
+    if (st->consumed) {
+        stream_drop(st, st->consumed);
+        st->consumed = 0;
+    }
+    size_t total = 0;
+    fix_frame_res_t h;
+    while (st->len) { /* a message straddling chunks: gather it in buf */
+        size_t i = sync_scan(st->buf, st->len);
+        if (i) {
+            st->skipped += (uint32_t)i;
+            stream_drop(st, i);
+            continue;
+        }
+        h = frame_header(st->buf, st->len, &total);
+        if (h == FIX_FRAME_OK && st->len >= total) {
+            if (frame_parse(st->buf, total, m)) {
+                st->consumed = total;
+                return FIX_FRAME_OK;
+            }
+            h = FIX_FRAME_GARBLED;
+        }
+        if (h == FIX_FRAME_GARBLED) {
+            st->garbled++;
+            size_t j = 1 + sync_scan(st->buf + 1, st->len - 1);
+            st->skipped += (uint32_t)(j - 1);
+            stream_drop(st, j);
+            return FIX_FRAME_GARBLED;
+        }
+        if (*len == 0) return FIX_FRAME_NEED_MORE;
+        size_t want = (h == FIX_FRAME_OK ? total : HEADER_MAX) - st->len;
+        size_t n = *len < want ? *len : want;
+        memcpy(st->buf + st->len, *data, n);
+        st->len += n;
+        *data += n;
+        *len -= n;
+    }
+    /* In place in the chunk. */
+    const uint8_t *d = *data;
+    size_t n = *len;
+    size_t i = sync_scan(d, n);
+    st->skipped += (uint32_t)i;
+    d += i;
+    n -= i;
+    *data = d;
+    *len = n;
+    if (n == 0) return FIX_FRAME_NEED_MORE;
+    h = frame_header(d, n, &total);
+    if (h == FIX_FRAME_OK && n >= total) {
+        if (frame_parse(d, total, m)) {
+            *data = d + total;
+            *len = n - total;
+            return FIX_FRAME_OK;
+        }
+        h = FIX_FRAME_GARBLED;
+    }
+    if (h == FIX_FRAME_GARBLED) {
+        st->garbled++;
+        *data = d + 1; /* the bytes up to the next "8=FIX" are skipped as part of the dropped frame */
+        *len = n - 1;
+        size_t j = sync_scan(d + 1, n - 1);
+        st->skipped += (uint32_t)j;
+        *data += j;
+        *len -= j;
+        return FIX_FRAME_GARBLED;
+    }
+    /* Incomplete: keep it (it fits: a header that announces more than the buffer is garbled). */
+    memcpy(st->buf, d, n);
+    st->len = n;
+    *data = d + n;
+    *len = 0;
+    return FIX_FRAME_NEED_MORE;
 }
 
 /* ================= Accessors ================= */
 
-const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag)
+HOT const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag)
 {
+    int k = tag_slot(tag);
+    if (k >= 0) {
+        unsigned j = m->idx[k];
+        return (j < m->n && m->f[j].tag == tag) ? &m->f[j] : NULL;
+    }
     for (uint16_t i = 0; i < m->n; i++)
         if (m->f[i].tag == tag) return &m->f[i];
     return NULL;
@@ -211,7 +425,10 @@ unsigned fix_msg_count(const fix_msg_t *m, uint32_t tag)
     return c;
 }
 
-int fix_parse_int(const char *s, size_t n, int64_t *out)
+/* Digits accumulate in 32 bits while v < 10^8 (so v * 10 + 9 fits); longer numbers go on in 64 bits. */
+#define V32_LIMIT 100000000u
+
+HOT int fix_parse_int(const char *s, size_t n, int64_t *out)
 {
     size_t i = 0;
     bool neg = false;
@@ -220,16 +437,23 @@ int fix_parse_int(const char *s, size_t n, int64_t *out)
         i = 1;
     }
     if (i >= n) return FIX_E_FORMAT;
-    uint64_t v = 0;
+    uint32_t v32 = 0;
+    for (; i < n && v32 < V32_LIMIT; i++) {
+        uint32_t d = (uint32_t)(uint8_t)s[i] - '0';
+        if (d > 9) return FIX_E_FORMAT;
+        v32 = v32 * 10u + d;
+    }
+    uint64_t v = v32;
     for (; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') return FIX_E_FORMAT;
-        if (!mul10_add(&v, (uint32_t)(s[i] - '0'))) return FIX_E_RANGE;
+        uint32_t d = (uint32_t)(uint8_t)s[i] - '0';
+        if (d > 9) return FIX_E_FORMAT;
+        if (!mul10_add(&v, d)) return FIX_E_RANGE;
     }
     *out = neg ? -(int64_t)v : (int64_t)v;
     return FIX_OK;
 }
 
-int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *out)
+HOT int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *out)
 {
     if (decimals > FIX_MAX_DECIMALS) return FIX_E_RANGE;
     size_t i = 0;
@@ -238,9 +462,10 @@ int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *out)
         neg = true;
         i = 1;
     }
+    uint32_t v32 = 0;
     uint64_t v = 0;
     unsigned frac = 0, ndig = 0;
-    bool dot = false, range = false;
+    bool dot = false, range = false, big = false;
     for (; i < n; i++) {
         char c = s[i];
         if (c == '.') {
@@ -248,8 +473,8 @@ int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *out)
             dot = true;
             continue;
         }
-        if (c < '0' || c > '9') return FIX_E_FORMAT;
-        uint32_t d = (uint32_t)(c - '0');
+        uint32_t d = (uint32_t)(uint8_t)c - '0';
+        if (d > 9) return FIX_E_FORMAT;
         ndig++;
         if (dot) {
             if (frac >= decimals) {
@@ -258,24 +483,38 @@ int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *out)
             }
             frac++;
         }
+        if (!big) {
+            if (v32 < V32_LIMIT) {
+                v32 = v32 * 10u + d;
+                continue;
+            }
+            big = true;
+            v = v32;
+        }
         if (!range && !mul10_add(&v, d)) range = true;
     }
     if (ndig == 0) return FIX_E_FORMAT;
     if (range) return FIX_E_RANGE;
+    if (!big) {
+        /* v32 < 10^9 and the scale <= 10^9: the product fits in 63 bits (a 32x32 multiply, no division) */
+        uint64_t r = (uint64_t)v32 * pow10_tab[decimals - frac];
+        *out = neg ? -(int64_t)r : (int64_t)r;
+        return FIX_OK;
+    }
     if (v > max_before_scale[decimals - frac]) return FIX_E_RANGE;
     v *= pow10_tab[decimals - frac];
     *out = neg ? -(int64_t)v : (int64_t)v;
     return FIX_OK;
 }
 
-int fix_msg_get_int(const fix_msg_t *m, uint32_t tag, int64_t *out)
+HOT int fix_msg_get_int(const fix_msg_t *m, uint32_t tag, int64_t *out)
 {
     const fix_field_t *f = fix_msg_get(m, tag);
     if (!f) return FIX_E_MISSING;
     return fix_parse_int(f->val, f->len, out);
 }
 
-int fix_msg_get_u32(const fix_msg_t *m, uint32_t tag, uint32_t *out)
+HOT int fix_msg_get_u32(const fix_msg_t *m, uint32_t tag, uint32_t *out)
 {
     int64_t v;
     int r = fix_msg_get_int(m, tag, &v);
@@ -302,13 +541,13 @@ int fix_msg_get_str(const fix_msg_t *m, uint32_t tag, char *out, size_t cap)
     return FIX_OK;
 }
 
-char fix_msg_get_char(const fix_msg_t *m, uint32_t tag)
+HOT char fix_msg_get_char(const fix_msg_t *m, uint32_t tag)
 {
     const fix_field_t *f = fix_msg_get(m, tag);
     return (f && f->len == 1) ? f->val[0] : 0;
 }
 
-bool fix_field_eq(const fix_field_t *f, const char *s)
+HOT bool fix_field_eq(const fix_field_t *f, const char *s)
 {
     if (!f) return false;
     size_t n = strlen(s);

@@ -5,11 +5,19 @@
  *               BodyLength (9) matches, CheckSum (10) matches. Garbage before "8=FIX" is skipped;
  *               a frame with a bad BodyLength/CheckSum/header is dropped and counted (never delivered);
  *               a BodyLength announcing more than FIX_MAX_MSG_LEN is dropped at once, not buffered.
+ * Stream   in:  chunks of the TCP byte stream, where they lie (fix_stream_next).
+ *          out: one complete, validated, parsed message at a time, parsed in place in the chunk (no copy);
+ *               only a message that straddles two chunks is gathered in the stream's buffer. Same rules
+ *               as the framer (garbage skipped, bad 9/10/header dropped and counted, no huge buffering).
+ *               One pass over the bytes: the CheckSum is summed while the fields are tokenised.
  * Parser   in:  one framed message.  out: fix_msg_t, an array of (tag, pointer to value, length)
- *               pointing into the framed bytes (valid until the next fix_framer_next/feed).
+ *               pointing into the framed bytes (valid until the next fix_framer_next/feed), the index of
+ *               the first occurrence of each tag the engine reads (O(1) lookups, set as the fields are
+ *               tokenised: no per-message clearing) and which of those occur twice (a bitmask).
  * Builder  in:  a caller buffer and fields.  out: a complete message with BodyLength and CheckSum.
  * Numbers: integers are int64; prices/quantities are fixed-point int64 with `decimals` implied
- * decimals (1170.25 with 4 decimals is 11702500). No floating point anywhere.
+ * decimals (1170.25 with 4 decimals is 11702500), accumulated in 32 bits while the value fits (64-bit
+ * arithmetic only past 9 digits). No floating point anywhere, no 64-bit division.
  */
 #ifndef TF_FIX_CODEC_H
 #define TF_FIX_CODEC_H
@@ -79,6 +87,20 @@ enum {
     FIX_PERR_TRUNCATED,       /* last field not ended by SOH */
 };
 
+/* Tags with an O(1) index in fix_msg_t (the ones the session and the application read). The first
+ * FIX_SLOT_ONCE_N are the tags the session requires at most once, in the order it checks them. */
+enum {
+    FIX_SLOT_34, FIX_SLOT_35, FIX_SLOT_43, FIX_SLOT_49, FIX_SLOT_52, FIX_SLOT_56, FIX_SLOT_97, FIX_SLOT_122,
+    FIX_SLOT_ONCE_N,
+    FIX_SLOT_6 = FIX_SLOT_ONCE_N, FIX_SLOT_7, FIX_SLOT_11, FIX_SLOT_14, FIX_SLOT_16, FIX_SLOT_17, FIX_SLOT_31,
+    FIX_SLOT_32, FIX_SLOT_36, FIX_SLOT_37, FIX_SLOT_39, FIX_SLOT_41, FIX_SLOT_45, FIX_SLOT_54, FIX_SLOT_55,
+    FIX_SLOT_58, FIX_SLOT_98, FIX_SLOT_108, FIX_SLOT_112, FIX_SLOT_123, FIX_SLOT_150, FIX_SLOT_151,
+    FIX_SLOT_262, FIX_SLOT_268, FIX_SLOT_281, FIX_SLOT_434,
+    FIX_SLOTS
+};
+_Static_assert(FIX_SLOT_ONCE_N <= 32, "duplicate bits are one word");
+_Static_assert(FIX_MAX_FIELDS <= 255, "slot indexes are bytes");
+
 typedef struct {
     fix_field_t f[FIX_MAX_FIELDS];
     uint16_t n;
@@ -86,10 +108,35 @@ typedef struct {
     uint32_t err_tag; /* tag concerned by err, when known */
     const uint8_t *raw;
     size_t raw_len;
+    uint32_t sum;     /* sum of every byte parsed (the CheckSum is this minus the trailer's bytes) */
+    uint32_t dup;     /* bit k (k < 32): the tag of slot k occurs more than once */
+    uint8_t idx[FIX_SLOTS]; /* field index of the first occurrence of slot k's tag, valid only if
+                             * idx < n and f[idx].tag is that tag (stale values from earlier messages fail
+                             * that test, so nothing is cleared per message) */
 } fix_msg_t;
 
 /* Splits buf into fields. Returns FIX_OK or FIX_E_FORMAT (see m->err). */
 int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len);
+/* The slot of tag (FIX_SLOT_*), or -1 for a tag without one. */
+int fix_tag_slot(uint32_t tag);
+/* True when the tag of slot k (< 32) occurs more than once in m. */
+static inline bool fix_msg_dup(const fix_msg_t *m, int slot) { return (m->dup >> slot) & 1u; }
+
+/* ---- Stream (zero-copy framing + parsing, see the top of this file) ---- */
+typedef struct {
+    uint8_t buf[FIX_MAX_MSG_LEN]; /* a message that straddles chunks, gathered */
+    size_t len;                   /* bytes held in buf */
+    size_t consumed;              /* length of the message last returned from buf; dropped on the next call */
+    uint32_t garbled;             /* frames dropped so far */
+    uint32_t skipped;             /* garbage bytes skipped while looking for "8=FIX" */
+} fix_stream_t;
+
+void fix_stream_init(fix_stream_t *st);
+/* Takes bytes from *data, *len (advancing them past what it consumed) until one message is complete and
+ * valid, then parses it into m: FIX_FRAME_OK (m's fields point into the chunk or into st->buf, valid until
+ * the next call). FIX_FRAME_GARBLED: a frame was dropped; call again. FIX_FRAME_NEED_MORE: the chunk is used
+ * up (a partial message is kept). */
+fix_frame_res_t fix_stream_next(fix_stream_t *st, const uint8_t **data, size_t *len, fix_msg_t *m);
 
 /* ---- Accessors (first occurrence of a tag) ---- */
 const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fix/utc.h"
+#include "lib/prof.h"
 
 _Static_assert(FIX_STORE_BYTES <= 65535, "store offsets are 16-bit");
 _Static_assert(FIX_TX_MAX <= 65535, "store lengths are 16-bit");
@@ -343,7 +344,7 @@ void fix_session_init(fix_session_t *s, const fix_session_config_t *cfg, const f
     s->state = FIX_SESS_DISCONNECTED;
     s->next_out = 1;
     s->next_in = 1;
-    fix_framer_init(&s->framer);
+    fix_stream_init(&s->framer);
     store_clear(&s->store);
 }
 
@@ -360,7 +361,7 @@ void fix_session_connected(fix_session_t *s, uint64_t now_ms)
         s->next_in = 1;
         store_clear(&s->store);
     }
-    fix_framer_init(&s->framer);
+    fix_stream_init(&s->framer);
     s->test_req_pending = false;
     s->resend_pending = false;
     s->resend_end = 0;
@@ -516,10 +517,14 @@ static void deliver_app(fix_session_t *s, const fix_msg_t *m, uint32_t seq, cons
         send_business_reject(s, seq, type, now);
 }
 
-static void process(fix_session_t *s, const uint8_t *raw, size_t len, uint64_t now)
+/* MsgType is the single character c (what fix_field_eq(type, "c") tells, without strlen and memcmp). */
+static inline bool type_is(const fix_field_t *type, char c) { return type->len == 1 && type->val[0] == c; }
+
+/* One framed, valid message, already parsed into s->msg by the stream. */
+static void process(fix_session_t *s, uint64_t now)
 {
     fix_msg_t *m = &s->msg;
-    fix_parse(m, raw, len);
+    TF_PROF_MARK(3);
     /* 2n: BeginString, BodyLength, MsgType must be the first three fields, else garbled. */
     if (m->n < 3 || m->f[0].tag != 8 || m->f[1].tag != 9 || m->f[2].tag != 35 || m->f[2].len == 0) {
         s->framer.garbled++;
@@ -540,7 +545,7 @@ static void process(fix_session_t *s, const uint8_t *raw, size_t len, uint64_t n
         do_disconnect(s, "MsgSeqNum missing or invalid");
         return;
     }
-    const bool logon = fix_field_eq(type, "A");
+    const bool logon = type_is(type, 'A');
     const bool in_logon = s->state == FIX_SESS_LOGON_SENT;
     uint64_t sending;
     const fix_field_t *f52 = fix_msg_get(m, 52);
@@ -548,7 +553,7 @@ static void process(fix_session_t *s, const uint8_t *raw, size_t len, uint64_t n
 
     if (in_logon && !logon) { /* 1S: the first message must be the Logon reply */
         if (time_ok) learn_utc(s, now, sending);
-        if (fix_field_eq(type, "5")) event(s, FIX_EV_LOGOUT, 0, "Logon refused");
+        if (type_is(type, '5')) event(s, FIX_EV_LOGOUT, 0, "Logon refused");
         do_disconnect(s, "first message is not a Logon");
         return;
     }
@@ -588,10 +593,11 @@ static void process(fix_session_t *s, const uint8_t *raw, size_t len, uint64_t n
             s->utc_valid = false; /* our clock was a guess: take the peer's */
         }
     }
+    TF_PROF_MARK(6);
     learn_utc(s, now, sending);
 
     const bool possdup = fix_msg_get_char(m, 43) == 'Y';
-    const bool seqreset = fix_field_eq(type, "4");
+    const bool seqreset = type_is(type, '4');
     const bool gap_fill = seqreset && fix_msg_get_char(m, 123) == 'Y';
 
     /* 11: SequenceReset-Reset ignores MsgSeqNum */
@@ -612,11 +618,11 @@ static void process(fix_session_t *s, const uint8_t *raw, size_t len, uint64_t n
         return;
     }
     if (seq > s->next_in) { /* 2b */
-        if (fix_field_eq(type, "5")) {
+        if (type_is(type, '5')) {
             handle_logout(s, m, now);
             return;
         }
-        if (fix_field_eq(type, "2")) handle_resend_request(s, m, seq, type, now); /* 20: simultaneous */
+        if (type_is(type, '2')) handle_resend_request(s, m, seq, type, now); /* 20: simultaneous */
         send_resend_request(s, seq, now);
         return;
     }
@@ -660,9 +666,11 @@ static void process(fix_session_t *s, const uint8_t *raw, size_t len, uint64_t n
         after_in_seq(s);
         return;
     }
-    static const uint32_t once[] = {34, 35, 43, 49, 52, 56, 97, 122};
-    for (size_t i = 0; i < sizeof once / sizeof once[0]; i++) {
-        if (fix_msg_count(m, once[i]) > 1) { /* 14h, for the tags the session relies on */
+    /* 14h, for the tags the session relies on: slots 0.. FIX_SLOT_ONCE_N-1 are these tags in this order, and the
+     * parser marks a slot whose tag occurs twice. */
+    static const uint32_t once[FIX_SLOT_ONCE_N] = {34, 35, 43, 49, 52, 56, 97, 122};
+    for (size_t i = 0; m->dup && i < FIX_SLOT_ONCE_N; i++) {
+        if (fix_msg_dup(m, (int)i)) {
             send_reject(s, seq, once[i], type, FIX_RR_DUPLICATE_TAG, "Tag appears more than once", now);
             s->next_in++;
             after_in_seq(s);
@@ -715,32 +723,20 @@ static void process(fix_session_t *s, const uint8_t *raw, size_t len, uint64_t n
         send_reject(s, seq, 35, type, FIX_RR_INVALID_MSGTYPE, "Invalid MsgType", now);
         return;
     }
+    TF_PROF_MARK(4);
     deliver_app(s, m, seq, type, now);
 }
 
 void fix_session_on_bytes(fix_session_t *s, const uint8_t *data, size_t len, uint64_t now_ms)
 {
     while (s->state != FIX_SESS_DISCONNECTED) {
-        size_t n = fix_framer_feed(&s->framer, data, len);
-        data += n;
-        len -= n;
-        for (bool first = true;; first = false) {
-            const uint8_t *msg;
-            size_t mlen;
-            fix_frame_res_t r = fix_framer_next(&s->framer, &msg, &mlen);
-            if (r == FIX_FRAME_NEED_MORE) {
-                /* Cannot happen (a full buffer is always a message or garbage); never spin on it. */
-                if (first && n == 0 && len) fix_framer_init(&s->framer);
-                break;
-            }
-            if (r == FIX_FRAME_GARBLED) {
-                event(s, FIX_EV_GARBLED, s->framer.garbled, NULL);
-                continue;
-            }
-            process(s, msg, mlen, now_ms);
-            if (s->state == FIX_SESS_DISCONNECTED) return;
+        fix_frame_res_t r = fix_stream_next(&s->framer, &data, &len, &s->msg);
+        if (r == FIX_FRAME_NEED_MORE) return;
+        if (r == FIX_FRAME_GARBLED) {
+            event(s, FIX_EV_GARBLED, s->framer.garbled, NULL);
+            continue;
         }
-        if (len == 0) return;
+        process(s, now_ms);
     }
 }
 

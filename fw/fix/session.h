@@ -186,7 +186,7 @@ typedef struct {
     bool utc_valid;
     int64_t utc_offset_ms; /* UTC epoch ms = now_ms + offset */
 
-    fix_framer_t framer;
+    fix_stream_t framer; /* receive side: zero-copy framing and parsing */
     fix_msg_t msg; /* message being processed */
     fix_msg_t tmp; /* stored message being resent */
     fix_builder_t b;

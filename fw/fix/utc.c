@@ -2,6 +2,10 @@
  * low-level date algorithms" (days_from_civil / civil_from_days), restricted to years >= 0. */
 #include "fix/utc.h"
 
+#include <string.h>
+
+#include "lib/udiv.h"
+
 int32_t fix_days_from_civil(int32_t y, uint32_t m, uint32_t d)
 {
     y -= m <= 2;
@@ -29,8 +33,8 @@ static void put2(char *p, uint32_t v) { p[0] = (char)('0' + v / 10u); p[1] = (ch
 
 void fix_utc_format(char out[FIX_UTC_TS_LEN], uint64_t epoch_ms)
 {
-    /* One 64-bit division, then 32-bit arithmetic only (seconds fit in 32 bits until 2106). */
-    const uint64_t secs64 = epoch_ms / 1000u;
+    /* One 64-by-16-bit division (three 32-bit ones), then 32-bit arithmetic only (seconds fit in 32 bits until 2106). */
+    const uint64_t secs64 = tf_udiv64_u16(epoch_ms, 1000u);
     const uint32_t ms = (uint32_t)(epoch_ms - secs64 * 1000u);
     const uint32_t secs = secs64 > UINT32_MAX ? UINT32_MAX : (uint32_t)secs64;
     const uint32_t days = secs / 86400u;
@@ -67,7 +71,26 @@ static bool digits(const char *s, size_t n, uint32_t *out)
     return true;
 }
 
-bool fix_utc_parse(const char *s, size_t len, uint64_t *epoch_ms)
+/* Epoch ms of the date "YYYYMMDD" at s (already checked), from a one-entry cache: a session's timestamps
+ * share their date, so the calendar arithmetic runs once a day. */
+static uint64_t date_ms(const char *s)
+{
+    static char cached[8];
+    static uint64_t cached_ms;
+    static bool valid;
+    if (!valid || memcmp(cached, s, 8) != 0) {
+        uint32_t y = 0, mo = 0, d = 0;
+        (void)digits(s, 4, &y);
+        (void)digits(s + 4, 2, &mo);
+        (void)digits(s + 6, 2, &d);
+        cached_ms = (uint64_t)(uint32_t)fix_days_from_civil((int32_t)y, mo, d) * 86400000u;
+        memcpy(cached, s, 8);
+        valid = true;
+    }
+    return cached_ms;
+}
+
+__attribute__((optimize("O2"))) bool fix_utc_parse(const char *s, size_t len, uint64_t *epoch_ms)
 {
     uint32_t y, mo, d, h, mi, se, ms = 0;
     if (len < 17) return false;
@@ -88,7 +111,6 @@ bool fix_utc_parse(const char *s, size_t len, uint64_t *epoch_ms)
         }
     }
     if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return false;
-    const int32_t days = fix_days_from_civil((int32_t)y, mo, d);
-    *epoch_ms = ((uint64_t)(uint32_t)days * 86400u + h * 3600u + mi * 60u + se) * 1000u + ms;
+    *epoch_ms = (uint64_t)date_ms(s) + (h * 3600u + mi * 60u + se) * 1000u + ms;
     return true;
 }

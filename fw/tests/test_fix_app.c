@@ -123,6 +123,36 @@ static void test_app_snapshot_paper_layout_parsed(void **st)
     assert_int_equal(fix_session_next_in(&T.s), 3);
 }
 
+/* The receive path end to end: a 35=W split into two TCP segments at every byte position reaches the market
+ * data callback once, whole and exact, and is counted once in sequence. */
+static void test_app_snapshot_split_at_every_position(void **st)
+{
+    (void)st;
+    for (size_t cut = 0;; cut++) {
+        start_default();
+        char full[512], ts[FIX_UTC_TS_LEN + 1];
+        fx_peer_time(2000, ts);
+        snprintf(full, sizeof full,
+                 "35=W|34=2|49=" FX_THEM "|52=%s|56=" FX_US "|55=AAPL|262=MD1|268=2|269=0|270=01170.25|271=100|"
+                 "269=1|270=1170.500000|271=200|",
+                 ts);
+        uint8_t b[512];
+        size_t n = fx_frame(b, sizeof b, full);
+        if (cut > n) break;
+        fx_bytes(&T, 2000, b, cut);
+        assert_int_equal(seen.n_md, cut == n ? 1 : 0);
+        fx_bytes(&T, 2000, b + cut, n - cut);
+        assert_int_equal(seen.n_md, 1);
+        assert_string_equal(seen.md.symbol, "AAPL");
+        assert_int_equal(seen.md.n, 2);
+        assert_int_equal(seen.md.e[0].price, 11702500);
+        assert_int_equal(seen.md.e[1].price, 11705000);
+        assert_int_equal(seen.md.e[1].size, 200);
+        assert_int_equal(fix_session_next_in(&T.s), 3);
+        assert_int_equal(T.nsent, 1);
+    }
+}
+
 static void test_app_snapshot_reordered_fields_and_one_entry(void **st)
 {
     (void)st;
@@ -389,6 +419,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_app_market_data_request_exact_bytes),
         cmocka_unit_test(test_app_snapshot_paper_layout_parsed),
+        cmocka_unit_test(test_app_snapshot_split_at_every_position),
         cmocka_unit_test(test_app_snapshot_reordered_fields_and_one_entry),
         cmocka_unit_test(test_app_snapshot_price_with_too_many_decimals_rejected),
         cmocka_unit_test(test_app_snapshot_price_overflow_and_format_rejected),

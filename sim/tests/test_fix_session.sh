@@ -112,7 +112,7 @@ soc_console "fix stop"
 soc_wait_for '^(tf> )?fix: logged out' 30 || fail "no Logout answer"
 soc_wait_for '^(tf> )?fix: connection closed; stopped' 30 || fail "the TCP connection did not close after the Logout"
 soc_console "fix"
-soc_wait_for 'W cost' 10
+soc_wait_for 'W all cost' 10
 soc_console "info"
 soc_wait_for 'stack: [0-9]+ of' 10
 fix_msgs "$EXCH_MSGLOG" > "$msgs"
@@ -139,7 +139,7 @@ hb_total=$(grep -c '|35=0|.*|49=TFISH1|' "$msgs")
 testreq=$(grep -c '|35=1|.*|49=EXCH|' "$msgs")
 
 size=$(riscv64-unknown-elf-size "${FW:-build/fw/sim/firmware}.elf" | awk 'NR == 2 { printf "code+rodata %d B, data+bss %d B", $1, $2 + $3 }')
-wcost=$(grep -o 'W cost.*' "$SOC_LOG" | tail -1 | sed 's/^W cost (one message per segment, bytes to callback): //')
+wcost=$(grep -o 'W all cost.*' "$SOC_LOG" | tail -1 | sed 's/^W all cost (receive slot to callback, one message per frame): //')
 stack=$(grep -o 'stack: [0-9]* of [0-9]* bytes' "$SOC_LOG" | tail -1)
 echo "   | exchange log: $logon_in Logons answered, $w_total 35=W sent, $orders order(s), $fills fill(s), $hb_total heartbeats from the SoC, $testreq TestRequest(s) to it, $resends ResendRequest(s), 0 Rejects, Logout SoC then exchange"
 echo "   | $seqcheck"

@@ -1,0 +1,23 @@
+/* 64-bit unsigned division without libgcc (RV32IM would call its __udivdi3: about 1 KiB of code with a
+ * 256-byte table, hundreds of cycles).
+ * tf_udiv64_u16: n / d for 0 < d < 2^16 with three 32-bit divisions (the hot paths: milliseconds, seconds). */
+#ifndef TF_LIB_UDIV_H
+#define TF_LIB_UDIV_H
+
+#include <stdint.h>
+
+static inline uint64_t tf_udiv64_u16(uint64_t n, uint32_t d)
+{
+    uint32_t hi = (uint32_t)(n >> 32), lo = (uint32_t)n;
+    uint32_t qh = hi / d, r = hi % d;
+    uint32_t x = (r << 16) | (lo >> 16); /* < d << 16: each partial quotient fits 16 bits */
+    uint32_t q1 = x / d;
+    x = ((x % d) << 16) | (lo & 0xFFFFu);
+    return ((uint64_t)qh << 32) | (q1 << 16) | (x / d);
+}
+
+/* Any 64-bit division, by shift and subtract (64 iterations): for code off the hot paths. rem may be NULL.
+ * d == 0 gives all ones and n as the remainder. */
+uint64_t tf_udivmod64(uint64_t n, uint64_t d, uint64_t *rem);
+
+#endif

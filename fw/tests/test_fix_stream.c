@@ -1,0 +1,501 @@
+/* Host tests of the zero-copy FIX receive path (fix/codec.c: fix_stream_next, the one-pass tokeniser with its
+ * CheckSum and tag index, the 32-bit number parsers). Expectations come from the message texts built here
+ * (fx_frame computes BodyLength and CheckSum on its own), from arithmetic done in the test, and, for random
+ * streams, from the copying framer plus fix_parse (the reference the session used before). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "fix_fixtures.h"
+
+#define HB1 "35=0|34=2|49=EXCH|52=20260105-14:30:00.000|56=TFISH|"
+#define W180                                                                                        \
+    "35=W|34=17|49=EXCH|52=20261125-13:04:04.298|56=TFISH1|55=MSFT|262=MD1|268=3|269=0|270=99.75|" \
+    "271=100|290=1|269=1|270=100.25|271=100|290=1|269=2|270=100|271=100|"
+
+static uint32_t rng = 12345u;
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 17;
+    rng ^= rng << 5;
+    return rng;
+}
+
+/* What the stream delivered: each message's bytes (from its raw pointer) and field count. */
+typedef struct {
+    fix_stream_t st;
+    fix_msg_t m;
+    int n_ok, n_garbled;
+    uint8_t msgs[16][FIX_MAX_MSG_LEN];
+    size_t lens[16];
+    unsigned nfields[16];
+} ssink_t;
+
+static void ssink_push(ssink_t *k, const uint8_t *p, size_t n)
+{
+    for (;;) {
+        fix_frame_res_t r = fix_stream_next(&k->st, &p, &n, &k->m);
+        if (r == FIX_FRAME_NEED_MORE) {
+            assert_int_equal(n, 0);
+            return;
+        }
+        if (r == FIX_FRAME_GARBLED) {
+            k->n_garbled++;
+            continue;
+        }
+        int i = k->n_ok++ % 16;
+        memcpy(k->msgs[i], k->m.raw, k->m.raw_len);
+        k->lens[i] = k->m.raw_len;
+        k->nfields[i] = k->m.n;
+    }
+}
+
+static void check_field(const fix_msg_t *m, uint32_t tag, const char *val)
+{
+    const fix_field_t *f = fix_msg_get(m, tag);
+    assert_non_null(f);
+    assert_int_equal(f->len, strlen(val));
+    assert_memory_equal(f->val, val, f->len);
+}
+
+/* A whole message in one chunk is parsed where it lies: the fields point into the caller's bytes. */
+static void test_stream_in_place_no_copy(void **st)
+{
+    (void)st;
+    uint8_t b[512];
+    size_t n = fx_frame(b, sizeof b, W180);
+    assert_int_equal(n, 182); /* the 180-byte class the firmware's target is set for */
+    fix_stream_t s;
+    fix_stream_init(&s);
+    fix_msg_t m;
+    const uint8_t *p = b;
+    size_t len = n;
+    assert_int_equal(fix_stream_next(&s, &p, &len, &m), FIX_FRAME_OK);
+    assert_ptr_equal(m.raw, b);
+    assert_int_equal(m.raw_len, n);
+    assert_int_equal(len, 0);
+    assert_int_equal(s.len, 0); /* nothing gathered */
+    assert_int_equal(m.err, FIX_PERR_NONE);
+    assert_int_equal(m.n, 22); /* 8 9 35 34 49 52 56 55 262 268, 3 x (269 270 271) + 2 x 290, 10 */
+    check_field(&m, 35, "W");
+    check_field(&m, 34, "17");
+    check_field(&m, 52, "20261125-13:04:04.298");
+    check_field(&m, 268, "3");
+    check_field(&m, 262, "MD1");
+    assert_ptr_equal(fix_msg_get(&m, 270)->val, (const char *)b + (strstr((char *)b, "270=99.75") - (char *)b) + 4);
+    assert_int_equal(m.dup, 0);
+    assert_int_equal(fix_stream_next(&s, &p, &len, &m), FIX_FRAME_NEED_MORE);
+}
+
+/* Split into two chunks at every byte position, for one message and for three in a row. */
+static void test_stream_split_at_every_position(void **st)
+{
+    (void)st;
+    uint8_t one[512], three[1024];
+    size_t n1 = fx_frame(one, sizeof one, W180);
+    size_t n3 = 0;
+    n3 += fx_frame(three + n3, sizeof three - n3, HB1);
+    n3 += fx_frame(three + n3, sizeof three - n3, W180);
+    n3 += fx_frame(three + n3, sizeof three - n3, HB1);
+    for (int which = 0; which < 2; which++) {
+        const uint8_t *b = which ? three : one;
+        size_t n = which ? n3 : n1;
+        for (size_t cut = 0; cut <= n; cut++) {
+            ssink_t *k = calloc(1, sizeof *k);
+            fix_stream_init(&k->st);
+            ssink_push(k, b, cut);
+            ssink_push(k, b + cut, n - cut);
+            assert_int_equal(k->n_garbled, 0);
+            assert_int_equal(k->n_ok, which ? 3 : 1);
+            size_t at = 0;
+            for (int i = 0; i < k->n_ok; i++) {
+                assert_memory_equal(k->msgs[i], b + at, k->lens[i]);
+                at += k->lens[i];
+            }
+            assert_int_equal(at, n);
+            assert_int_equal(k->st.skipped, 0);
+            free(k);
+        }
+    }
+}
+
+static void test_stream_byte_by_byte(void **st)
+{
+    (void)st;
+    uint8_t b[512];
+    size_t n = fx_frame(b, sizeof b, W180);
+    ssink_t *k = calloc(1, sizeof *k);
+    fix_stream_init(&k->st);
+    for (size_t i = 0; i < n; i++) ssink_push(k, b + i, 1);
+    assert_int_equal(k->n_ok, 1);
+    assert_int_equal(k->nfields[0], 22);
+    assert_memory_equal(k->msgs[0], b, n);
+    free(k);
+}
+
+/* Garbage before, between and split around messages: every garbage byte is counted as skipped, exactly. */
+static void test_stream_garbage_counted_exactly(void **st)
+{
+    (void)st;
+    uint8_t b[1024];
+    size_t n = 0;
+    memcpy(b, "xx88=FI", 7); /* "8=FI" then 'x': a prefix that does not continue */
+    n = 7;
+    b[n++] = 'x';
+    size_t m1 = fx_frame(b + n, sizeof b - n, HB1);
+    n += m1;
+    memcpy(b + n, "garbage 8=", 10);
+    n += 10;
+    b[n++] = 'Q';
+    size_t m2 = fx_frame(b + n, sizeof b - n, W180);
+    n += m2;
+    for (size_t cut = 0; cut <= n; cut += 3) {
+        ssink_t *k = calloc(1, sizeof *k);
+        fix_stream_init(&k->st);
+        ssink_push(k, b, cut);
+        ssink_push(k, b + cut, n - cut);
+        assert_int_equal(k->n_ok, 2);
+        assert_int_equal(k->n_garbled, 0);
+        assert_int_equal(k->st.skipped, 8 + 11);
+        free(k);
+    }
+}
+
+/* A bad CheckSum, a BodyLength too short, too long, not a number: the frame is dropped and counted, the next
+ * one is delivered. */
+static void test_stream_bad_checksum_and_bodylength(void **st)
+{
+    (void)st;
+    uint8_t good[512], bad[512];
+    size_t gn = fx_frame(good, sizeof good, HB1);
+    for (int kind = 0; kind < 4; kind++) {
+        memcpy(bad, good, gn);
+        size_t bn = gn;
+        char *s = (char *)bad;
+        if (kind == 0) { /* CheckSum off by one */
+            char *cs = s + gn - 4;
+            cs[2] = cs[2] == '9' ? '0' : (char)(cs[2] + 1);
+        } else if (kind == 1 || kind == 2) { /* BodyLength 1 too short or too long */
+            char *bl = strstr(s, "\x01" "9=") + 3;
+            int v = atoi(bl) + (kind == 1 ? -1 : 1);
+            char tmp[8];
+            snprintf(tmp, sizeof tmp, "%d", v);
+            assert_int_equal(strlen(tmp), 2);
+            memcpy(bl, tmp, 2);
+        } else { /* not a number */
+            strstr(s, "\x01" "9=")[3] = 'x';
+        }
+        for (size_t cut = 0; cut <= bn + gn; cut += 5) {
+            uint8_t both[1024];
+            memcpy(both, bad, bn);
+            memcpy(both + bn, good, gn);
+            ssink_t *k = calloc(1, sizeof *k);
+            fix_stream_init(&k->st);
+            ssink_push(k, both, cut);
+            ssink_push(k, both + cut, bn + gn - cut);
+            assert_int_equal(k->n_garbled, 1);
+            assert_int_equal(k->st.garbled, 1);
+            assert_int_equal(k->n_ok, 1);
+            assert_memory_equal(k->msgs[0], good, gn);
+            free(k);
+        }
+    }
+}
+
+/* A BodyLength beyond the buffer is dropped at once, not waited for. */
+static void test_stream_huge_bodylength_not_buffered(void **st)
+{
+    (void)st;
+    const char *huge = "8=FIX.4.4\x01" "9=99999\x01" "35=0\x01";
+    uint8_t good[256];
+    size_t gn = fx_frame(good, sizeof good, HB1);
+    ssink_t *k = calloc(1, sizeof *k);
+    fix_stream_init(&k->st);
+    ssink_push(k, (const uint8_t *)huge, strlen(huge));
+    assert_int_equal(k->n_garbled, 1);
+    assert_true(k->st.len < 8);
+    ssink_push(k, good, gn);
+    assert_int_equal(k->n_ok, 1);
+    free(k);
+}
+
+/* Duplicate tags: the once-only tags the session checks are flagged, others are not, first occurrences kept. */
+static void test_stream_duplicate_tags_flagged(void **st)
+{
+    (void)st;
+    uint8_t b[512];
+    size_t n = fx_frame(b, sizeof b, "35=0|34=2|49=EXCH|52=20260105-14:30:00.000|56=TFISH|34=3|58=a|58=b|");
+    fix_stream_t s;
+    fix_stream_init(&s);
+    fix_msg_t m;
+    const uint8_t *p = b;
+    size_t len = n;
+    assert_int_equal(fix_stream_next(&s, &p, &len, &m), FIX_FRAME_OK);
+    assert_true(fix_msg_dup(&m, FIX_SLOT_34));
+    for (int k = 0; k < FIX_SLOT_ONCE_N; k++)
+        if (k != FIX_SLOT_34) assert_false(fix_msg_dup(&m, k));
+    check_field(&m, 34, "2");  /* the first one */
+    check_field(&m, 58, "a");
+    assert_int_equal(fix_msg_count(&m, 58), 2);
+    /* The index is not cleared between messages: a message without 34 after one with it has no 34. */
+    n = fx_frame(b, sizeof b, "35=0|49=EXCH|56=TFISH|");
+    p = b;
+    len = n;
+    assert_int_equal(fix_stream_next(&s, &p, &len, &m), FIX_FRAME_OK);
+    assert_null(fix_msg_get(&m, 34));
+    assert_null(fix_msg_get(&m, 58));
+    assert_int_equal(m.dup, 0);
+}
+
+/* The slot hash gives exactly the listed tags their slots, and no other tag one. */
+static void test_tag_slots_exact(void **st)
+{
+    (void)st;
+    static const uint32_t tags[FIX_SLOTS] = {34, 35, 43, 49, 52, 56, 97, 122, 6, 7, 11, 14, 16, 17, 31, 32, 36,
+                                             37, 39, 41, 45, 54, 55, 58, 98, 108, 112, 123, 150, 151, 262, 268, 281, 434};
+    for (uint32_t t = 0; t < 200000; t++) {
+        int want = -1;
+        for (int k = 0; k < FIX_SLOTS; k++)
+            if (tags[k] == t) want = k;
+        assert_int_equal(fix_tag_slot(t), want);
+    }
+    assert_int_equal(fix_tag_slot(99999999u), -1);
+    assert_int_equal(fix_tag_slot(34u + (1u << 31)), -1);
+}
+
+/* Prices with many fraction digits are exact (never rounded): extra zeros pass, an extra non-zero digit is out of
+ * range; leading zeros are fine; values past 32 bits go on in 64 bits. Expected values computed here. */
+static void test_numbers_exact(void **st)
+{
+    (void)st;
+    int64_t v;
+    assert_int_equal(fix_parse_decimal("1170.2500000000000", 17, 4, &v), FIX_OK);
+    assert_true(v == 11702500);
+    assert_int_equal(fix_parse_decimal("1170.25000000001", 16, 4, &v), FIX_E_RANGE);
+    assert_int_equal(fix_parse_decimal("1170.12345", 10, 4, &v), FIX_E_RANGE);
+    assert_int_equal(fix_parse_decimal("1170.1234", 9, 4, &v), FIX_OK);
+    assert_true(v == 11701234);
+    assert_int_equal(fix_parse_decimal("0.123456789", 11, 9, &v), FIX_OK);
+    assert_true(v == 123456789);
+    assert_int_equal(fix_parse_decimal("000000000000001170.5", 20, 4, &v), FIX_OK);
+    assert_true(v == 11705000);
+    assert_int_equal(fix_parse_decimal("-0099.75", 8, 2, &v), FIX_OK);
+    assert_true(v == -9975);
+    assert_int_equal(fix_parse_decimal("1234567890.123456789", 20, 9, &v), FIX_OK);
+    assert_true(v == (int64_t)1234567890 * 1000000000 + 123456789);
+    assert_int_equal(fix_parse_decimal("12345678901.123456789", 21, 9, &v), FIX_E_RANGE); /* past INT64_MAX */
+    assert_int_equal(fix_parse_decimal("9223372036.854775808", 20, 9, &v), FIX_E_RANGE); /* INT64_MAX + 1 */
+    assert_int_equal(fix_parse_decimal("9223372036.854775807", 20, 9, &v), FIX_OK);
+    assert_true(v == INT64_MAX);
+    assert_int_equal(fix_parse_decimal("1.2.3", 5, 4, &v), FIX_E_FORMAT);
+    assert_int_equal(fix_parse_decimal("1.99999x", 8, 4, &v), FIX_E_FORMAT); /* format wins over range */
+    assert_int_equal(fix_parse_decimal(".", 1, 4, &v), FIX_E_FORMAT);
+    assert_int_equal(fix_parse_int("0000000000000000000042", 22, &v), FIX_OK);
+    assert_true(v == 42);
+    assert_int_equal(fix_parse_int("4294967296", 10, &v), FIX_OK);
+    assert_true(v == 4294967296ll);
+    assert_int_equal(fix_parse_int("9223372036854775807", 19, &v), FIX_OK);
+    assert_true(v == INT64_MAX);
+    assert_int_equal(fix_parse_int("9223372036854775808", 19, &v), FIX_E_RANGE);
+    /* Random decimals against the test's own arithmetic (value = integer digits * 10^d + fraction). */
+    for (int i = 0; i < 20000; i++) {
+        unsigned d = rnd() % 10, fd = rnd() % (d + 1), lz = rnd() % 4;
+        uint64_t ip = rnd() % 1000000000u, fp = 0, scale = 1;
+        char s[64];
+        size_t n = 0;
+        for (unsigned z = 0; z < lz; z++) s[n++] = '0';
+        n += (size_t)snprintf(s + n, sizeof s - n, "%llu", (unsigned long long)ip);
+        if (fd) {
+            s[n++] = '.';
+            for (unsigned k = 0; k < fd; k++) {
+                unsigned dig = rnd() % 10;
+                s[n++] = (char)('0' + dig);
+                fp = fp * 10 + dig;
+            }
+        }
+        for (unsigned k = 0; k < d - fd; k++) fp *= 10;
+        for (unsigned k = 0; k < d; k++) scale *= 10;
+        assert_int_equal(fix_parse_decimal(s, n, d, &v), FIX_OK);
+        assert_true((uint64_t)v == ip * scale + fp);
+    }
+}
+
+/* A message with more fields than kept is still framed (its CheckSum covers every byte) and reports the error. */
+static void test_stream_too_many_fields_still_framed(void **st)
+{
+    (void)st;
+    char body[2048];
+    size_t n = (size_t)snprintf(body, sizeof body, "35=W|34=2|49=EXCH|52=20260105-14:30:00.000|56=TFISH|");
+    for (int i = 0; i < FIX_MAX_FIELDS; i++) n += (size_t)snprintf(body + n, sizeof body - n, "58=%d|", i);
+    uint8_t b[FIX_MAX_MSG_LEN];
+    size_t bn = fx_frame(b, sizeof b, body);
+    assert_true(bn > 0);
+    fix_stream_t s;
+    fix_stream_init(&s);
+    fix_msg_t m;
+    const uint8_t *p = b;
+    size_t len = bn;
+    assert_int_equal(fix_stream_next(&s, &p, &len, &m), FIX_FRAME_OK);
+    assert_int_equal(m.err, FIX_PERR_TOO_MANY_FIELDS);
+    assert_int_equal(m.n, FIX_MAX_FIELDS);
+}
+
+/* Random streams of good, mutated and junk bytes in random chunks: the stream delivers exactly what the copying
+ * framer + fix_parse deliver (same messages, same fields, same garbled and skipped counts). */
+static void test_stream_matches_copying_framer(void **st)
+{
+    (void)st;
+    uint8_t good[3][512];
+    size_t gn[3] = {fx_frame(good[0], 512, HB1), fx_frame(good[1], 512, W180),
+                    fx_frame(good[2], 512, "35=8|34=9|49=EXCH|52=20260105-14:30:00.000|56=TFISH|6=0|14=0|58=x=y|")};
+    static uint8_t stream[200000];
+    for (int round = 0; round < 20; round++) {
+        size_t n = 0;
+        while (n < sizeof stream - 600) {
+            uint32_t r = rnd() % 10;
+            if (r < 6) {
+                const uint8_t *g = good[rnd() % 3];
+                size_t l = gn[g == good[0] ? 0 : g == good[1] ? 1 : 2];
+                memcpy(stream + n, g, l);
+                if (r == 5) { /* mutate or truncate */
+                    if (rnd() & 1) stream[n + rnd() % l] = (uint8_t)rnd();
+                    else l -= rnd() % l;
+                }
+                n += l;
+            } else {
+                size_t jl = rnd() % 40;
+                for (size_t i = 0; i < jl; i++)
+                    stream[n++] = (rnd() & 3) ? (uint8_t)"8=FIX.4.49\x01" "0123456789"[rnd() % 21] : (uint8_t)rnd();
+            }
+        }
+        fix_framer_t *fr = calloc(1, sizeof *fr);
+        fix_framer_init(fr);
+        ssink_t *k = calloc(1, sizeof *k);
+        fix_stream_init(&k->st);
+        fix_msg_t *ref = calloc(1, sizeof *ref);
+        static uint8_t rmsgs[16][FIX_MAX_MSG_LEN];
+        static size_t rlens[16];
+        static unsigned rfields[16];
+        int ref_ok = 0, ref_garbled = 0;
+        size_t at = 0;
+        while (at < n) {
+            size_t c = 1 + rnd() % 700;
+            if (c > n - at) c = n - at;
+            int before = ref_ok;
+            size_t fed = 0;
+            while (fed < c) { /* the reference: copy, frame, then parse */
+                fed += fix_framer_feed(fr, stream + at + fed, c - fed);
+                for (;;) {
+                    const uint8_t *msg;
+                    size_t ml;
+                    fix_frame_res_t res = fix_framer_next(fr, &msg, &ml);
+                    if (res == FIX_FRAME_NEED_MORE) break;
+                    if (res == FIX_FRAME_GARBLED) {
+                        ref_garbled++;
+                        continue;
+                    }
+                    fix_parse(ref, msg, ml);
+                    int i = ref_ok++ % 16;
+                    memcpy(rmsgs[i], msg, ml);
+                    rlens[i] = ml;
+                    rfields[i] = ref->n;
+                }
+            }
+            ssink_push(k, stream + at, c);
+            at += c;
+            assert_int_equal(k->n_ok, ref_ok);
+            assert_int_equal(k->n_garbled, ref_garbled);
+            assert_int_equal(k->st.skipped, fr->skipped);
+            assert_true(ref_ok - before <= 16);
+            for (int j = before; j < ref_ok; j++) {
+                assert_int_equal(k->lens[j % 16], rlens[j % 16]);
+                assert_memory_equal(k->msgs[j % 16], rmsgs[j % 16], rlens[j % 16]);
+                assert_int_equal(k->nfields[j % 16], rfields[j % 16]);
+            }
+        }
+        assert_true(ref_ok > 100);
+        free(ref);
+        free(fr);
+        free(k);
+    }
+}
+
+/* The largest message accepted whole, one byte more dropped; both split across chunks at a few places. */
+static void test_stream_message_at_limit_and_over(void **st)
+{
+    (void)st;
+    char body[FIX_MAX_MSG_LEN];
+    static uint8_t m[2][FIX_MAX_MSG_LEN + 64];
+    const char *pre = "35=0|34=2|49=EXCH|52=20260105-14:30:00.000|56=TFISH|58=";
+    size_t fill = FIX_MAX_MSG_LEN - 7 /*10=ccc|*/ - 17 /*8=FIX.4.4|9=nnnn|*/ - strlen(pre) - 1;
+    snprintf(body, sizeof body, "%s%0*d|", pre, (int)fill, 0);
+    size_t n0 = fx_frame(m[0], sizeof m[0], body);
+    assert_int_equal(n0, FIX_MAX_MSG_LEN);
+    snprintf(body, sizeof body, "%s%0*d|", pre, (int)fill + 1, 0);
+    size_t n1 = fx_frame(m[1], sizeof m[1], body);
+    assert_int_equal(n1, FIX_MAX_MSG_LEN + 1);
+    static const size_t cuts[] = {0, 1, 5, 17, 18, 500, FIX_MAX_MSG_LEN - 1, FIX_MAX_MSG_LEN};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        ssink_t *k = calloc(1, sizeof *k);
+        fix_stream_init(&k->st);
+        ssink_push(k, m[0], cuts[c]);
+        ssink_push(k, m[0] + cuts[c], n0 - cuts[c]);
+        assert_int_equal(k->n_ok, 1);
+        assert_memory_equal(k->msgs[0], m[0], n0);
+        ssink_push(k, m[1], cuts[c]);
+        ssink_push(k, m[1] + cuts[c], n1 - cuts[c]);
+        assert_int_equal(k->n_ok, 1);
+        assert_int_equal(k->n_garbled, 1);
+        free(k);
+    }
+}
+
+/* A message cut short waits for the rest, then completes; a zero-padded BodyLength and MsgSeqNum are fine. */
+static void test_stream_truncated_waits_and_zero_padding(void **st)
+{
+    (void)st;
+    char hand[512];
+    const char *body = "35=0\x01" "34=000042\x01" "49=EXCH\x01" "52=20260105-14:30:00.000\x01" "56=TFISH\x01";
+    int bl = (int)strlen(body);
+    int hl = snprintf(hand, sizeof hand, "8=FIX.4.4\x01" "9=%05d\x01", bl);
+    memcpy(hand + hl, body, (size_t)bl);
+    unsigned sum = 0;
+    for (int i = 0; i < hl + bl; i++) sum += (uint8_t)hand[i];
+    int tl = snprintf(hand + hl + bl, 16, "10=%03u\x01", sum % 256u);
+    size_t n = (size_t)(hl + bl + tl);
+    ssink_t *k = calloc(1, sizeof *k);
+    fix_stream_init(&k->st);
+    ssink_push(k, (const uint8_t *)hand, n - 4);
+    assert_int_equal(k->n_ok, 0);
+    assert_int_equal(k->n_garbled, 0);
+    ssink_push(k, (const uint8_t *)hand + n - 4, 4);
+    assert_int_equal(k->n_ok, 1);
+    uint32_t seq;
+    assert_int_equal(fix_msg_get_u32(&k->m, 34, &seq), FIX_OK);
+    assert_int_equal(seq, 42);
+    free(k);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stream_in_place_no_copy),
+        cmocka_unit_test(test_stream_split_at_every_position),
+        cmocka_unit_test(test_stream_byte_by_byte),
+        cmocka_unit_test(test_stream_garbage_counted_exactly),
+        cmocka_unit_test(test_stream_bad_checksum_and_bodylength),
+        cmocka_unit_test(test_stream_huge_bodylength_not_buffered),
+        cmocka_unit_test(test_stream_duplicate_tags_flagged),
+        cmocka_unit_test(test_tag_slots_exact),
+        cmocka_unit_test(test_numbers_exact),
+        cmocka_unit_test(test_stream_too_many_fields_still_framed),
+        cmocka_unit_test(test_stream_matches_copying_framer),
+        cmocka_unit_test(test_stream_message_at_limit_and_over),
+        cmocka_unit_test(test_stream_truncated_waits_and_zero_padding),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
