@@ -157,6 +157,39 @@ public final class Exchange implements Application {
         return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
     }
 
+    /** A future completed by the Heartbeat that answers TestRequest reqId on session id (or by its logout). */
+    CompletableFuture<Void> expectHeartbeat(SessionID id, String reqId) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        syncs.computeIfAbsent(id, k -> new java.util.concurrent.ConcurrentHashMap<>()).put(reqId, f);
+        return f;
+    }
+
+    /**
+     * The burst command (control FIFO): finds the first session subscribed to the burst's symbol, rests the
+     * market maker's liquidity at its bid and ask (so that the orders of crossed stops fill), then sends the burst
+     * on a thread of its own. Returns false (and says why) when there is no subscriber.
+     */
+    boolean startBurst(Burst.Spec spec) throws Exception {
+        CompletableFuture<MarketData.Subscription> sub = new CompletableFuture<>();
+        submit(() -> {
+            if (!books.containsKey(spec.symbol)) { sub.complete(null); return; }
+            sub.complete(marketData.firstSubscriber(spec.symbol));
+            if (spec.liquidity > 0 && sub.getNow(null) != null) {
+                submitInternal(MarketMaker.OWNER, spec.symbol, Order.BUY, spec.bid, spec.liquidity, Order.DAY);
+                submitInternal(MarketMaker.OWNER, spec.symbol, Order.SELL, spec.ask, spec.liquidity, Order.DAY);
+            }
+        }).get();
+        MarketData.Subscription s = sub.get();
+        if (s == null) {
+            events.accept("BURST ERROR no session subscribed to " + spec.symbol);
+            return false;
+        }
+        Thread t = new Thread(new Burst(this, spec, s.session(), s.reqId(), events), "burst");
+        t.setDaemon(true);
+        t.start();
+        return true;
+    }
+
     @Override public void toApp(Message message, SessionID id) {}
 
     @Override public void fromApp(Message message, SessionID id) throws FieldNotFound, UnsupportedMessageType {

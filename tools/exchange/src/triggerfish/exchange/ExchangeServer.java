@@ -34,6 +34,7 @@ public final class ExchangeServer implements AutoCloseable {
         public Path pricePath;
         public List<String> symbols = new ArrayList<>();
         public Path logDir;
+        public Path control;          // a named pipe of commands (burst ...), made by the caller
         public Integer port;          // 0: any free port
         public String bind;           // SocketAcceptAddress override
         public long quoteSize = 100;
@@ -90,9 +91,40 @@ public final class ExchangeServer implements AutoCloseable {
             mm = new MarketMaker(exchange, path, o.quoteSize, o.loop, o.waitForSubscriber, o.stepSync, events);
             mm.start();
         }
+        if (o.control != null) startControl(o.control, exchange, events);
         events.accept("EXCHANGE symbols=" + String.join(",", symbols)
                 + (path != null ? " path=" + o.pricePath + " (" + path.steps().size() + " steps)" : ""));
         return new ExchangeServer(exchange, acceptor, mm, events, bound);
+    }
+
+    /**
+     * Reads commands from a named pipe, one a line, for as long as the process runs (reopened whenever its
+     * writers close it). Commands: `burst ...` (Burst). An unknown or malformed command is answered with a
+     * `CONTROL ERROR` line on stdout; nothing else happens.
+     */
+    private static void startControl(Path fifo, Exchange exchange, Consumer<String> events) {
+        Thread t = new Thread(() -> {
+            while (true) {
+                try (java.io.BufferedReader r = java.nio.file.Files.newBufferedReader(fifo)) {
+                    for (String line; (line = r.readLine()) != null; ) {
+                        line = line.trim();
+                        if (line.isEmpty()) continue;
+                        events.accept("CONTROL " + line);
+                        try {
+                            if (line.startsWith("burst ")) exchange.startBurst(Burst.parse(line));
+                            else events.accept("CONTROL ERROR unknown command (burst N segment|coalesced ...)");
+                        } catch (Exception e) {
+                            events.accept("CONTROL ERROR " + e.getMessage());
+                        }
+                    }
+                } catch (java.io.IOException e) {
+                    events.accept("CONTROL ERROR cannot read " + fifo + ": " + e.getMessage());
+                    return;
+                }
+            }
+        }, "control");
+        t.setDaemon(true);
+        t.start();
     }
 
     /** The TCP port the acceptor listens on. */

@@ -23,7 +23,10 @@ public final class Main {
                 "  --wait-subscriber      start the path when the first market-data subscription arrives",
                 "  --step-sync            end each path step with a TestRequest to every subscriber and start the",
                 "                         next step's delay when all have answered (a slow subscriber sets the pace)",
-                "  --keep-seqnums         keep sequence numbers from the last run (default: start at 1)");
+                "  --keep-seqnums         keep sequence numbers from the last run (default: start at 1)",
+                "  --control FIFO         read commands from this named pipe (made by the caller), one a line:",
+                "                         burst N segment|coalesced [symbol=S] [bid=PX] [ask=PX] [cross=I:PX,...]",
+                "                         [testreq=K,...] [inflight=BYTES] [liquidity=SIZE] [drain-s=S] (README)");
     }
 
     static ExchangeServer.Options parse(String[] args) {
@@ -47,6 +50,7 @@ public final class Main {
                         case "--log-dir" -> o.logDir = Path.of(v);
                         case "--port" -> o.port = Integer.parseInt(v);
                         case "--bind" -> o.bind = v;
+                        case "--control" -> o.control = Path.of(v);
                         case "--quote-size" -> o.quoteSize = Long.parseLong(v);
                         default -> throw new UsageException("unknown option " + a);
                     }

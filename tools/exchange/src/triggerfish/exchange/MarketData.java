@@ -27,6 +27,12 @@ final class MarketData {
         bySymbol.computeIfAbsent(symbol, s -> new ArrayList<>()).add(new Subscription(session, reqId));
     }
 
+    /** The first subscription to a symbol, or null. */
+    Subscription firstSubscriber(String symbol) {
+        List<Subscription> subs = bySymbol.getOrDefault(symbol, List.of());
+        return subs.isEmpty() ? null : subs.get(0);
+    }
+
     boolean hasRequest(SessionID session, String reqId) {
         for (List<Subscription> subs : bySymbol.values())
             for (Subscription s : subs) if (s.session().equals(session) && s.reqId().equals(reqId)) return true;
