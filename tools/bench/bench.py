@@ -11,8 +11,13 @@
 Writes build/bench/report.json, report.md and the plots (latency.png, datapath.png). The published anchors (the
 papers in ../shared/seeds) are quoted as citations, marked as such, next to ours.
 
+4. Burst (tools/bench/burst.py, issue 15): N 35=W into the live session with hardware stops armed, one message per
+   segment and in full segments: digest rate, RX drops, TestRequest answer delay, session kept, fires in the burst
+   (report["burst"]).
+
 Usage: tools/bench/bench.py [--fires 1000] [--soc-minutes 7] [--step-ms 100] [--baseline-fires 1000] [--skip-baseline]
                             [--datapath-volumes 25000,50000] [--datapath-linerate 50000] [--skip-datapath]
+                            [--burst 10000] [--burst-shapes segment,coalesced] [--burst-minutes 25] [--burst-only]
 """
 import argparse
 import datetime
@@ -26,6 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import linux_baseline  # noqa: E402  (report_figures)
 import soc_latency  # noqa: E402  (the console tally and the per-path figures of the whole-SoC run)
+import burst  # noqa: E402  (the burst phase, issue 15: its figures and report.md section)
 OUT = os.path.join(ROOT, "build/bench")
 ETH_MHZ = 125.0  # GMII/RGMII at 1 Gb/s: both Ethernet domains run at 125 MHz; the ECP5 build must meet it
 
@@ -392,7 +398,15 @@ def main(argv=None):
                     "offload and meeting timing, else the first found")
     ap.add_argument("--boards-dir", default=os.path.join(ROOT, "build/boards"), help="where that build is (default build/boards)")
     ap.add_argument("--out", default=OUT, help="where the run's results and the report go (default build/bench)")
+    ap.add_argument("--burst", type=int, default=10000, help="W per burst in the burst phase (0: no burst phase)")
+    ap.add_argument("--burst-shapes", default="segment,coalesced", help="the burst's shapes: segment, coalesced or both")
+    ap.add_argument("--burst-minutes", type=float, default=25, help="wall-clock limit of each burst; a burst still going "
+                    "then is measured as far as it got")
+    ap.add_argument("--burst-only", action="store_true", help="run the burst phase alone and put its figures into the "
+                    "report.json and report.md already in --out (or new ones)")
     args = ap.parse_args(argv)
+    if args.burst_only:
+        return burst_only(args)
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.monotonic()
     out = os.path.abspath(args.out)
@@ -411,6 +425,8 @@ def main(argv=None):
                                      soc_latency.tally_log(os.path.join(out, "soc/soc.log")), ETH_MHZ)
     except soc_latency.ConsoleError as e:
         raise SystemExit(f"bench: {e}")
+    if not args.report_only and args.burst > 0:
+        run_burst(args, out)
     found = [bc for bc in (board_clock(b, args.boards_dir) for b in args.board.split(",") if b) if bc is not None]
     bc = next((b for b in found if b["with_offload_and_met"]), found[0] if found else None)
     note = clock_note(bc)
@@ -451,6 +467,10 @@ def main(argv=None):
         lines[1:1] = ["", f"Measured {r['started_utc']} UTC, {r['wall_seconds'] // 60} min {r['wall_seconds'] % 60} s; "
                       f"whole SoC: {r['soc_minutes_per_phase']:g} minutes a phase (at most {r['fires_per_path']} fires), "
                       f"market step {r['step_ms']} ms after the SoC's Heartbeat."]
+    b = burst.load(out)
+    if b is not None:
+        report["burst"] = b
+        lines += burst.burst_md(b)
     soc_latency.plot(soc["records"], os.path.join(out, "latency.png"), ETH_MHZ)
     if dp is not None:
         datapath_plot(dp, os.path.join(out, "datapath.png"))
@@ -461,6 +481,39 @@ def main(argv=None):
     print("\n".join(lines))
     rel = os.path.relpath(out, ROOT)
     print(f"\nbench: {rel}/report.md, report.json, latency.png" + ("" if dp is None else ", datapath.png"))
+    return report
+
+
+def run_burst(args, out):
+    run([sys.executable, os.path.join(ROOT, "tools/bench/burst.py"), "--messages", str(args.burst), "--shapes",
+         args.burst_shapes, "--minutes", str(args.burst_minutes), "--out", os.path.relpath(os.path.join(out, "burst"), ROOT)])
+
+
+def burst_only(args):
+    """--burst-only: the burst phase alone; its figures replace report["burst"] and report.md's burst section."""
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    run_burst(args, out)
+    b = burst.load(out)
+    if b is None:
+        raise SystemExit(f"bench: the burst phase wrote no {os.path.join(out, 'burst', 'burst.json')}")
+    try:
+        with open(os.path.join(out, "report.json")) as f:
+            report = json.load(f)
+    except (OSError, ValueError):
+        report = {}
+    report["burst"] = b
+    with open(os.path.join(out, "report.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    try:
+        with open(os.path.join(out, "report.md")) as f:
+            md = f.read()
+    except OSError:
+        md = "# Triggerfish benchmark report\n"
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(burst.merge_md(md, burst.burst_md(b)))
+    print("\n".join(burst.burst_md(b)))
+    print(f"\nbench: {os.path.relpath(out, ROOT)}/report.md, report.json (burst)")
     return report
 
 
