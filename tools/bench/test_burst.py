@@ -356,5 +356,46 @@ class TestMergeMd(unittest.TestCase):
         self.assertEqual(burst.merge_md("", self.SEC), "## Burst: new\n\n| a |\n")
 
 
+class TestBurstOnly(unittest.TestCase):
+    """bench.py --burst-only: the burst's figures go into the report already there, the rest of it is kept."""
+
+    def test_merge_into_existing_report(self):
+        import json
+        import bench
+        tmp = tempfile.mkdtemp(prefix="tf-burst-only-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        with open(os.path.join(tmp, "report.json"), "w") as f:
+            json.dump({"hw": {"orders": 3}, "burst": {"old": 1}}, f)
+        with open(os.path.join(tmp, "report.md"), "w") as f:
+            f.write("# Triggerfish benchmark report\n\n## Side by side\n\nrow\n")
+        t = TestFigures()
+        f = burst.burst_figures("coalesced", 10, t.exch(), {"md_msgs": 0}, {"md_msgs": 10, "session": "active"}, [],
+                                t.capfig(), [], [], 125.0, 30)
+
+        def fake_run(args, out):
+            os.makedirs(os.path.join(out, "burst"), exist_ok=True)
+            with open(os.path.join(out, "burst", "burst.json"), "w") as fh:
+                json.dump({"coalesced": f}, fh)
+        real = bench.run_burst
+        bench.run_burst = fake_run
+        try:
+            import contextlib
+            import io
+            with contextlib.redirect_stdout(io.StringIO()):
+                bench.main(["--burst-only", "--out", tmp])
+        finally:
+            bench.run_burst = real
+        with open(os.path.join(tmp, "report.json")) as fh:
+            rep = json.load(fh)
+        self.assertEqual(rep["hw"], {"orders": 3})
+        self.assertEqual(list(rep["burst"]), ["coalesced"])
+        self.assertEqual(rep["burst"]["coalesced"]["digested_fw"], 10)
+        with open(os.path.join(tmp, "report.md")) as fh:
+            md = fh.read()
+        self.assertTrue(md.startswith("# Triggerfish benchmark report\n\n## Side by side\n\nrow\n\n## Burst:"), md[:200])
+        self.assertEqual(md.count("## Burst:"), 1)
+        self.assertIn("| coalesced | 10 of 10 |", md)
+
+
 if __name__ == "__main__":
     unittest.main()
