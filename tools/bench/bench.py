@@ -400,6 +400,8 @@ def main(argv=None):
     ap.add_argument("--out", default=OUT, help="where the run's results and the report go (default build/bench)")
     ap.add_argument("--burst", type=int, default=10000, help="W per burst in the burst phase (0: no burst phase)")
     ap.add_argument("--burst-shapes", default="segment,coalesced", help="the burst's shapes: segment, coalesced or both")
+    ap.add_argument("--burst-inflight", type=int, default=0, help="segment shape: bytes the SoC may leave unacknowledged "
+                    "when the next W is written (tools/bench/README.md)")
     ap.add_argument("--burst-minutes", type=float, default=15, help="wall-clock limit of each burst; a burst still going "
                     "then is measured as far as it got (today's firmware takes about 0.7 s of wall time a W here)")
     ap.add_argument("--burst-only", action="store_true", help="run the burst phase alone and put its figures into the "
@@ -461,7 +463,8 @@ def main(argv=None):
                          "wall_seconds": round(time.monotonic() - t0), "fires_per_path": args.fires,
                          "soc_minutes_per_phase": args.soc_minutes, "step_ms": args.step_ms,
                          "baseline_fires": None if args.skip_baseline else args.baseline_fires,
-                         "datapath_volumes": None if args.skip_datapath else args.datapath_volumes}
+                         "datapath_volumes": None if args.skip_datapath else args.datapath_volumes,
+                         "burst_messages": args.burst or None}
     if report["run"]:
         r = report["run"]
         lines[1:1] = ["", f"Measured {r['started_utc']} UTC, {r['wall_seconds'] // 60} min {r['wall_seconds'] % 60} s; "
@@ -486,7 +489,8 @@ def main(argv=None):
 
 def run_burst(args, out):
     run([sys.executable, os.path.join(ROOT, "tools/bench/burst.py"), "--messages", str(args.burst), "--shapes",
-         args.burst_shapes, "--minutes", str(args.burst_minutes), "--out", os.path.relpath(os.path.join(out, "burst"), ROOT)])
+         args.burst_shapes, "--minutes", str(args.burst_minutes), "--inflight", str(args.burst_inflight),
+         "--out", os.path.relpath(os.path.join(out, "burst"), ROOT)])
 
 
 def burst_only(args):
