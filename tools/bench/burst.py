@@ -137,7 +137,7 @@ def parse_exchange(lines, who="TFISH1"):
 
 # ---- the SoC's console -------------------------------------------------------------------------------------------
 COUNTER_RES = [
-    (re.compile(r"fix: client (\S+), session (.+?), next out (\d+), next in (\d+)"),
+    (re.compile(r"fix: client (.+?), session (.+?), next out (\d+), next in (\d+)"),
      ("client", "session", "next_out", "next_in")),
     (re.compile(r"fix: connects (\d+), logons (\d+), disconnects (\d+), market data (\d+), execution reports (\d+)"),
      ("connects", "logons", "disconnects", "md_msgs", "exec_reports")),

@@ -145,6 +145,8 @@ class TestConsole(unittest.TestCase):
         self.assertEqual(burst.counter_delta(b, a, "tcp_out_of_order"), 5)
         self.assertEqual(a["hw_orders"], 2)
         self.assertIsNone(burst.counter_delta(b, a, "no_such"))
+        w = burst.parse_counters(["fix: client waiting to reconnect, session disconnected, next out 9, next in 300"])
+        self.assertEqual((w["client"], w["session"], w["next_in"]), ("waiting to reconnect", "disconnected", 300))
 
     def test_events(self):
         lines = ["md: MSFT bid 1", "fix: gap detected, resend requested from 12",
