@@ -497,7 +497,8 @@ def burst_only(args):
     """--burst-only: the burst phase alone; its figures replace report["burst"] and report.md's burst section."""
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
-    run_burst(args, out)
+    if not args.report_only:   # --burst-only --report-only: the section again from burst.json (burst.py --refigure)
+        run_burst(args, out)
     b = burst.load(out)
     if b is None:
         raise SystemExit(f"bench: the burst phase wrote no {os.path.join(out, 'burst', 'burst.json')}")

@@ -226,6 +226,14 @@ class TestCapture(unittest.TestCase):
         self.assertEqual(f["digest_sys_cycles"], 5000)
         self.assertEqual([t["answer_ns"] for t in f["testreqs"]], [None])
 
+    def test_ack_past_the_burst_covers_all_of_it(self):
+        c = ta.Capture()
+        c.syn(100)
+        c.rx(1000, ta.md("MSFT", 10, ["99.99"]) + ta.md("MSFT", 11, ["100.01"]) + test_request(12, "END"))
+        c.tx(4000, heartbeat_answer(2, "END"))                 # acknowledges the TestRequest after the last W too
+        f = burst.capture_figures(self.capture(c), 10, 11, 125.0)
+        self.assertEqual((f["acked"], f["last_ack_ns"], f["digest_sys_cycles"]), (2, 4000 * 8 + 4, 3000))
+
     def test_retransmitted_segment_counted_apart(self):
         c = ta.Capture()
         c.syn(100)
