@@ -99,9 +99,11 @@ grep -q "^LOGOUT TFISH1" "$EXCH_OUT" && problem "the exchange ended the session 
 for k in $C3 $N; do
   grep -q "^BURST HEARTBEAT id=BURST-TR-$k " "$EXCH_OUT" || problem "the burst's TestRequest after message $k got no Heartbeat"
 done
+seen=$(grep -c 'fix: connects .*market data' "$SOC_LOG")
 soc_console "fix"
-soc_wait_for 'fix: client .*session' 60
-status=$(grep -E 'fix: client [a-z]+, session' "$SOC_LOG" | tail -1)
+TF_STEP="waiting for the console's answer to fix after the burst"
+for i in $(seq 1 600); do [ "$(grep -c 'fix: connects .*market data' "$SOC_LOG")" -gt "$seen" ] && break; sleep 0.1; done
+status=$(grep -E 'fix: client [a-z ]+, session' "$SOC_LOG" | tail -1)
 case $status in *"session active"*) ;; *) problem "the SoC's session after the burst: '$status'" ;; esac
 md_after=$(sed -n 's/.*fix: connects .*, market data \([0-9]*\),.*/\1/p' "$SOC_LOG" | tail -1)
 digested=$(( ${md_after:-0} - ${md_before:-0} ))
