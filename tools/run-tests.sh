@@ -10,7 +10,8 @@
 #   7. whole-SoC simulation tests (sim/tests, Verilator; the network ones need root)
 #   8. the latency analysis tool (tools/latency, unittest on synthetic captures)
 #      tfctl, the machine protocol's host library and CLI (tools/tfctl/tests, pytest: codec, settings, client)
-#   9. the benchmark's Linux baseline (tools/bench: its QuickFIX/J client in JUnit, the pcap pairing in unittest)
+#   9. the benchmark's Linux baseline and burst phase (tools/bench: its QuickFIX/J client in JUnit, the pcap pairing and
+#      the burst figures in unittest)
 #  10. board builds (tools/test-boards.sh): both Colorlight bitstreams meeting timing, both Zynq syntheses
 # TF_TESTS="hw fw" runs a subset. Logs: build/test-logs/<suite>.log.
 # Every suite runs under a wall-clock limit (the table in limit_for; TF_LIMIT_<suite>=seconds overrides it): a
@@ -148,7 +149,7 @@ bench)
   sed -i 's/\x1b\[[0-9;]*m//g' $LOGS/bench-client.log
   grep -o 'Test run .* finished: .*total' $LOGS/bench-client.log | sed 's/^/   /'
   rec "Linux baseline client" "$(junit_counts $LOGS/bench-client.log)" $rc
-  run bench "Linux baseline pairing, bench clock (unittest)" $LOGS/bench-pairing.log "$VENV/bin/python" -m unittest -v tools/bench/test_linux_baseline.py tools/bench/test_bench.py; rc=$?
+  run bench "Linux baseline pairing, bench clock, burst figures (unittest)" $LOGS/bench-pairing.log "$VENV/bin/python" -m unittest -v tools/bench/test_linux_baseline.py tools/bench/test_bench.py tools/bench/test_burst.py; rc=$?
   grep -E 'FAIL|ERROR|skipped' $LOGS/bench-pairing.log | grep -v '^Ran' | sed 's/^/   /' | head -20
   rec "Linux baseline pairing" "$(unittest_counts $LOGS/bench-pairing.log)" $rc ;;
 boards)
