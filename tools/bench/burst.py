@@ -20,7 +20,6 @@ Writes OUT/burst.json ({shape: figures}) and, per shape, OUT/<shape>/ (pcap, fra
 stdout and FIX logs, latency.json of the fires). burst_md() is report.md's section; bench.py calls both.
 """
 import argparse
-import datetime
 import json
 import os
 import re
@@ -32,7 +31,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-import demo  # noqa: E402  (tools/demo.py: network, SoC process, console FIFO)
+import demo  # noqa: E402  (tools/demo.py: network, SoC process, tfctl to the console)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "latency"))
 import analyze  # noqa: E402  (pcap, frame log, TCP streams, FIX messages, order/trigger pairing)
 
@@ -147,8 +146,8 @@ COUNTER_RES = [
      ("rx_frames", "rx_bytes", "crc_errors", "runts", "oversize", "rx_drops_full")),
     (re.compile(r"mac: tx_frames (\d+) tx_bytes (\d+) tx_errors (\d+) rx_too_long (\d+)"),
      ("tx_frames", "tx_bytes", "tx_errors", "rx_too_long")),
-    (re.compile(r"offload: orders sent by hardware (\d+), triggered but not sent (\d+), errors (\d+), locks (\d+)"),
-     ("hw_orders", "hw_not_sent", "hw_errors", "hw_locks")),
+    (re.compile(r"offload: orders sent by hardware (\d+), triggered but not sent (\d+), errors (\d+)"),
+     ("hw_orders", "hw_not_sent", "hw_errors")),
 ]
 # `net -a`: the stack's counters, one "net: <name> <value>" line each (fw/app/netif.c, fw/net/counters.h)
 NET_LINE_RE = re.compile(r"net: (\w+)\s+(\d+)\s*$")
@@ -469,11 +468,16 @@ class BurstRun(demo.Demo):
         finally:
             os.close(fd)
 
+    def type(self, line):
+        """A console line typed through tfctl (tools/tfctl: `type`): its output goes to the console log, where the
+        counters, stop and fire lines are read, not into a reply."""
+        self.tf.type(line)
+
     def ask(self, cmds, until, seconds=120):
         """Types commands and waits until a console line after them matches `until`; returns the lines since."""
         start = len(self.lines)
         for c in cmds:
-            self.console(c)
+            self.type(c)
         deadline = time.monotonic() + seconds
         rx = re.compile(until)
         while time.monotonic() < deadline:
@@ -495,16 +499,17 @@ class BurstRun(demo.Demo):
         self.start_exchange()
         self.start_soc(net)
         self.wait_for(r"^net: MAC", 300, "network start-up")
-        utc = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H:%M:%S.%f")[:-3]
-        self.console(f"utc set {utc}")
-        self.console(f"fix set heartbeat {a.heartbeat}")
+        self.pump(0.5)
+        self.connect()   # tfctl on the console's TCP port (tools/demo.py)
+        self.tf.set_utc()
+        self.type(f"fix set heartbeat {a.heartbeat}")
         if self.exch_port != 9876:
-            self.console(f"fix set port {self.exch_port}")
-        self.console("fix start")
+            self.type(f"fix set port {self.exch_port}")
+        self.type("fix start")
         self.wait_for(r"^fix: subscribed", 300, "FIX logon and market data subscription")
-        self.console("stop mode hw")
+        self.type("stop mode hw")
         for side, stop, limit in STOPS:
-            self.console(f"stop {side} MSFT 100 {stop} {limit}")
+            self.type(f"stop {side} MSFT 100 {stop} {limit}")
         t = time.monotonic()
         while time.monotonic() < t + 180 and sum(1 for l in self.lines if re.search(r"stop \d+: in the hardware trigger table", l)) < len(STOPS):
             self.pump(0.5)
@@ -537,7 +542,7 @@ class BurstRun(demo.Demo):
         self.pump(2.0)
         self.after = self.counters()
         self.events = session_events(self.lines[self.mark:])
-        self.console("fix stop")
+        self.type("fix stop")
         self.wait_for(r"fix: connection (closed|reset by the peer); stopped|fix: stopped", 120, "the end of the session",
                       fatal=False)
         self.pump(1.0)

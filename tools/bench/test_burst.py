@@ -145,6 +145,9 @@ class TestConsole(unittest.TestCase):
         self.assertEqual(burst.counter_delta(b, a, "tcp_out_of_order"), 5)
         self.assertEqual(a["hw_orders"], 2)
         self.assertIsNone(burst.counter_delta(b, a, "no_such"))
+        e = burst.parse_counters(["offload: orders sent by hardware 4, triggered but not sent 0, errors 0, "
+                                  "firmware frames sent by the engine 12"])   # the engine-queue firmware's line
+        self.assertEqual((e["hw_orders"], e["hw_not_sent"]), (4, 0))
         w = burst.parse_counters(["fix: client waiting to reconnect, session disconnected, next out 9, next in 300"])
         self.assertEqual((w["client"], w["session"], w["next_in"]), ("waiting to reconnect", "disconnected", 300))
 
