@@ -29,7 +29,8 @@
 # The exchange runs with CheckLatency=N and its heartbeat timers 1,000 times longer (as tools/bench/burst.py's): the
 # SoC's clock, set once from the host, runs in simulated time, 100 to 1,000 times slower than the exchange's wall
 # clock, so QuickFIX/J's SendingTime check and heartbeat timeout would end the session on the simulator's speed, not
-# the SoC's. Liveness is judged in simulated time instead (above).
+# the SoC's. Liveness is judged in simulated time instead (above). BURST_STOCK_EXCHANGE=1 runs the exchange with its
+# own settings, wall-clock timers and all (BURST_MESSAGES=N sets the burst's size, BURST_WAIT_S the wait for its end).
 set -u
 cd "$(dirname "$0")/../.."
 source sim/tests/lib.sh
@@ -53,8 +54,12 @@ abort() {
 rm -rf "build/sim/tests/$NAME-exchange"
 mkdir -p "build/sim/tests/$NAME-exchange"
 CFG=build/sim/tests/$NAME-exchange/exchange.cfg
-sed 's/^CheckLatency=Y$/CheckLatency=N\nTestRequestDelayMultiplier=1000\nHeartBeatTimeoutMultiplier=1000/' tools/exchange/exchange.cfg > "$CFG"
-grep -q '^HeartBeatTimeoutMultiplier=1000$' "$CFG" || abort "could not set the simulation's timers in $CFG"
+if [ -n "${BURST_STOCK_EXCHANGE:-}" ]; then   # the exchange's own wall-clock timers, to see what they do to a simulation
+  cp tools/exchange/exchange.cfg "$CFG"
+else
+  sed 's/^CheckLatency=Y$/CheckLatency=N\nTestRequestDelayMultiplier=1000\nHeartBeatTimeoutMultiplier=1000/' tools/exchange/exchange.cfg > "$CFG"
+  grep -q '^HeartBeatTimeoutMultiplier=1000$' "$CFG" || abort "could not set the simulation's timers in $CFG"
+fi
 CTL=build/sim/tests/$NAME-exchange/control.fifo
 mkfifo "$CTL" || abort "could not make $CTL"
 FRAMES=build/sim/tests/$NAME.frames
