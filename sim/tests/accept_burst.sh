@@ -25,7 +25,8 @@
 #    MsgSeqNums (sim/tests/seqnums.py), and the only Logouts are the SoC's final one and its answer.
 #  - liveness (issue 15: "a burst cannot make the session miss its HeartBtInt"): the TestRequests sent after the
 #    middle and the last burst message are answered, each within HeartBtInt (30 s) of simulated time at the boards'
-#    37.5 MHz sys clock (the delay in 125 MHz simulated time x 125 / 37.5: same cycles), from the capture.
+#    37.5 MHz sys clock (the delay in 125 MHz simulated time x 125 / 37.5: same cycles), from the capture: from the
+#    burst's first byte on the wire (the exchange wrote the whole burst and its TestRequests then) to the Heartbeat.
 # The exchange runs with CheckLatency=N and its heartbeat timers 1,000 times longer (as tools/bench/burst.py's): the
 # SoC's clock, set once from the host, runs in simulated time, 100 to 1,000 times slower than the exchange's wall
 # clock, so QuickFIX/J's SendingTime check and heartbeat timeout would end the session on the simulator's speed, not
@@ -158,20 +159,24 @@ PY
 else
   problem "analyze.py failed: $(tail -2 build/sim/tests/$NAME.latency.txt)"
 fi
-live=$("$PY" - "$SOC_PCAP" "$FRAMES" "$C3" "$N" <<'PY'
+# the delay the exchange sees, in simulated time: the burst was written at once, so each TestRequest was in the
+# exchange's kernel when the burst's first byte went out (tools/bench/burst.py capture_figures)
+live=$("$PY" - "$SOC_PCAP" "$FRAMES" "$C3" "$N" "$EXCH_OUT" <<'PY'
 import os, sys
 sys.path.insert(0, os.path.join("tools", "bench"))
 import burst, analyze
+sent = burst.parse_exchange(open(sys.argv[5]).read().splitlines())["sent"] or {}
 frames, _ = burst.load_frames(sys.argv[1], sys.argv[2])
 cap = analyze.Capture(frames, analyze.Warnings())
-for t in burst.testreq_delays(cap):
+f = burst.capture_figures(cap, sent.get("first_seq", -1), sent.get("last_seq", -1), burst.sim_sys_mhz(), written_at_once=True)
+for t in f["testreqs"]:
     if t["id"] in (f"BURST-TR-{sys.argv[3]}", f"BURST-TR-{sys.argv[4]}"):
-        d = t["delay_ms"]
+        d = t["exchange_delay_ms"]
         board = None if d is None else d * burst.sim_sys_mhz() / burst.BOARD_MHZ
         print(t["id"], "unanswered" if d is None else f"{d:.3f}", "-" if board is None else f"{board:.3f}")
 PY
 ) || problem "could not read the TestRequest delays from the capture"
-echo "   | TestRequest -> Heartbeat in simulated time (ms at 125 MHz, ms at the boards' 37.5 MHz): $(echo "$live" | tr '\n' ';')"
+echo "   | TestRequest written -> Heartbeat, simulated (ms at 125 MHz, ms at the boards' 37.5 MHz): $(echo "$live" | tr '\n' ';')"
 for k in $C3 $N; do
   row=$(echo "$live" | grep "^BURST-TR-$k ")
   case $row in

@@ -197,17 +197,24 @@ def load_frames(pcap, frame_log):
     return analyze.match_frames(res, recs, rows, pcap, frame_log), warn
 
 
-def capture_figures(cap, first_seq, last_seq, sys_mhz):
+def capture_figures(cap, first_seq, last_seq, sys_mhz, written_at_once=False):
     """What the capture (analyze.Capture, frames with simulated times) shows of the burst: the 35=W the exchange sent
     with MsgSeqNum first_seq..last_seq. Returns {
       "w_on_wire": burst W seen (first copies), "segments": frames that first carried burst bytes, "retransmitted":
       frames that carried only burst bytes already seen, "msgs_per_segment" {min, median, max} (W completed per
       first-copy segment), "max_payload", "first_byte_ns", "acked": burst W the SoC acknowledged (a whole message
       below the highest ACK), "last_ack_ns" (the first SoC frame acknowledging the last of them), "digest_ns",
-      "digest_sys_cycles", "testreqs" [{id, rx_ns, answer_ns, delay_ms}]: every TestRequest the SoC received (the
-      burst's and QuickFIX/J's own) and its Heartbeat, "logout_rx"/"logout_tx": first 35=5 each way (ns)}.
+      "digest_sys_cycles", "testreqs" [{id, rx_ns, answer_ns, delay_ms, queued_ns, exchange_delay_ms}]: every
+      TestRequest the SoC received (the burst's and QuickFIX/J's own) and its Heartbeat, "logout_rx"/"logout_tx":
+      first 35=5 each way (ns)}.
     The SoC acknowledges data after its FIX layer has handled it (fw/net/tcp.c: on_data, then the ACK), so the ACK of
-    the last burst byte marks the end of the digestion."""
+    the last burst byte marks the end of the digestion.
+    delay_ms runs from the TestRequest's arrival at the SoC; but a TestRequest waits first in the exchange's kernel
+    behind the W written before it. exchange_delay_ms is the delay the exchange sees, in simulated time, for the
+    burst's own TestRequests (112=BURST-TR-K, written right after message K): from queued_ns, the simulated time the
+    exchange wrote it, to the Heartbeat. The exchange writes faster than the simulation runs, so that is the burst's
+    first byte on the wire when the burst was written at once (coalesced), and the first byte of message K on the
+    wire when each message waited for the SoC's ACKs (segment: it goes out as it is written)."""
     inrange = [m for m in cap.messages("rx") if m.msg_type == "W" and _seq(m) is not None and first_seq <= _seq(m) <= last_seq]
     w = [m for m in inrange if is_burst_w(m)]
     out = {"w_on_wire": len(w), "other_w": len(inrange) - len(w), "segments": 0, "retransmitted": 0, "msgs_per_segment": None, "max_payload": 0,
@@ -221,6 +228,7 @@ def capture_figures(cap, first_seq, last_seq, sys_mhz):
             out[key + "_text"] = lo[0].get("58")
     if not w:
         return out
+    queue_testreqs(out["testreqs"], w, written_at_once)
     st = w[0].stream
     lo, hi = w[0].start, w[-1].end
     ends = {}
@@ -264,6 +272,8 @@ def capture_figures(cap, first_seq, last_seq, sys_mhz):
         if done:
             end = done[-1].end
             out["last_ack_ns"] = next(t for t, a in acks if a >= end)
+    if written_at_once:
+        queue_testreqs(out["testreqs"], w, True, out["first_byte_ns"])
     if out["first_byte_ns"] is not None and out["last_ack_ns"] is not None:
         out["digest_ns"] = out["last_ack_ns"] - out["first_byte_ns"]
         out["digest_sys_cycles"] = round(out["digest_ns"] * sys_mhz / 1000)
@@ -285,6 +295,20 @@ def _seq(m):
         return None
 
 
+def queue_testreqs(trs, w, written_at_once, first_byte_ns=None):
+    """Sets queued_ns and exchange_delay_ms of the burst's TestRequests (capture_figures explains them); w: the burst's
+    W in order."""
+    for t in trs:
+        m = re.fullmatch(r"BURST-TR-(\d+)", t["id"] or "")
+        if not m or not 1 <= int(m.group(1)) <= len(w):
+            continue
+        q = first_byte_ns if written_at_once else w[int(m.group(1)) - 1].first_frame().sof_ns
+        if q is None:
+            continue
+        t["queued_ns"] = q
+        t["exchange_delay_ms"] = None if t["answer_ns"] is None else round((t["answer_ns"] - q) / 1e6, 6)
+
+
 def testreq_delays(cap):
     """Every TestRequest (35=1) the SoC received and the Heartbeat (35=0, same 112) it answered with: the time from
     the last byte of the TestRequest on the RX pins to the first byte of the Heartbeat on the TX pins."""
@@ -300,7 +324,8 @@ def testreq_delays(cap):
         rx = m.last_frame().eof_ns
         ans = hb.get(tid)
         out.append({"id": tid, "rx_ns": rx, "answer_ns": ans,
-                    "delay_ms": None if ans is None else round((ans - rx) / 1e6, 6)})
+                    "delay_ms": None if ans is None else round((ans - rx) / 1e6, 6), "queued_ns": None,
+                    "exchange_delay_ms": None})
     return out
 
 
@@ -353,7 +378,10 @@ def burst_figures(shape, n, exch, before, after, events, capfig, fires, cross, s
     rate = rates(digested, capfig.get("digest_sys_cycles"), sim_mhz, board_mhz)
     td = [t for t in capfig.get("testreqs", []) if t["rx_ns"] is not None and capfig.get("first_byte_ns") is not None
           and t["rx_ns"] >= capfig["first_byte_ns"]]
-    answered = [t["delay_ms"] for t in td if t["delay_ms"] is not None]
+    # the delay the exchange sees where it is known (the burst's own TestRequests), else from the arrival at the SoC
+    answered = [t["exchange_delay_ms"] if t.get("exchange_delay_ms") is not None else t["delay_ms"]
+                for t in td if t["delay_ms"] is not None]
+    arrival = [t["delay_ms"] for t in td if t["delay_ms"] is not None]
     survived = (exch.get("end") == "sent" and exch.get("drain") == "acked" and exch.get("logouts", 0) == 0
                 and after.get("session") == "active")
     if survived:
@@ -381,6 +409,7 @@ def burst_figures(shape, n, exch, before, after, events, capfig, fires, cross, s
         "testreq": {"in_burst": len(td), "answered": len(answered),
                     "max_delay_sim_ms": max(answered) if answered else None,
                     "max_delay_board_ms": round(max(answered) * sim_mhz / board_mhz, 3) if answered else None,
+                    "max_delay_from_arrival_sim_ms": max(arrival) if arrival else None,
                     "unanswered": [t["id"] for t in td if t["delay_ms"] is None],
                     "exchange_wall_ms": exch.get("heartbeats", {}), "all": td},
         "session_survived": survived, "session_end": how, "heartbeat_s": heartbeat_s,
@@ -578,7 +607,7 @@ class BurstRun(demo.Demo):
             json.dump({"orders": records}, f, indent=1)
         sent = exch.get("sent") or {}
         first, last = sent.get("first_seq", -1), sent.get("last_seq", -1)
-        capfig = capture_figures(cap, first, last, a.sim_mhz)
+        capfig = capture_figures(cap, first, last, a.sim_mhz, written_at_once=self.shape == "coalesced")
         w_seqs = sorted(_seq(m) for m in cap.messages("rx") if m.msg_type == "W" and _seq(m) is not None
                         and first <= _seq(m) <= last and is_burst_w(m))
         fires, cross = fires_in_burst(records, w_seqs, exch["crosses"], exch["fills"])
@@ -667,8 +696,9 @@ def burst_md(b):
               "the exchange's wall clock, so the exchange runs with CheckLatency=N and its heartbeat timers 1,000 times "
               "longer (burst.exchange_settings): otherwise it would end the session on the simulator's speed. Liveness "
               "is judged in simulated time instead: the TestRequests sent after the middle and the last message, from "
-              "their last byte into the SoC to the first byte of its Heartbeat, scaled to the boards' sys clock and held "
-              "against HeartBtInt: " + "; ".join(f"{sh} {'within' if f.get('liveness_ok') else 'NOT within'} it"
+              "the simulated time the exchange wrote them (the burst's first byte when it was written at once; message "
+              "K's first byte when each waited for the ACKs) to the first byte of the SoC's Heartbeat, scaled to the "
+              "boards' sys clock and held against HeartBtInt: " + "; ".join(f"{sh} {'within' if f.get('liveness_ok') else 'NOT within'} it"
                                                   for sh, f in b.items()) + ".",
               "", "\"digested by firmware\" is the console's count of every W; "
               + "; ".join(f"{sh}: {f.get('other_w') or 0} of them came from the real book (the rested liquidity, fills)"

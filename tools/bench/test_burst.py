@@ -179,7 +179,7 @@ class TestCapture(unittest.TestCase):
         frames, _ = burst.load_frames(pcap, log)
         return analyze.Capture(frames, analyze.Warnings())
 
-    def build(self, ack_all=True):
+    def build(self, ack_all=True, tr="TR1"):
         """W 9 before the burst; the burst is W 10..15 (3 + 1 + 2 per segment) with a TestRequest after W 13 in
         W 13's segment; the SoC ACKs the first segment at cycle 2000 and the rest at 9000 (or W 13 only)."""
         c = ta.Capture()
@@ -189,12 +189,12 @@ class TestCapture(unittest.TestCase):
         c.rx(1000, ta.md("MSFT", 10, ["99.99"]) + ta.md("MSFT", 11, ["100.01"]) + ta.md("MSFT", 12, ["100.15"]))
         c.tx(2000, b"")
         self.w13 = ta.md("MSFT", 13, ["100.01"])
-        c.rx(3000, self.w13 + test_request(14, "TR1"))
+        c.rx(3000, self.w13 + test_request(14, tr))
         if not ack_all:
             c.tx(6000, b"")
         c.rx(5000, ta.md("MSFT", 15, ["99.99"]) + ta.md("MSFT", 16, ["100.01"]))
         if ack_all:
-            c.tx(7000, heartbeat_answer(3, "TR1"))
+            c.tx(7000, heartbeat_answer(3, tr))
             c.tx(9000, b"")
         return c
 
@@ -221,6 +221,21 @@ class TestCapture(unittest.TestCase):
         self.assertEqual(tr[0]["rx_ns"], eof * 8 + 4)
         self.assertEqual(tr[0]["answer_ns"], 7000 * 8 + 4)
         self.assertAlmostEqual(tr[0]["delay_ms"], (7000 - eof) * 8 / 1e6, places=6)
+
+    def test_testrequest_delay_as_the_exchange_sees_it(self):
+        # BURST-TR-4 follows the 4th burst W (W 13). Written at once: queued when the burst's first byte went out (cycle
+        # 1000); one W at a time: when W 13 went out (cycle 3000). The Heartbeat starts at cycle 7000.
+        cap = self.capture(self.build(tr="BURST-TR-4"))
+        for at_once, queued in ((True, 1000), (False, 3000)):
+            f = burst.capture_figures(cap, 10, 16, 125.0, written_at_once=at_once)
+            t = [t for t in f["testreqs"] if t["id"] == "BURST-TR-4"][0]
+            self.assertEqual(t["queued_ns"], queued * 8 + 4)
+            self.assertAlmostEqual(t["exchange_delay_ms"], (7000 - queued) * 8 / 1e6, places=9)
+            self.assertLess(t["delay_ms"], t["exchange_delay_ms"])
+        f = burst.capture_figures(cap, 10, 16, 125.0, written_at_once=True)
+        fig = burst.burst_figures("coalesced", 6, TestFigures().exch(), {}, {"session": "active"}, [], f, [], [], 125.0, 30)
+        self.assertEqual(fig["testreq"]["max_delay_sim_ms"], 0.048)              # 6000 cycles of 8 ns
+        self.assertEqual(fig["testreq"]["max_delay_board_ms"], 0.16)             # x 125 / 37.5
 
     def test_partial_ack(self):
         f = burst.capture_figures(self.capture(self.build(ack_all=False)), 10, 16, 125.0)
