@@ -748,7 +748,7 @@ def main(argv=None):
     args.shapes = [s for s in args.shapes.split(",") if s]
     if not args.shapes or any(s not in SHAPES for s in args.shapes) or args.messages < 1:
         raise SystemExit("burst: --shapes takes segment, coalesced or both; --messages at least 1")
-    for p in (demo.SIM, demo.FW, demo.JAR):
+    for p in () if args.refigure else (demo.SIM, demo.FW, demo.JAR):
         if not os.path.exists(p):
             raise SystemExit(f"burst: {os.path.relpath(p, ROOT)} is missing (make bench builds it)")
     args.out_base = os.path.join(ROOT, args.out)
