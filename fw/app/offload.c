@@ -13,6 +13,7 @@
 #include "drivers/sysctrl.h"
 #include "drivers/timer.h"
 #include "lib/console.h"
+#include "lib/mproto.h"
 #include "net/tcp.h"
 #include "offload/template.h"
 
@@ -209,6 +210,7 @@ static bool load(unsigned i, const stop_t *st) {
     }
     ofl.loaded |= 1u << i;
     printf("stop %u: in the hardware trigger table (order %s, %u bytes)\n", i, id, (unsigned)tp.len);
+    mp_event("stop.loaded", "stop:u clordid:s", i, id);
     return true;
 }
 
