@@ -228,6 +228,10 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
             m->err = FIX_PERR_EMPTY_VALUE;
             m->err_tag = tag;
         }
+        if (tag == 10 && p + 1 < end) { /* CheckSum must be the last field */
+            m->err = FIX_PERR_CHECKSUM_NOT_LAST;
+            m->err_tag = 10;
+        }
         if (n >= FIX_MAX_FIELDS) {
             if (!m->err) {
                 m->err = FIX_PERR_TOO_MANY_FIELDS;
@@ -324,7 +328,7 @@ static void stream_drop(fix_stream_t *st, size_t n)
 HOT static bool frame_parse(const uint8_t *b, size_t total, fix_msg_t *m)
 {
     fix_parse(m, b, total);
-    return frame_trailer_ok(b, total, m->sum);
+    return m->err != FIX_PERR_CHECKSUM_NOT_LAST && frame_trailer_ok(b, total, m->sum);
 }
 
 #define HEADER_MAX (2 + FIX_MAX_BEGINSTR_LEN + 1 + 2 + FIX_MAX_BODYLEN_DIGITS + 1) /* bytes that settle a header */

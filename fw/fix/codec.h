@@ -85,6 +85,8 @@ enum {
     FIX_PERR_EMPTY_VALUE,     /* tag= with no value (373=4) */
     FIX_PERR_TOO_MANY_FIELDS, /* more than FIX_MAX_FIELDS fields */
     FIX_PERR_TRUNCATED,       /* last field not ended by SOH */
+    FIX_PERR_CHECKSUM_NOT_LAST, /* a CheckSum (10) field before the last field: the frame is garbled (test case
+                                 * 3.d); overrides any other error */
 };
 
 /* Tags with an O(1) index in fix_msg_t (the ones the session and the application read). The first

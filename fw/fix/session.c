@@ -482,8 +482,13 @@ static void handle_sequence_reset(fix_session_t *s, const fix_msg_t *m, uint32_t
         return;
     }
     if (gap_fill ? new_seq <= seq : new_seq < s->next_in) {
-        /* 10e / 11c: an attempt to lower the sequence number; expected MsgSeqNum unchanged. */
-        send_reject(s, seq, 36, type, FIX_RR_VALUE_INCORRECT, "Attempt to lower sequence number", now);
+        /* 10e / 11c: an attempt to lower the sequence number; expected MsgSeqNum unchanged. The text is the one
+         * the FIX session test cases give. */
+        static const char lower[] = "attempt to lower sequence number, invalid value NewSeqNum=";
+        char text[sizeof lower + 10];
+        memcpy(text, lower, sizeof lower - 1);
+        text[sizeof lower - 1 + fix_fmt_uint(text + sizeof lower - 1, new_seq)] = '\0';
+        send_reject(s, seq, 36, type, FIX_RR_VALUE_INCORRECT, text, now);
         return;
     }
     s->next_in = new_seq;
@@ -491,11 +496,24 @@ static void handle_sequence_reset(fix_session_t *s, const fix_msg_t *m, uint32_t
     after_in_seq(s);
 }
 
+/* 1B.d: an invalid Logon reply is answered with a Logout naming the problem, then the connection closes. */
+static void refuse_logon(fix_session_t *s, const char *text, uint64_t now)
+{
+    send_logout(s, text, now);
+    do_disconnect(s, "invalid Logon reply");
+}
+
 static bool accept_logon(fix_session_t *s, const fix_msg_t *m, uint64_t now)
 {
     uint32_t hb;
-    if (fix_msg_get_char(m, 98) != '0' || fix_msg_get_u32(m, 108, &hb) != FIX_OK) {
-        do_disconnect(s, "invalid Logon reply");
+    const char em = fix_msg_get_char(m, 98);
+    const int rh = fix_msg_get_u32(m, 108, &hb);
+    if (em != '0' || rh != FIX_OK) {
+        refuse_logon(s,
+                     !em || rh == FIX_E_MISSING ? "Required tag missing"
+                     : em != '0'                ? "Unsupported EncryptMethod"
+                                                : "Incorrect data format for value",
+                     now);
         return false;
     }
     s->state = FIX_SESS_ACTIVE;
@@ -551,16 +569,20 @@ static void process(fix_session_t *s, uint64_t now)
     const fix_field_t *f52 = fix_msg_get(m, 52);
     const bool time_ok = f52 && fix_utc_parse(f52->val, f52->len, &sending);
 
-    if (in_logon && !logon) { /* 1S: the first message must be the Logon reply */
+    if (in_logon && !logon) { /* 1B.e: the first message must be the Logon reply */
         if (time_ok) learn_utc(s, now, sending);
-        if (type_is(type, '5')) event(s, FIX_EV_LOGOUT, 0, "Logon refused");
+        if (type_is(type, '5')) { /* the acceptor refused our Logon and ends the session itself */
+            event(s, FIX_EV_LOGOUT, 0, "Logon refused");
+        } else {
+            send_logout(s, "first message not a logon", now);
+        }
         do_disconnect(s, "first message is not a Logon");
         return;
     }
     /* 2i: CompIDs */
     if (!fix_field_eq(fix_msg_get(m, 49), s->target) || !fix_field_eq(fix_msg_get(m, 56), s->sender)) {
         if (in_logon) {
-            do_disconnect(s, "invalid Logon reply: CompID");
+            refuse_logon(s, "CompID problem", now);
             return;
         }
         send_reject(s, seq, 0, type, FIX_RR_COMPID, "CompID problem", now);
@@ -572,7 +594,7 @@ static void process(fix_session_t *s, uint64_t now)
     /* 2k: SendingTime present, well formed, within tolerance of our clock */
     if (!time_ok) {
         if (in_logon) {
-            do_disconnect(s, "invalid Logon reply: SendingTime");
+            refuse_logon(s, f52 ? "Incorrect data format for value" : "Required tag missing", now);
             return;
         }
         send_reject(s, seq, 52, type, f52 ? FIX_RR_FORMAT : FIX_RR_REQUIRED_TAG_MISSING,

@@ -23,7 +23,9 @@
  *    the counterparty resends everything from the gap on). ResendRequest, SequenceReset-Reset, Logout
  *    and a Logon reply are processed first even when too high.
  *  - Too-low MsgSeqNum without PossDupFlag: Logout with text, then disconnect. With 43=Y: ignored.
- *  - Garbled frames (bad BodyLength/CheckSum, 8/9/35 not first) are dropped; expected seq unchanged.
+ *  - Garbled frames (bad BodyLength/CheckSum, 8/9/35 not first, 10 not last) are dropped; expected seq unchanged.
+ *  - An invalid Logon reply, or a first message that is not a Logon (nor a Logout refusing ours), is answered
+ *    with a Logout naming the problem before the connection closes (test case 1B.d/e).
  *  - Answering a ResendRequest: stored application messages are resent with 43=Y and 122; admin
  *    messages, messages no longer in the store and orders (35=D/G) are replaced by SequenceReset
  *    GapFill. Orders are resent only if cfg.resend_order_max_age_ms > 0 and they are younger than

@@ -84,7 +84,8 @@ static void test_1s_first_message_not_logon_disconnects(void **st)
     fx_in(&T, FX_T0_NOW, "35=0|34=1|");
     assert_int_equal(T.disconnects, 1);
     assert_int_equal(fix_session_state(&T.s), FIX_SESS_DISCONNECTED);
-    assert_int_equal(T.nsent, 1);
+    assert_int_equal(T.nsent, 2); /* 1B.e: a Logout naming the problem before the close */
+    FX_EXPECT(&T, 1, "35=5|34=2|" HDR_US "58=first message not a logon|");
 }
 
 static void test_1s_logon_reply_wrong_compid_disconnects(void **st)
@@ -95,7 +96,8 @@ static void test_1s_logon_reply_wrong_compid_disconnects(void **st)
     fix_session_connected(&T.s, 990);
     fx_in_raw(&T, FX_T0_NOW, "35=A|34=1|49=OTHER|52=20260105-14:30:00.000|56=TFISH|98=0|108=30|");
     assert_int_equal(T.disconnects, 1);
-    assert_int_equal(T.nsent, 1);
+    assert_int_equal(T.nsent, 2); /* 1B.d: a Logout naming the problem before the close */
+    FX_EXPECT(&T, 1, "35=5|34=2|" HDR_US "58=CompID problem|");
 }
 
 static void test_1s_no_logon_reply_times_out(void **st)
@@ -541,7 +543,7 @@ static void test_10e_gapfill_newseqno_not_above_msgseqnum_rejected(void **st)
     (void)st;
     logon_default();
     fx_in(&T, 2000, "35=4|34=2|123=Y|36=2|");
-    FX_EXPECT(&T, 1, "35=3|34=2|" HDR_US "45=2|371=36|372=4|373=5|58=Attempt to lower sequence number|");
+    FX_EXPECT(&T, 1, "35=3|34=2|" HDR_US "45=2|371=36|372=4|373=5|58=attempt to lower sequence number, invalid value NewSeqNum=2|");
     assert_int_equal(fix_session_next_in(&T.s), 2);
 }
 
@@ -576,7 +578,7 @@ static void test_11c_reset_lower_newseqno_rejected(void **st)
     fx_in(&T, 2000, "35=0|34=2|");
     fx_in(&T, 2001, "35=0|34=3|");
     fx_in(&T, 2002, "35=4|34=4|36=2|");
-    FX_EXPECT(&T, 1, "35=3|34=2|" HDR_US "45=4|371=36|372=4|373=5|58=Attempt to lower sequence number|");
+    FX_EXPECT(&T, 1, "35=3|34=2|" HDR_US "45=4|371=36|372=4|373=5|58=attempt to lower sequence number, invalid value NewSeqNum=2|");
     assert_int_equal(fix_session_next_in(&T.s), 4);
 }
 
