@@ -32,8 +32,40 @@ static uint32_t entropy = 0x9E3779B9u;
 
 static void stir(uint32_t v) { entropy = (entropy ^ v) * 0x01000193u + 0x7F4A7C15u; }
 
+/* The receive filter (ethmac_filter_*): on unless the build says TF_NET_FILTER=0; ICMP echo requests limited to one
+ * per TF_NET_ICMP_INTERVAL * 1024 eth_rx cycles after a burst of 8 (12: about 10,000 a second at 125 MHz, which no
+ * ping reaches and a flood at line rate exceeds 150 times). */
+#ifndef TF_NET_FILTER
+#define TF_NET_FILTER 1
+#endif
+#ifndef TF_NET_ICMP_INTERVAL
+#define TF_NET_ICMP_INTERVAL 12
+#endif
+_Static_assert(NET_TCP_MAX_CONNS <= ETH_FILTER_CONNS, "every connection needs a receive filter entry");
+static bool filter_on = TF_NET_FILTER;
+
+static void filter_update(void) { ethmac_filter_config(filter_on, net_get_config(&stack)->ip, TF_NET_ICMP_INTERVAL); }
+
+/* Every connection firmware opens starts with our SYN: its 4-tuple goes into the receive filter's entry of the same
+ * index as the connection's slot before the SYN leaves, so the answer finds the filter open (an entry is replaced
+ * when its slot opens the next connection). */
+static void filter_learn(const uint8_t *f) {
+    uint32_t rip = (uint32_t)f[30] << 24 | (uint32_t)f[31] << 16 | (uint32_t)f[32] << 8 | f[33];
+    uint16_t lport = (uint16_t)(f[34] << 8 | f[35]), rport = (uint16_t)(f[36] << 8 | f[37]);
+    for (unsigned i = 0; i < NET_TCP_MAX_CONNS; i++) {
+        const struct tcp_conn *c = &stack.tcp[i];
+        if (c->state != TCP_CLOSED && c->remote_ip == rip && c->remote_port == rport && c->local_port == lport) {
+            ethmac_filter_conn(i, true, rip, rport, lport);
+            return;
+        }
+    }
+}
+
 static void tx(void *ctx, const uint8_t *frame, size_t len) {
     (void)ctx;
+    /* IPv4 (no options) TCP with SYN set: a connection we open */
+    if (len >= 54 && frame[12] == 0x08 && frame[13] == 0x00 && frame[14] == 0x45 && frame[23] == 6 && (frame[47] & 0x02))
+        filter_learn(frame);
     ethmac_send(frame, len);
 }
 
@@ -103,6 +135,7 @@ void netif_init(void) {
     stir(sysctrl_cycles32());
     ethmac_init();
     net_init(&stack, mac, &cfg, &ops, NULL, now_ms());
+    filter_update();
     printf("net: ");
     print_config();
     if (cfg.ip) arp_announce(&stack);
@@ -129,8 +162,16 @@ void netif_poll(void) {
 struct net_stack *netif_stack(void) { return &stack; }
 
 static int cmd_net(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
+    if (argc == 3 && strcmp(argv[1], "filter") == 0) {
+        if (strcmp(argv[2], "on") != 0 && strcmp(argv[2], "off") != 0) {
+            printf("usage: net filter on|off\n");
+            return 1;
+        }
+        filter_on = strcmp(argv[2], "on") == 0;
+        filter_update();
+        printf("net: receive filter %s\n", filter_on ? "on" : "off");
+        return 0;
+    }
     struct ethmac_counters h;
     ethmac_read_counters(&h);
     printf("mac: rx_frames %lu rx_bytes %lu crc_errors %lu runts %lu oversize %lu rx_drops_full %lu\n",
@@ -138,6 +179,8 @@ static int cmd_net(int argc, char **argv) {
            (unsigned long)h.runts, (unsigned long)h.oversize, (unsigned long)h.rx_drops_full);
     printf("mac: tx_frames %lu tx_bytes %lu tx_errors %lu rx_too_long %lu\n", (unsigned long)h.tx_frames,
            (unsigned long)h.tx_bytes, (unsigned long)h.tx_errors, (unsigned long)ethmac_rx_too_long());
+    printf("mac: filter %s filtered %lu icmp_limited %lu\n", filter_on ? "on" : "off", (unsigned long)h.filtered,
+           (unsigned long)h.icmp_limited);
     const struct net_counters *c = net_get_counters(&stack);
     for (unsigned i = 0; i < NET_COUNTER_COUNT; i++) {
         uint32_t v = net_counter_get(c, i);
@@ -145,7 +188,7 @@ static int cmd_net(int argc, char **argv) {
     }
     return 0;
 }
-TF_COMMAND(net, "network counters: net [-a]", cmd_net);
+TF_COMMAND(net, "network counters: net [-a]; the receive filter: net filter on|off", cmd_net);
 
 static int cmd_ifconfig(int argc, char **argv) {
     struct net_config cfg = *net_get_config(&stack);
@@ -167,6 +210,7 @@ static int cmd_ifconfig(int argc, char **argv) {
     }
     if ((argc - 1) % 2 != 0) goto bad;
     net_set_config(&stack, &cfg);
+    filter_update();
     return 0;
 bad:
     printf("usage: ifconfig [ip A.B.C.D] [netmask A.B.C.D] [gateway A.B.C.D] [mac aa:bb:cc:dd:ee:ff]\n");
@@ -217,6 +261,7 @@ static int cmd_ethlat(int argc, char **argv) {
         return 1;
     }
     static const uint8_t probe[60] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x54, 0x46, 0x00, 0x00, 0x02, 0x88, 0xb5};
+    ethmac_filter_config(false, 0, 0); /* the probes are EtherType 0x88B5: the receive filter would drop them */
     printf("ethlat: ready for %lu frames\n", (unsigned long)n);
     for (uint32_t i = 0; i < n; i++) {
         ethmac_load(probe, sizeof probe);
@@ -231,6 +276,7 @@ static int cmd_ethlat(int argc, char **argv) {
         while (ethmac_tx_busy()) {
         }
     }
+    filter_update();
     return 0;
 }
 TF_COMMAND(ethlat, "CPU frame path: ethlat <frames>", cmd_ethlat);

@@ -76,6 +76,29 @@ void ethmac_read_counters(struct ethmac_counters *c) {
     c->tx_frames = rd(ETH_TX_FRAMES);
     c->tx_bytes = rd(ETH_TX_BYTES);
     c->tx_errors = rd(ETH_TX_ERRORS);
+    c->filtered = rd(ETH_FILTERED);
+    c->icmp_limited = rd(ETH_ICMP_LIMITED);
+}
+
+static uint32_t filter_valid; /* FILTER_CTRL.CONN_VALID as last written */
+
+void ethmac_filter_config(bool enable, uint32_t ip, uint32_t icmp_interval) {
+    wr(ETH_FILTER_IP, ip);
+    wr(ETH_FILTER_ICMP, icmp_interval > 0xFFFFu ? 0xFFFFu : icmp_interval);
+    wr(ETH_FILTER_CTRL, (enable ? 1u : 0u) | filter_valid << ETH_FILTER_CTRL_CONN_VALID_SHIFT);
+    wr(ETH_FILTER_APPLY, 1);
+}
+
+void ethmac_filter_conn(unsigned i, bool valid, uint32_t remote_ip, uint16_t remote_port, uint16_t local_port) {
+    if (i >= ETH_FILTER_CONNS) return;
+    uint32_t base = ETH_FILTER_CONN0_IP + 8u * i; /* FILTER_CONNi_IP, then FILTER_CONNi_PORTS */
+    wr(base, remote_ip);
+    wr(base + 4u, (uint32_t)remote_port << ETH_FILTER_CONN0_PORTS_REMOTE_SHIFT | local_port);
+    if (valid) filter_valid |= 1u << i;
+    else filter_valid &= ~(1u << i);
+    uint32_t ctrl = rd(ETH_FILTER_CTRL) & ~(ETH_FILTER_CTRL_CONN_VALID_MASK << ETH_FILTER_CTRL_CONN_VALID_SHIFT);
+    wr(ETH_FILTER_CTRL, ctrl | filter_valid << ETH_FILTER_CTRL_CONN_VALID_SHIFT);
+    wr(ETH_FILTER_APPLY, 1);
 }
 
 uint32_t ethmac_rx_too_long(void) { return too_long; }

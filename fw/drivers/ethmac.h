@@ -11,6 +11,7 @@
 
 struct ethmac_counters {
     uint32_t rx_frames, rx_bytes, crc_errors, runts, oversize, rx_drops_full, tx_frames, tx_bytes, tx_errors;
+    uint32_t filtered, icmp_limited; /* dropped by the receive filter */
 };
 
 void ethmac_init(void);
@@ -28,5 +29,13 @@ static inline void ethmac_start(size_t len) { tf_write32(ETH_BASE + ETH_TX_LEN, 
 bool ethmac_tx_busy(void);
 void ethmac_read_counters(struct ethmac_counters *c);
 uint32_t ethmac_rx_too_long(void); /* frames dropped by ethmac_receive for lack of room */
+
+/* The receive filter (EthRxFilter in the frame buffers): enabled, only ARP, ICMP echo requests to ip (at most one per
+ * icmp_interval * ETH_FILTER_TOKEN_CYCLES eth_rx cycles after a burst of 8; 0: no limit), IPv4 with options to ip,
+ * and TCP of the connections set with ethmac_filter_conn take a receive slot; the rest is dropped and counted in
+ * hardware. Each call takes effect as a whole a few cycles later. */
+void ethmac_filter_config(bool enable, uint32_t ip, uint32_t icmp_interval);
+/* Connection entry i (< ETH_FILTER_CONNS): TCP from remote_ip:remote_port to local_port is let through. */
+void ethmac_filter_conn(unsigned i, bool valid, uint32_t remote_ip, uint16_t remote_port, uint16_t local_port);
 
 #endif

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Whole-SoC test without root: the harness's libslirp backend (user-mode networking on the same
 # addresses as the TAP tests: slirp is 10.77.0.1, the SoC 10.77.0.2). The firmware resolves 10.77.0.1 by
-# ARP through slirp, and a host connection to a forwarded port reaches the firmware's TCP, which refuses
-# it (no listener: RST), counted by the firmware.
+# ARP through slirp. A host connection to a forwarded port (no listener there) is dropped by the receive filter,
+# which counts it, and the firmware does not answer; with the filter off (`net filter off`) it reaches the
+# firmware's TCP, which refuses it (RST), counted by the firmware.
 set -u
 cd "$(dirname "$0")/../.."
 source sim/tests/lib.sh
@@ -12,6 +13,24 @@ trap soc_stop EXIT
 soc_start slirp +slirp-fwd=tcp:$PORT:9 || fail "could not start the SoC"
 soc_console "arp resolve 10.77.0.1"
 soc_wait_for "arp: 10.77.0.1 is at [0-9a-f:]{17}" 30 || fail "the firmware did not resolve slirp's address"
+counter() { sed -n "s/^.*$1 \([0-9]*\).*/\1/p" "$SOC_LOG" | tail -1; }
+# The receive filter on (the default): slirp's SYN to port 9 takes no receive slot and gets no answer.
+python3 - "$PORT" <<'PY' &
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20)
+time.sleep(8)
+PY
+held=$!
+filtered=0
+for _ in $(seq 1 20); do
+  sleep 0.5; soc_console "net"; sleep 0.5
+  filtered=$(counter filtered); [ "${filtered:-0}" -ge 1 ] && break
+done
+kill "$held" 2>/dev/null; wait "$held" 2>/dev/null
+[ "${filtered:-0}" -ge 1 ] || fail "the receive filter did not drop the SYN to a port without a listener (filtered ${filtered:-none})"
+[ -z "$(sed -n 's/^.*net: tcp_rst_out *\([0-9]*\).*/\1/p' "$SOC_LOG")" ] || fail "the firmware answered a SYN the receive filter should have dropped"
+soc_console "net filter off"
+soc_wait_for "net: receive filter off" 10 || fail "net filter off was not confirmed"
 python3 - "$PORT" <<'PY' || fail "the forwarded connection was not refused by the firmware"
 import socket, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20)
@@ -40,4 +59,4 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 else
   echo "skip slirp-fallback (checking that +tap falls back to libslirp without root needs root and setpriv to drop it)"
 fi
-echo "ok slirp (ARP through libslirp; forwarded connection refused by the firmware's TCP$fallback)"
+echo "ok slirp (ARP through libslirp; a forwarded connection dropped by the receive filter, and with the filter off refused by the firmware's TCP$fallback)"

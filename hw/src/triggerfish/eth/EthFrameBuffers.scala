@@ -4,6 +4,8 @@
 //   rx (eth_rx)  MAC rx_* flow -> RX writer -> RX slot RAM (write eth_rx, read sys)
 //                                    |-> descriptor StreamFifoCC (slot, length) -> sys  (slot ownership, see below)
 //                                    '-> event StreamFifoCC (one per frame: kind, length) -> sys counters
+//                EthRxFilter at the same tap: its verdict decides whether a good frame may be committed
+//                (its configuration: sys registers -> StreamCCByToggle -> eth_rx, applied as a whole)
 //   sys          bus (PipelinedMemoryBus) -> registers (RegMap "ETH"), TX buffer window, RX buffer window
 //   tx (eth_tx)  TX_LEN (held) + start pulse (PulseCCByToggle) -> TX reader -> TX RAM (write sys, read eth_tx)
 //                -> tx stream to the MAC (no bubbles once a frame starts); done pulse (PulseCCByToggle) -> sys
@@ -34,7 +36,8 @@ case class EthBuffersConfig(
   txBytes: Int = 2048,         // transmit buffer bytes (a power of two): the longest frame that can be sent
   maxFrameBytes: Int = 1518,   // longest frame accepted (DA..payload, FCS already stripped by the MAC)
   minFrameBytes: Int = 60,     // shorter frames are runts
-  eventFifoDepth: Int = 8      // per-frame events from eth_rx to the sys counters (see the sizing note below)
+  eventFifoDepth: Int = 8,     // per-frame events from eth_rx to the sys counters (see the sizing note below)
+  filterConns: Int = 2         // connections the receive filter lets through (EthRxFilter; firmware opens at most 2)
 ) {
   require(isPow2(rxSlots) && rxSlots >= 2 && rxSlots <= 256, "rxSlots: a power of two in 2..256")
   require(isPow2(slotBytes) && slotBytes >= 64, "slotBytes: a power of two >= 64")
@@ -42,6 +45,7 @@ case class EthBuffersConfig(
   require(isPow2(txBytes) && txBytes >= 64 && txBytes <= 16 * 1024, "txBytes: a power of two in 64..16384")
   require(minFrameBytes >= 2 && minFrameBytes <= maxFrameBytes)
   require(isPow2(eventFifoDepth) && eventFifoDepth >= 4)
+  require(filterConns >= 1 && filterConns <= 4, "filterConns: 1..4 (two registers each at FILTER_CONN0_IP + 8 * i)")
   /** The longest frame stored: longer ones are cut here and dropped as OVERSIZE. */
   def rxLimit: Int = scala.math.min(maxFrameBytes, slotBytes)
   def rxLenWidth: Int = log2Up(rxLimit + 1)      // frame lengths 0..rxLimit
@@ -144,7 +148,7 @@ object EthFrameBuffers {
   val rxWindow = 0x8000
   // Event kinds from eth_rx to the sys counters (one event per received frame).
   object Ev {
-    val COMMIT = 0; val CRC = 1; val RUNT = 2; val OVERSIZE = 3; val FULL = 4
+    val COMMIT = 0; val CRC = 1; val RUNT = 2; val OVERSIZE = 3; val FULL = 4; val FILTERED = 5; val ICMP_LIMITED = 6
     val width = 3
   }
 }
@@ -191,6 +195,18 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
     val countGeLimit = RegInit(False)        // count >= rxLimit: this beat does not fit, the frame is oversize
     val countGeMin = RegInit(False)          // count >= minFrameBytes - 1: with this beat the frame is no runt
 
+    // The receive filter listens at the tap itself: its verdict on a frame is there one cycle after the frame's last
+    // beat on the tap, which is when `beat` (registered once) shows that last beat here.
+    val filterConfig = Reg(EthRxFilterConfig(config.filterConns))
+    filterConfig.enable init False
+    filterConfig.localIp init 0
+    filterConfig.icmpInterval init 0
+    for (c <- filterConfig.conn) c.valid init False
+    val filter = EthRxFilter(config.filterConns, config.minFrameBytes)
+    filter.io.rx << io.rx
+    filter.io.config := filterConfig
+    val verdict = filter.io.verdict
+
     val first = !inFrame
     val haveSlot = first ? descFifo.io.push.ready | slotOk
     val pos = first ? U(0, config.rxLenWidth bits) | count
@@ -219,11 +235,13 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
     when(beat.error) { kind := Ev.CRC }
       .elsewhen(!geMin) { kind := Ev.RUNT }
       .elsewhen(geLimit) { kind := Ev.OVERSIZE }
+      .elsewhen(verdict === EthRxFilter.Verdict.FILTERED) { kind := Ev.FILTERED }
+      .elsewhen(verdict === EthRxFilter.Verdict.ICMP_LIMITED) { kind := Ev.ICMP_LIMITED }
       .elsewhen(!haveSlot) { kind := Ev.FULL }
       .otherwise { kind := Ev.COMMIT }
     val endOfFrame = beat.valid && beat.last
 
-    descFifo.io.push.valid := endOfFrame && !beat.error && geMin && !geLimit && haveSlot
+    descFifo.io.push.valid := endOfFrame && !beat.error && geMin && !geLimit && verdict === EthRxFilter.Verdict.KEEP && haveSlot
     descFifo.io.push.slot := wrSlot
     descFifo.io.push.length := lenAfter
     when(descFifo.io.push.fire) { wrSlot := wrSlot + 1 }
@@ -290,8 +308,11 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
     regs.ro("IRQ_PENDING", 0x008, "interrupt sources (before the enables)",
       rxWaiting -> RegField("RX", 0, 1, "a received frame is waiting"),
       txDone -> RegField("TX", 1, 1, "a transmission has finished (TX_STATUS.DONE)"))
+    val filterPending = RegInit(False)   // FILTER_APPLY written, snapshot not yet taken by the crossing
+    val filterBusy = Bool()              // ... or taken and not yet acknowledged by the receive side
     regs.ro("STATUS", 0x00C, "component status",
-      eventLost -> RegField("EVENT_LOST", 0, 1, "sticky: a receive event was lost in the clock crossing (counters incomplete; never expected)"))
+      eventLost -> RegField("EVENT_LOST", 0, 1, "sticky: a receive event was lost in the clock crossing (counters incomplete; never expected)"),
+      filterBusy -> RegField("FILTER_PENDING", 1, 1, "a FILTER_APPLY has not reached the receive side yet"))
     io.interrupt := RegNext((irqEnRx && rxWaiting) || (irqEnTx && txDone)) init False
 
     // RX: the oldest waiting frame is the head of the descriptor FIFO.
@@ -347,6 +368,39 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
     val txFrames = counter("TX_FRAMES", 0x058, "frames sent")
     val txBytesCount = counter("TX_BYTES", 0x05C, "bytes of the frames counted in TX_FRAMES")
     val txErrors = counter("TX_ERRORS", 0x060, "TX_LEN writes refused (busy, 0, or too long)")
+    val filtered = counter("FILTERED", 0x064, "good frames dropped by the receive filter: not for this host's connections, ARP or ICMP echo")
+    val icmpLimited = counter("ICMP_LIMITED", 0x068, "ICMP echo requests to this host dropped by the receive filter's rate limit")
+
+    // Receive filter configuration (EthRxFilter): written here, taken by the receive side as a whole at FILTER_APPLY.
+    val fEnable = RegInit(False)
+    val fConnValid = Reg(Bits(config.filterConns bits)) init 0
+    val fIp = Reg(Bits(32 bits)) init 0
+    val fIcmp = Reg(UInt(16 bits)) init 0
+    val fConnIp = Vec.fill(config.filterConns)(Reg(Bits(32 bits)) init 0)
+    val fConnLocal = Vec.fill(config.filterConns)(Reg(Bits(16 bits)) init 0)
+    val fConnRemote = Vec.fill(config.filterConns)(Reg(Bits(16 bits)) init 0)
+    regs.rwFields("FILTER_CTRL", 0x070, "receive filter: on/off and which connection entries are in use (applied at FILTER_APPLY)",
+      (fEnable, RegField("ENABLE", 0, 1, "only ARP, ICMP echo to FILTER_IP (rate-limited) and the connections below take a receive slot"), true),
+      (fConnValid, RegField("CONN_VALID", 8, config.filterConns, "bit i: FILTER_CONNi_* is a connection in use"), true))
+    regs.rw("FILTER_IP", 0x074, fIp, "receive filter: this host's IPv4 address (first byte on the wire in bits 31..24)")
+    regs.rw("FILTER_ICMP", 0x078, fIcmp, s"receive filter: an ICMP echo token every FILTER_ICMP * ${EthRxFilter.tokenPrescale} eth_rx cycles, at most ${EthRxFilter.icmpBucket} saved; 0: no limit")
+    val filterApply = regs.writeFlow("FILTER_APPLY", 0x07C, 1, "write (any value): the receive side takes the FILTER_* registers as they are (STATUS.FILTER_PENDING until it has)")
+    for (i <- 0 until config.filterConns) {
+      regs.rw(s"FILTER_CONN${i}_IP", 0x080 + 8 * i, fConnIp(i), s"receive filter: connection $i's remote IPv4 address")
+      regs.rwFields(s"FILTER_CONN${i}_PORTS", 0x084 + 8 * i, s"receive filter: connection $i's ports",
+        (fConnLocal(i), RegField("LOCAL", 0, 16, "this host's port"), true),
+        (fConnRemote(i), RegField("REMOTE", 16, 16, "the remote port"), true))
+    }
+    val filterStaged = EthRxFilterConfig(config.filterConns)
+    filterStaged.enable := fEnable
+    filterStaged.localIp := fIp
+    filterStaged.icmpInterval := fIcmp
+    for (i <- 0 until config.filterConns) {
+      filterStaged.conn(i).valid := fConnValid(i)
+      filterStaged.conn(i).remoteIp := fConnIp(i)
+      filterStaged.conn(i).remotePort := fConnRemote(i)
+      filterStaged.conn(i).localPort := fConnLocal(i)
+    }
 
     val ev = eventFifo.io.pop
     ev.ready := True
@@ -357,12 +411,30 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
         is(Ev.RUNT) { runts := runts + 1 }
         is(Ev.OVERSIZE) { oversize := oversize + 1 }
         is(Ev.FULL) { rxDropsFull := rxDropsFull + 1 }
+        is(Ev.FILTERED) { filtered := filtered + 1 }
+        is(Ev.ICMP_LIMITED) { icmpLimited := icmpLimited + 1 }
       }
     }
 
     when(txRefused) { txErrors := txErrors + 1 }
     when(txStart) { txLen := lenValue.resized; txBusy := True; txDone := False }
     when(txAck.valid) { txDone := False }
+  }
+
+  // Receive filter configuration: sys -> eth_rx, a snapshot of the FILTER_* registers taken when the crossing is free
+  // (a second FILTER_APPLY while one is on its way is served by the next snapshot, which includes its writes).
+  val filterCC = new Area {
+    val push = Stream(EthRxFilterConfig(config.filterConns))
+    push.valid := sysArea.filterPending
+    push.payload := sysArea.filterStaged
+    when(push.fire) { sysArea.filterPending := False }
+    when(sysArea.filterApply.valid) { sysArea.filterPending := True }
+    val pop = StreamCCByToggle(push, sysCd, rxCd)
+    sysArea.filterBusy := sysArea.filterPending || !push.ready
+    pop.ready := True
+    val take = new ClockingArea(rxCd) {
+      when(pop.valid) { rxArea.filterConfig := pop.payload }
+    }
   }
 
   // Start: sys -> eth_tx. The length register is already stable when the pulse arrives.
@@ -435,5 +507,7 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
     ("ETH_SLOT_BYTES", s"${config.slotBytes}U", "bytes per receive slot"),
     ("ETH_TX_BUFFER_BYTES", s"${config.txBytes}U", "transmit buffer size"),
     ("ETH_MAX_FRAME", s"${config.rxLimit}U", "longest frame received (no FCS)"),
-    ("ETH_MIN_FRAME", s"${config.minFrameBytes}U", "shorter received frames are runts"))
+    ("ETH_MIN_FRAME", s"${config.minFrameBytes}U", "shorter received frames are runts"),
+    ("ETH_FILTER_CONNS", s"${config.filterConns}U", "connections the receive filter lets through (FILTER_CONNi_*)"),
+    ("ETH_FILTER_TOKEN_CYCLES", s"${EthRxFilter.tokenPrescale}U", "eth_rx cycles per FILTER_ICMP unit"))
 }
