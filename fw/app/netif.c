@@ -9,6 +9,7 @@
 #include "drivers/sysctrl.h"
 #include "drivers/timer.h"
 #include "lib/console.h"
+#include "lib/mproto.h"
 #include "lib/parse.h"
 #include "lib/prof.h"
 
@@ -73,18 +74,33 @@ static void print_config(void) {
     printf("\n");
 }
 
+/* Decimal digits of v at p; returns the end. */
+static char *fmt_u8(char *p, unsigned v) {
+    if (v >= 100) *p++ = (char)('0' + v / 100);
+    if (v >= 10) *p++ = (char)('0' + v / 10 % 10);
+    *p++ = (char)('0' + v % 10);
+    return p;
+}
+
+/* An ARP resolution ended: a console line and the machine protocol's "arp" event (ip, mac: "" when it did not
+ * answer, ok). */
 static void arp_result(void *ctx, uint32_t ip, bool ok) {
     (void)ctx;
+    static const char hex[] = "0123456789abcdef";
     uint8_t mac[ETH_ADDR_LEN];
-    printf("arp: ");
-    print_ip(ip);
-    if (ok && arp_lookup(&stack, ip, mac)) {
-        printf(" is at ");
-        print_mac(mac);
-        printf("\n");
-    } else {
-        printf(" did not answer\n");
+    char ips[16], macs[18] = "", *p = ips;
+    for (int sh = 24; sh >= 0; sh -= 8) {
+        p = fmt_u8(p, (ip >> sh) & 255u);
+        *p++ = sh ? '.' : '\0';
     }
+    ok = ok && arp_lookup(&stack, ip, mac);
+    for (int i = 0; ok && i < ETH_ADDR_LEN; i++) {
+        macs[3 * i] = hex[mac[i] >> 4];
+        macs[3 * i + 1] = hex[mac[i] & 15];
+        macs[3 * i + 2] = i < ETH_ADDR_LEN - 1 ? ':' : '\0';
+    }
+    printf("arp: %s %s%s\n", ips, ok ? "is at " : "did not answer", macs);
+    mp_event("arp", "ip:s mac:s ok:b", ips, macs, ok);
 }
 
 static const struct net_ops ops = {tx, rand32, arp_result};
@@ -133,12 +149,26 @@ static int cmd_net(int argc, char **argv) {
     (void)argv;
     struct ethmac_counters h;
     ethmac_read_counters(&h);
-    printf("mac: rx_frames %lu rx_bytes %lu crc_errors %lu runts %lu oversize %lu rx_drops_full %lu\n",
-           (unsigned long)h.rx_frames, (unsigned long)h.rx_bytes, (unsigned long)h.crc_errors,
-           (unsigned long)h.runts, (unsigned long)h.oversize, (unsigned long)h.rx_drops_full);
-    printf("mac: tx_frames %lu tx_bytes %lu tx_errors %lu rx_too_long %lu\n", (unsigned long)h.tx_frames,
-           (unsigned long)h.tx_bytes, (unsigned long)h.tx_errors, (unsigned long)ethmac_rx_too_long());
     const struct net_counters *c = net_get_counters(&stack);
+    /* the MAC's counters, in the order of struct ethmac_counters, then rx_too_long */
+    _Static_assert(sizeof h == 9 * sizeof(uint32_t), "struct ethmac_counters: 9 counters");
+    static const char *const mac_names[] = {"rx_frames", "rx_bytes", "crc_errors", "runts", "oversize", "rx_drops_full",
+                                            "tx_frames", "tx_bytes", "tx_errors", "rx_too_long"};
+    uint32_t mac[10];
+    memcpy(mac, &h, sizeof h);
+    mac[9] = ethmac_rx_too_long();
+    if (mp_in_request) { /* the machine protocol: two "counters" events, every counter by its name */
+        for (unsigned g = 0; g < 2; g++) {
+            mp_event_open("counters");
+            mp_members("group:s", g ? "net" : "mac");
+            for (unsigned i = 0; i < (g ? NET_COUNTER_COUNT : 10u); i++)
+                mp_member_u(g ? net_counter_name(i) : mac_names[i], g ? net_counter_get(c, i) : mac[i]);
+            mp_event_close();
+        }
+        return 0;
+    }
+    for (unsigned i = 0; i < 10; i++) /* two lines: receive, then transmit */
+        printf("%s %s %lu%s", i == 0 || i == 6 ? "mac:" : "", mac_names[i], (unsigned long)mac[i], i == 5 || i == 9 ? "\n" : "");
     for (unsigned i = 0; i < NET_COUNTER_COUNT; i++) {
         uint32_t v = net_counter_get(c, i);
         if (v != 0 || (argc > 1 && strcmp(argv[1], "-a") == 0)) printf("net: %-20s %lu\n", net_counter_name(i), (unsigned long)v);
@@ -209,7 +239,8 @@ TF_COMMAND(arp, "ARP cache: arp [resolve A.B.C.D]", cmd_arp);
  * injects: busy-poll RX_STATUS and note the cycle the frame became visible, release it, then send a
  * prepared 60-byte frame (EtherType 0x88B5, local experimental) and note the cycle of the TX_LEN write.
  * The network stack is not run meanwhile. The test matches these cycles with the harness's frame log
- * (the pins). Prints one line per frame. */
+ * (the pins). Prints one line per frame; for a machine request, the events ethlat.ready and one ethlat per frame
+ * instead (the request is answered when the last frame is done). */
 static int cmd_ethlat(int argc, char **argv) {
     uint32_t n;
     if (argc != 2 || !tf_parse_u32(argv[1], &n) || n == 0 || n > 1000) {
@@ -217,7 +248,8 @@ static int cmd_ethlat(int argc, char **argv) {
         return 1;
     }
     static const uint8_t probe[60] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x54, 0x46, 0x00, 0x00, 0x02, 0x88, 0xb5};
-    printf("ethlat: ready for %lu frames\n", (unsigned long)n);
+    if (mp_in_request) mp_event("ethlat.ready", "frames:u", n);
+    else printf("ethlat: ready for %lu frames\n", (unsigned long)n);
     for (uint32_t i = 0; i < n; i++) {
         ethmac_load(probe, sizeof probe);
         uint32_t t_rx;
@@ -227,7 +259,8 @@ static int cmd_ethlat(int argc, char **argv) {
         tf_write32(ETH_BASE + ETH_RX_RELEASE, 1);
         uint32_t t_tx = sysctrl_cycles32();
         ethmac_start(sizeof probe);
-        printf("ethlat: %lu rx_visible %lu tx_len %lu\n", (unsigned long)i, (unsigned long)t_rx, (unsigned long)t_tx);
+        if (mp_in_request) mp_event("ethlat", "frame:u rx:u tx:u", i, t_rx, t_tx); /* short: 100 cycles a character */
+        else printf("ethlat: %lu rx_visible %lu tx_len %lu\n", (unsigned long)i, (unsigned long)t_rx, (unsigned long)t_tx);
         while (ethmac_tx_busy()) {
         }
     }
