@@ -235,7 +235,7 @@ static int cmd_arp(int argc, char **argv) {
 }
 TF_COMMAND(arp, "ARP cache: arp [resolve A.B.C.D]", cmd_arp);
 
-/* Latency probe of the CPU frame path, for sim/tests/test_eth_latency.sh. For each of n frames the harness
+/* Latency probe of the CPU frame path, for sim/tests/test_eth_latency.py. For each of n frames the harness
  * injects: busy-poll RX_STATUS and note the cycle the frame became visible, release it, then send a
  * prepared 60-byte frame (EtherType 0x88B5, local experimental) and note the cycle of the TX_LEN write.
  * The network stack is not run meanwhile. The test matches these cycles with the harness's frame log
