@@ -259,6 +259,8 @@ class Rig:
     def pump(self, block=0.0):
         """Moves the events tfctl received into the history; waits up to `block` seconds for the first."""
         got = False
+        if self.tf is None:  # closed: the history is complete
+            return got
         for ev in self.tf.events(timeout=block if block > 0 else 0.001):
             self.events.append(ev)
             self._ev_file.write(json.dumps({"ev": ev.name, "seq": ev.seq, **ev.data}) + "\n")

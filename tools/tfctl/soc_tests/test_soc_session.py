@@ -120,7 +120,7 @@ def test_session_from_settings_fire_and_fill(rig, tmp_path):
         tf = Appliance(rig["url"], timeout=60, on_status=lambda m: print("tfctl:", m))
         tf.last_seq = first_seq - 1
         logon = take("logon", 300)
-        assert logon["target"] == "EXCH"
+        assert logon["target"] == "EXCH" and logon["symbols"] == "MSFT" and logon["md_req"] >= 0
         assert tf.status()["session"] == "active"
 
         # 2. malformed requests: an error reply each, nothing changes, the console keeps working
@@ -168,7 +168,8 @@ def test_session_from_settings_fire_and_fill(rig, tmp_path):
         assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), seqs
         assert seqs[0] == first_seq
         assert tf.boots == 0
-        info = tf.console("info")  # the stack's deepest use, for the record
-        print("firmware:", info["msg"])
+        info = tf.counters("info")["info"]  # the stack's deepest use, for the record
+        assert 0 < info["stack_used"] < info["stack_size"]
+        print(f"firmware: stack {info['stack_used']} of {info['stack_size']} bytes used at most")
     finally:
         tf.close()

@@ -163,6 +163,10 @@ def test_cli_json_and_text(peer, capsys):
     assert cli(["--url", url, "stop", "buy", "MSFT", "100", "--stop", "100.10", "--limit", "100.40"]) == 0
     assert capsys.readouterr().out == "stop 3 armed\n"
     assert peer.requests[-1]["line"] == "stop buy MSFT 100 100.10 100.40"
+    assert cli(["--url", url, "console", "net"]) == 0             # a table of counters, from its events
+    assert capsys.readouterr().out == "mac: rx_frames 12, crc_errors 1\nnet: eth_rx 12, icmp_echo_reply 3\n"
+    assert cli(["--url", url, "counters", "net", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["net"] == {"eth_rx": 12, "icmp_echo_reply": 3}
     assert cli(["--url", url, "console", "bogus"]) == 1          # an error reply: exit 1, the reason on stderr
     assert "refused: error: unknown command" in capsys.readouterr().err
     n = len(peer.requests)

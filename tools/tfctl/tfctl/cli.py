@@ -34,12 +34,19 @@ def cmd_status(tf, args):
 
 def cmd_counters(tf, args):
     groups = tf.counters(args.what)
-    _out(args, groups, lambda: "\n".join(f"{g}: " + ", ".join(f"{k} {v}" for k, v in c.items()) for g, c in groups.items()))
+    _out(args, groups, lambda: _counters_text(groups))
+
+
+def _counters_text(groups):
+    return "\n".join(f"{g}: " + ", ".join(f"{k} {v}" for k, v in c.items()) for g, c in groups.items())
 
 
 def cmd_console(tf, args):
-    r = tf.console(" ".join(args.line))
-    _out(args, r, r["msg"])
+    r, items = tf.console(" ".join(args.line), _collect="counters")  # a table of counters comes as events
+    groups = {c["group"]: {k: v for k, v in c.items() if k != "group"} for c in items}
+    if groups:
+        r = dict(r, counters=groups)
+    _out(args, r, lambda: "\n".join(t for t in (r["msg"], _counters_text(groups)) if t))
 
 
 def cmd_stop(tf, args):
