@@ -23,6 +23,7 @@ stopped, exit 1. SIGTERM (run.sh's wall-clock limit) stops everything too and sa
 import ctypes
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -78,6 +79,7 @@ class Rig:
         self.exch_out = self.exch_dir / "stdout.log"
         self.exch_msglog = self.exch_dir / "log" / "FIX.4.4-EXCH-TFISH1.messages.log"
         self.exch_ready_seen = 0
+        shutil.rmtree(self.exch_dir, ignore_errors=True)  # an earlier run's logs would answer this one's checks
         self._ev_file = open(OUT / f"{name}.events.jsonl", "w")
         signal.signal(signal.SIGTERM, self._sigterm)
 
