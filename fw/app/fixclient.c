@@ -156,6 +156,7 @@ static void sess_send(void *ctx, const uint8_t *data, size_t len) {
 static void sess_disconnect(void *ctx, const char *reason) {
     (void)ctx;
     printf("fix: disconnecting: %s\n", reason);
+    mp_event("session", "what:s arg:u text:s", "disconnecting", 0u, reason);
     if (fc.conn && !fc.closing) {
         fc.closing = true;
         tcp_close(fc.conn);
@@ -197,12 +198,14 @@ static void sess_event(void *ctx, fix_event_t ev, uint32_t arg, const char *text
             if (i < n) strncpy(fc.md[i].symbol, syms[i], FIX_SYMBOL_MAX - 1);
             else fc.md[i].symbol[0] = 0;
         }
+        int64_t r = -1;
         if (n > 0) {
-            int64_t r = fix_app_subscribe(&app, syms, n, 1, now_ms());
+            r = fix_app_subscribe(&app, syms, n, 1, now_ms());
             if (r < 0) printf("fix: market data request failed (%ld)\n", (long)r);
             else printf("fix: subscribed to market data for %s (MD%ld)\n", cfg.symbols, (long)r);
         }
-        mp_event("logon", "target:s", cfg.target);
+        /* md_req: the number of the market data request (MDReqID MD<n>) for `symbols`, -1 when none was sent */
+        mp_event("logon", "target:s symbols:s md_req:i", cfg.target, cfg.symbols, r < 0 ? -1 : (int32_t)r);
         break;
     }
     case FIX_EV_LOGOUT:
@@ -220,6 +223,12 @@ static void sess_event(void *ctx, fix_event_t ev, uint32_t arg, const char *text
         printf("fix: order message %lu gap-filled, not resent\n", (unsigned long)arg);
         break;
     }
+    /* what the session met besides logon and logout, as the machine protocol's "session" event */
+    static const char *const what[] = {[FIX_EV_REJECT_RECEIVED] = "reject_received", [FIX_EV_REJECT_SENT] = "reject_sent",
+                                       [FIX_EV_GARBLED] = "garbled", [FIX_EV_RESEND_REQUESTED] = "resend_requested",
+                                       [FIX_EV_SEQ_RESET] = "seq_reset", [FIX_EV_ORDER_GAPFILLED] = "order_gapfilled"};
+    if ((unsigned)ev < sizeof what / sizeof what[0] && what[ev])
+        mp_event("session", "what:s arg:u text:s", what[ev], arg, text ? text : "");
 }
 
 #ifdef TF_HAS_OFFLOAD
@@ -498,9 +507,23 @@ static void print_config(void) {
            (unsigned)cfg.port, cfg.symbols, cfg.account, (unsigned long)cfg.price_decimals);
 }
 
+/* `fix` for a machine request: the cost of a 35=W (both sizes), as "counters" events (the session's state and
+ * counters are in the status request's reply). */
+static void status_events(void) {
+    for (int i = 0; i < 2; i++) {
+        const cyclestat_t *w = i ? &fc.w_cost180 : &fc.w_cost;
+        mp_event("counters", "group:s count:u min:u avg:u max:u", i ? "w_cost_170_190" : "w_cost", w->count, w->min,
+                 cyclestat_mean(w), w->max);
+    }
+}
+
 static void print_status(void) {
     static const char *const sess_names[] = {"disconnected", "logon sent", "active", "logout sent",
                                              "logout received"};
+    if (mp_in_request) {
+        status_events();
+        return;
+    }
     fix_sess_state_t st = fix_session_state(&session);
     printf("fix: client %s, session %s, next out %lu, next in %lu\n", fc_state_names[fc.state],
            (unsigned)st < 5 ? sess_names[st] : "?", (unsigned long)fix_session_next_out(&session),
@@ -654,6 +677,15 @@ static int cmd_fix(int argc, char **argv) {
     if (strcmp(sub, "hw") == 0 && argc == 2) {
         offload_rx_counters_t c;
         offload_rx_counters(&c);
+        if (mp_in_request) { /* one "counters" event; expects/fw_expects: 0 while the parser follows no connection */
+            uint32_t seq = 0, res = 0;
+            bool following = offload_rx_state(&seq, &res);
+            mp_event("counters", "group:s segments:u in_order:u out_of_order:u bad:u ignored:u w_hw:u w_fw:u fix_errors:u "
+                     "fires:u following:b expects:u fw_expects:u enabled:b fin:b", "offload_rx", c.seg_seen, c.seg_inorder,
+                     c.seg_ooo, c.seg_bad, c.seg_ignored, c.w_msgs, fc.md_msgs, c.fix_errors, c.fires, following, seq,
+                     following && fc.conn && fc.state == FC_ONLINE ? tcp_hw_rcv_nxt(fc.conn) : 0u, (res & 2u) != 0, (res & 1u) != 0);
+            return 0;
+        }
         printf("offload rx: segments %lu (in order %lu, out of order %lu, bad %lu, ignored %lu)\n",
                (unsigned long)c.seg_seen, (unsigned long)c.seg_inorder, (unsigned long)c.seg_ooo,
                (unsigned long)c.seg_bad, (unsigned long)c.seg_ignored);

@@ -5,8 +5,9 @@
  * ({"id":N,"cmd":"console","line":"stop buy MSFT 100 100.10 100.40"}), which runs exactly as if typed, with
  * what it prints captured: the reply is ok or error "refused", the command's last printed line as "msg" and
  * the number of what it created or listed (a stop, an order; else -1) as "n". Its effects and the lists
- * (stops, orders, md) come as typed events. The query status answers typed data. The host library (tools/tfctl) builds the
- * console lines from typed calls. */
+ * (stops, orders, md) come as typed events, and so do the tables of counters (net, offload, fix, fix hw, info:
+ * a "counters" event per table, for a request only; a person gets the printed table). The query status
+ * answers typed data. The host library (tools/tfctl) builds the console lines from typed calls. */
 #include "app/machine.h"
 
 #include <string.h>
@@ -50,9 +51,11 @@ static void machine_line(char *line) {
         return;
     }
     mp_result = -1;
+    mp_in_request = true;
     uart_capture(msg, sizeof msg);
     int rc = console_execute(console, cl);
     uart_capture(NULL, 0);
+    mp_in_request = false;
     if (rc) mp_error(r.id, "refused", msg);
     else mp_reply(r.id, "n:i msg:s", mp_result, msg);
 }

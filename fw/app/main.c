@@ -10,6 +10,7 @@
 #include "drivers/timer.h"
 #include "drivers/uart.h"
 #include "lib/console.h"
+#include "lib/mproto.h"
 #include "lib/parse.h"
 #include "start/start.h"
 
@@ -47,6 +48,11 @@ static void banner(void) {
 static int cmd_info(int argc, char **argv) {
     (void)argc;
     (void)argv;
+    if (mp_in_request) { /* the machine protocol: one "counters" event */
+        mp_event("counters", "group:s uptime_ms:u stack_used:u stack_size:u", "info", (uint32_t)timer_ms(), (uint32_t)stack_used(),
+                 (uint32_t)((__stack_top - __heap_end) * 4));
+        return 0;
+    }
     banner();
     printf("  uptime %lu ms, cycles %lu\n", (unsigned long)timer_ms(), (unsigned long)sysctrl_cycles());
     printf("  stack: %lu of %lu bytes used at most\n", stack_used(), (unsigned long)((__stack_top - __heap_end) * 4));

@@ -9,6 +9,7 @@
 #include "drivers/sysctrl.h"
 #include "drivers/timer.h"
 #include "lib/console.h"
+#include "lib/mproto.h"
 #include "lib/parse.h"
 #include "lib/prof.h"
 
@@ -105,18 +106,33 @@ static void print_config(void) {
     printf("\n");
 }
 
+/* Decimal digits of v at p; returns the end. */
+static char *fmt_u8(char *p, unsigned v) {
+    if (v >= 100) *p++ = (char)('0' + v / 100);
+    if (v >= 10) *p++ = (char)('0' + v / 10 % 10);
+    *p++ = (char)('0' + v % 10);
+    return p;
+}
+
+/* An ARP resolution ended: a console line and the machine protocol's "arp" event (ip, mac: "" when it did not
+ * answer, ok). */
 static void arp_result(void *ctx, uint32_t ip, bool ok) {
     (void)ctx;
+    static const char hex[] = "0123456789abcdef";
     uint8_t mac[ETH_ADDR_LEN];
-    printf("arp: ");
-    print_ip(ip);
-    if (ok && arp_lookup(&stack, ip, mac)) {
-        printf(" is at ");
-        print_mac(mac);
-        printf("\n");
-    } else {
-        printf(" did not answer\n");
+    char ips[16], macs[18] = "", *p = ips;
+    for (int sh = 24; sh >= 0; sh -= 8) {
+        p = fmt_u8(p, (ip >> sh) & 255u);
+        *p++ = sh ? '.' : '\0';
     }
+    ok = ok && arp_lookup(&stack, ip, mac);
+    for (int i = 0; ok && i < ETH_ADDR_LEN; i++) {
+        macs[3 * i] = hex[mac[i] >> 4];
+        macs[3 * i + 1] = hex[mac[i] & 15];
+        macs[3 * i + 2] = i < ETH_ADDR_LEN - 1 ? ':' : '\0';
+    }
+    printf("arp: %s %s%s\n", ips, ok ? "is at " : "did not answer", macs);
+    mp_event("arp", "ip:s mac:s ok:b", ips, macs, ok);
 }
 
 static const struct net_ops ops = {tx, rand32, arp_result};
@@ -174,14 +190,32 @@ static int cmd_net(int argc, char **argv) {
     }
     struct ethmac_counters h;
     ethmac_read_counters(&h);
-    printf("mac: rx_frames %lu rx_bytes %lu crc_errors %lu runts %lu oversize %lu rx_drops_full %lu\n",
-           (unsigned long)h.rx_frames, (unsigned long)h.rx_bytes, (unsigned long)h.crc_errors,
-           (unsigned long)h.runts, (unsigned long)h.oversize, (unsigned long)h.rx_drops_full);
-    printf("mac: tx_frames %lu tx_bytes %lu tx_errors %lu rx_too_long %lu\n", (unsigned long)h.tx_frames,
-           (unsigned long)h.tx_bytes, (unsigned long)h.tx_errors, (unsigned long)ethmac_rx_too_long());
-    printf("mac: filter %s filtered %lu icmp_limited %lu\n", filter_on ? "on" : "off", (unsigned long)h.filtered,
-           (unsigned long)h.icmp_limited);
     const struct net_counters *c = net_get_counters(&stack);
+    /* the MAC's counters, in the order of struct ethmac_counters, then rx_too_long */
+    _Static_assert(sizeof h == 11 * sizeof(uint32_t), "struct ethmac_counters: 11 counters");
+    static const char *const mac_names[] = {"rx_frames", "rx_bytes", "crc_errors", "runts", "oversize", "rx_drops_full",
+                                            "tx_frames", "tx_bytes", "tx_errors", "filtered", "icmp_limited", "rx_too_long"};
+    uint32_t mac[12];
+    memcpy(mac, &h, sizeof h);
+    mac[11] = ethmac_rx_too_long();
+    if (mp_in_request) { /* the machine protocol: two "counters" events, every counter by its name */
+        for (unsigned g = 0; g < 2; g++) {
+            mp_event_open("counters");
+            mp_members("group:s", g ? "net" : "mac");
+            if (!g) mp_member_u("filter_on", filter_on);
+            for (unsigned i = 0; i < (g ? NET_COUNTER_COUNT : 12u); i++)
+                mp_member_u(g ? net_counter_name(i) : mac_names[i], g ? net_counter_get(c, i) : mac[i]);
+            mp_event_close();
+        }
+        return 0;
+    }
+    /* three lines: receive, transmit, the receive filter */
+    static const uint8_t order[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 9, 10};
+    for (unsigned k = 0; k < 12; k++) {
+        if (k == 10) printf("mac: filter %s", filter_on ? "on" : "off");
+        printf("%s %s %lu%s", k == 0 || k == 6 ? "mac:" : "", mac_names[order[k]], (unsigned long)mac[order[k]],
+               k == 5 || k == 9 || k == 11 ? "\n" : "");
+    }
     for (unsigned i = 0; i < NET_COUNTER_COUNT; i++) {
         uint32_t v = net_counter_get(c, i);
         if (v != 0 || (argc > 1 && strcmp(argv[1], "-a") == 0)) printf("net: %-20s %lu\n", net_counter_name(i), (unsigned long)v);
@@ -249,11 +283,12 @@ static int cmd_arp(int argc, char **argv) {
 }
 TF_COMMAND(arp, "ARP cache: arp [resolve A.B.C.D]", cmd_arp);
 
-/* Latency probe of the CPU frame path, for sim/tests/test_eth_latency.sh. For each of n frames the harness
+/* Latency probe of the CPU frame path, for sim/tests/test_eth_latency.py. For each of n frames the harness
  * injects: busy-poll RX_STATUS and note the cycle the frame became visible, release it, then send a
  * prepared 60-byte frame (EtherType 0x88B5, local experimental) and note the cycle of the TX_LEN write.
  * The network stack is not run meanwhile. The test matches these cycles with the harness's frame log
- * (the pins). Prints one line per frame. */
+ * (the pins). Prints one line per frame; for a machine request, the events ethlat.ready and one ethlat per frame
+ * instead (the request is answered when the last frame is done). */
 static int cmd_ethlat(int argc, char **argv) {
     uint32_t n;
     if (argc != 2 || !tf_parse_u32(argv[1], &n) || n == 0 || n > 1000) {
@@ -262,7 +297,8 @@ static int cmd_ethlat(int argc, char **argv) {
     }
     static const uint8_t probe[60] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x54, 0x46, 0x00, 0x00, 0x02, 0x88, 0xb5};
     ethmac_filter_config(false, 0, 0); /* the probes are EtherType 0x88B5: the receive filter would drop them */
-    printf("ethlat: ready for %lu frames\n", (unsigned long)n);
+    if (mp_in_request) mp_event("ethlat.ready", "frames:u", n);
+    else printf("ethlat: ready for %lu frames\n", (unsigned long)n);
     for (uint32_t i = 0; i < n; i++) {
         ethmac_load(probe, sizeof probe);
         uint32_t t_rx;
@@ -272,7 +308,8 @@ static int cmd_ethlat(int argc, char **argv) {
         tf_write32(ETH_BASE + ETH_RX_RELEASE, 1);
         uint32_t t_tx = sysctrl_cycles32();
         ethmac_start(sizeof probe);
-        printf("ethlat: %lu rx_visible %lu tx_len %lu\n", (unsigned long)i, (unsigned long)t_rx, (unsigned long)t_tx);
+        if (mp_in_request) mp_event("ethlat", "frame:u rx:u tx:u", i, t_rx, t_tx); /* short: 100 cycles a character */
+        else printf("ethlat: %lu rx_visible %lu tx_len %lu\n", (unsigned long)i, (unsigned long)t_rx, (unsigned long)t_tx);
         while (ethmac_tx_busy()) {
         }
     }

@@ -283,6 +283,12 @@ static int cmd_offload(int argc, char **argv) {
         printf("usage: offload\n");
         return 1;
     }
+    if (mp_in_request) { /* the machine protocol: one "counters" event (lat_*: 0 while lat_n is 0) */
+        mp_event("counters", "group:s up:b locked:b loaded:u armed:u sent:u not_sent:u errors:u locks:u lat_n:u lat_min:u lat_avg:u lat_max:u",
+                 "offload", ofl.up, ofl.locked, ofl.loaded, order_tx_armed(), ofl.sent, ofl.not_sent, ofl.errors, ofl.locks,
+                 ofl.lat_n, ofl.lat_min, ofl.lat_n ? (uint32_t)(ofl.lat_sum / ofl.lat_n) : 0u, ofl.lat_max);
+        return 0;
+    }
     printf("offload: %s, engine %s, stops loaded 0x%04lx, armed 0x%04lx\n", ofl.up ? "on the connection" : "idle",
            ofl.locked ? "locked by firmware" : "owns the next numbers", (unsigned long)ofl.loaded,
            (unsigned long)order_tx_armed());

@@ -115,8 +115,9 @@ static int cmd_stops(int argc, char **argv) {
     int32_t n = 0;
     for (unsigned i = 0; i < STOPS_MAX; i++)
         if (stops[i].state != STOP_FREE) stop_event("stop", i), n++;
-    printf("stops: %ld; fired by firmware %lu, by hardware %lu; new stops go to the %s\n", (long)n, (unsigned long)fw_fires,
-           (unsigned long)hw_fires, hw_mode ? "hardware" : "firmware");
+    if (!mp_in_request) /* a program counts the listing's events */
+        printf("stops: %ld; fired by firmware %lu, by hardware %lu; new stops go to the %s\n", (long)n, (unsigned long)fw_fires,
+                (unsigned long)hw_fires, hw_mode ? "hardware" : "firmware");
     mp_result = n;
     return 0;
 }

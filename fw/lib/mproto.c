@@ -102,6 +102,7 @@ bool mp_get_int(const mp_req_t *r, const char *key, int32_t *out) {
 
 unsigned mp_decimals;
 int32_t mp_result;
+bool mp_in_request;
 
 static struct {
     void (*write)(const char *s, size_t n);
@@ -136,8 +137,8 @@ static void put_str(const char *v) {
     put("\"");
 }
 
-/* Writes the members of spec, then ends the record and the line. */
-static void fields(const char *spec, va_list ap) {
+/* Writes the members of spec. */
+static void members(const char *spec, va_list ap) {
     while (*spec) {
         if (*spec == ' ') {
             spec++;
@@ -164,6 +165,11 @@ static void fields(const char *spec, va_list ap) {
             put_u32(v);
         }
     }
+}
+
+/* Writes the members of spec, then ends the record and the line. */
+static void fields(const char *spec, va_list ap) {
+    members(spec, ap);
     put("}\r\n");
 }
 
@@ -199,16 +205,36 @@ void mp_error(int32_t id, const char *code, const char *msg) {
     error_fields("error:s msg:s", code, msg);
 }
 
-void mp_event(const char *name, const char *spec, ...) {
-    va_list ap;
-    va_start(ap, spec);
+void mp_event_open(const char *name) {
     begin();
     put("\"ev\":");
     put_str(name);
     put(",\"seq\":");
     put_u32(++out.seq);
+}
+
+void mp_event(const char *name, const char *spec, ...) {
+    va_list ap;
+    va_start(ap, spec);
+    mp_event_open(name);
     fields(spec, ap);
     va_end(ap);
 }
+
+void mp_members(const char *spec, ...) {
+    va_list ap;
+    va_start(ap, spec);
+    members(spec, ap);
+    va_end(ap);
+}
+
+void mp_member_u(const char *key, uint32_t v) {
+    put(",");
+    put_str(key);
+    put(":");
+    put_u32(v);
+}
+
+void mp_event_close(void) { put("}\r\n"); }
 
 uint32_t mp_event_seq(void) { return out.seq; }

@@ -58,6 +58,15 @@ void mp_out_init(void (*write)(const char *s, size_t n), void (*line_start)(void
 void mp_reply(int32_t id, const char *spec, ...);              /* @{"id":N,"ok":true,...} */
 void mp_error(int32_t id, const char *code, const char *msg);  /* @{"id":N,"ok":false,"error":code,"msg":msg} (id < 0: null) */
 void mp_event(const char *name, const char *spec, ...);       /* @{"ev":"name","seq":N,...} */
+/* An event whose members are not known at compile time (a table of counters): mp_event_open, then any number of
+ * mp_members (spec as above) and mp_member_u (a key made at run time), then mp_event_close. */
+void mp_event_open(const char *name);                         /* @{"ev":"name","seq":N */
+void mp_members(const char *spec, ...);
+void mp_member_u(const char *key, uint32_t v);
+void mp_event_close(void);                                     /* } CR LF */
+/* True while a machine request runs a console command (machine.c): commands that print a human table emit
+ * their typed event (a "counters" event) for the request instead of printing it to nobody. */
+extern bool mp_in_request;
 uint32_t mp_event_seq(void);                                   /* the last event's seq (0: none yet) */
 
 #endif

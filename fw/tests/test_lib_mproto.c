@@ -138,6 +138,24 @@ static void test_reply_and_event_lines(void **state) {
     assert_int_equal(mp_event_seq(), 2);
 }
 
+static void test_event_built_member_by_member(void **state) {
+    (void)state;
+    uint32_t seq = mp_event_seq() + 1;
+    mp_event_open("counters");
+    mp_members("group:s up:b", "net", 0);
+    mp_member_u("eth_rx", 4000000000u);
+    mp_member_u("tcp_rst_out", 0);
+    mp_event_close();
+    mp_event_open("counters"); /* no member: an empty record is still one line */
+    mp_event_close();
+    char want[256];
+    sprintf(want, "@{\"ev\":\"counters\",\"seq\":%u,\"group\":\"net\",\"up\":false,\"eth_rx\":4000000000,\"tcp_rst_out\":0}\r\n"
+                  "@{\"ev\":\"counters\",\"seq\":%u}\r\n", (unsigned)seq, (unsigned)seq + 1);
+    assert_string_equal(out, want);
+    assert_int_equal(line_starts, 2);
+    assert_int_equal(mp_event_seq(), seq + 1);
+}
+
 /* ---- the console's routing of machine lines ---- */
 
 static char seen_line[TF_CONSOLE_LINE_MAX];
@@ -215,6 +233,7 @@ int main(void) {
         cmocka_unit_test_setup(test_id_and_cmd_are_required, setup),
         cmocka_unit_test_setup(test_too_many_members, setup),
         cmocka_unit_test_setup(test_reply_and_event_lines, setup),
+        cmocka_unit_test_setup(test_event_built_member_by_member, setup),
         cmocka_unit_test_setup(test_console_routes_machine_lines_without_echo, setup_console),
         cmocka_unit_test_setup(test_console_discards_overlong_and_binary_lines_whole, setup_console),
         cmocka_unit_test_setup(test_at_sign_inside_a_human_line_is_human, setup_console),

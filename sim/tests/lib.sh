@@ -1,4 +1,8 @@
-# Shared helpers for the whole-SoC simulation tests (sourced).
+# Shared helpers for the whole-SoC simulation tests in shell (sourced). A test that drives the SoC (a FIX session,
+# stops, counters, ...) is written in Python on sim/tests/soc.py instead: it boots the SoC with its console on a TCP
+# port and talks tfctl, the console's machine protocol (typed replies and events, docs/PROTOCOL.md). What is left
+# here serves the tests whose subject is the human console itself (test_selftest.sh: the boot banner and the
+# self-test's lines) and the harness's own control channel.
 # run_sim LOG FIRMWARE_HEX [plusargs...]: runs the model, output to LOG; returns the harness's exit code.
 SIM_BIN=${SIM_BIN:-build/sim/obj/VSoc}
 run_sim() {
@@ -73,7 +77,9 @@ fifo_write() {
   timeout 10 bash -c 'printf "%s\n" "$2" > "$1"' _ "$1" "$2" \
     || { echo "nothing read $1 within 10 s (the simulation is gone?): '$2' not sent" >&2; return 1; }
 }
-soc_console() { # soc_console "command": types a line into the console
+# soc_console "command": types a line into the human console (its answer is free text in $SOC_LOG). Only for a
+# test of the human console itself: a test that needs the SoC to do something uses sim/tests/soc.py (tfctl).
+soc_console() {
   fifo_write "$SOC_CON" "$1"
 }
 soc_ctl() { # soc_ctl "command": a line to the harness's Ethernet control channel

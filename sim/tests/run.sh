@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Runs every whole-SoC simulation test (sim/tests/test_*.sh), or those named (`run.sh offload burst`: test_NAME.sh,
-# else accept_NAME.sh: the acceptance tests of open issues, not in the default list), and prints one count line:
+# Runs every whole-SoC simulation test (sim/tests/test_*.sh and test_*.py), or those named (`run.sh offload burst`:
+# test_NAME.sh or .py, else accept_NAME.sh or .py: the acceptance tests of open issues, not in the default list), and
+# prints one count line:
 #   "simulation tests: N passed, M failed, K skipped"
 # A test passes with exit 0, is skipped with exit 77 (it prints "skip <name> (<why>)"; the network tests
 # need root), and fails otherwise. A passing test may also skip a part of itself: each "skip ..." line it
 # prints counts as one skipped check beside its pass.
 # Each test runs under a wall-clock limit (TEST_LIMIT_<name> seconds, else the table below, else 900): a test
 # that reaches it is stopped (SIGTERM to its process group, so its traps clean up) and fails with the last
-# lines it printed, which say where it was (lib.sh's soc_wait_for names what it was waiting for).
+# lines it printed, which say where it was (lib.sh's soc_wait_for and soc.py's Rig name what they were waiting for).
+# The Python tests (sim/tests/soc.py: the SoC driven through tfctl) run on the project's venv (make deps).
 cd "$(dirname "$0")/../.."
 pass=0; fail=0; skip=0
 limit_for() { # the wall-clock limit of a test, in seconds
@@ -22,21 +24,27 @@ limit_for() { # the wall-clock limit of a test, in seconds
 }
 mkdir -p build/sim/tests
 tests=()
+PY=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}/bin/python
+[ -x "$PY" ] || PY=python3
 if [ $# -eq 0 ]; then
-  tests=(sim/tests/test_*.sh)
+  tests=($(ls sim/tests/test_*.sh sim/tests/test_*.py | sort))
 else
   for n in "$@"; do
-    if [ -f "sim/tests/test_$n.sh" ]; then tests+=("sim/tests/test_$n.sh")
-    elif [ -f "sim/tests/accept_$n.sh" ]; then tests+=("sim/tests/accept_$n.sh")
-    else echo "run.sh: no sim/tests/test_$n.sh or accept_$n.sh" >&2; exit 2; fi
+    t=""
+    for f in "sim/tests/test_$n.sh" "sim/tests/test_$n.py" "sim/tests/accept_$n.sh" "sim/tests/accept_$n.py"; do
+      [ -f "$f" ] && { t=$f; break; }
+    done
+    [ -n "$t" ] || { echo "run.sh: no sim/tests/test_$n.sh, test_$n.py, accept_$n.sh or accept_$n.py" >&2; exit 2; }
+    tests+=("$t")
   done
 fi
 for t in "${tests[@]}"; do
-  name=$(basename "$t" .sh); name=${name#test_}; name=${name#accept_}
+  name=$(basename "$t"); name=${name%.*}; name=${name#test_}; name=${name#accept_}
   lim=$(limit_for "$name")
   out=build/sim/tests/$name.out
   start=$SECONDS
-  timeout -k 20 "$lim" bash "$t" > "$out" 2>&1
+  case $t in *.py) run=("$PY" -u "$t") ;; *) run=(bash "$t") ;; esac
+  timeout -k 20 "$lim" "${run[@]}" > "$out" 2>&1
   rc=$?
   cat "$out"
   parts=$(grep -c '^skip ' "$out")

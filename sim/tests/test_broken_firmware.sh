@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Proves the test suite catches a broken firmware: a self-test that fails and one that hangs must each
 # make the self-test check fail, with a message naming the check and (for the hang) where it stopped.
+# (Through test_selftest.sh, whose subject is the human console's text: no tfctl here, on purpose.)
 set -u
 cd "$(dirname "$0")/../.."
 ok=0

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Whole-SoC test: the firmware boots, prints its banner, passes every self-test check, answers the
 # console and exits 0 through the simulation-control register. FW (env) picks the image to run.
+# Its subject is the human console (the banner, the self-test's lines, `info` typed as a person would): it reads
+# the console's text on purpose, where the other whole-SoC tests use tfctl (sim/tests/soc.py).
 set -u
 source "$(dirname "$0")/lib.sh"
 FW=${FW:-build/fw/sim/firmware}

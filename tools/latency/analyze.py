@@ -810,6 +810,40 @@ def load_console(path):
     return out
 
 
+def load_fire_events(path):
+    """The same as load_console from the machine protocol's stop.fired events (docs/PROTOCOL.md): a file of one
+    event per line as `tfctl watch --json` writes them ({"ev": "stop.fired", "seq": N, ...}; a leading '@', the
+    console's machine line, is allowed; other events and lines that are not JSON objects are skipped). A fire whose
+    order has no ClOrdID (a hardware order the order table had no room to track) is left out."""
+    try:
+        with open(path, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise InputError(f"cannot read events file {path}: {e.strerror}")
+    out = {}
+    for n, line in enumerate(lines, start=1):
+        line = line.strip().lstrip("@")
+        try:
+            ev = json.loads(line) if line.startswith("{") else None
+        except json.JSONDecodeError:
+            ev = None
+        if not isinstance(ev, dict) or ev.get("ev") != "stop.fired" or not ev.get("clordid"):
+            continue
+        cid = str(ev["clordid"])
+        if cid in out:
+            raise InputError(f"{path}:{n}: ClOrdID {cid} fired twice (first at line {out[cid]['line']})")
+        try:
+            px = Decimal(str(ev.get("trade")))
+            px = px if px > 0 else None  # a fire whose trade the firmware did not know
+        except InvalidOperation:
+            px = None
+        hw = bool(ev.get("by_hw"))
+        out[cid] = {"stop": int(ev.get("stop", -1)), "path": "hw" if hw else "fw", "trade": str(px) if px else "?",
+                    "trade_px": px, "msgseqnum": str(ev.get("msgseq", "")) or None,
+                    "cycles": int(ev["cycles"]) if hw and "cycles" in ev else None, "line": n}
+    return out
+
+
 class Trade:
     """One 269=2 entry with a 270 price of an RX 35=W: the SOH ending its 270 is byte k of frame."""
     __slots__ = ("symbol", "px", "text", "msg", "frame", "k", "cycle")
@@ -1245,6 +1279,8 @@ def main(argv=None, out=None, err=None):
     ap.add_argument("--fires", help="ClOrdID -> hw|fw (CSV clordid,path or JSON); wins over --path")
     ap.add_argument("--console", help="the SoC's console log: its fire lines label hw/fw, say which orders are stop "
                     "orders, and cross-check every pairing (trade price; hardware: the fire log's cycles)")
+    ap.add_argument("--events", help="the machine protocol's events (one JSON object a line, as `tfctl watch --json` "
+                    "writes them): their stop.fired events do what --console's fire lines do (not with --console)")
     ap.add_argument("--hw-offset", type=int, default=HW_FIRE_LOG_TO_T2T,
                     help="T2T = fire-log cycles + this (default %(default)s: stamp 6 after the RX pins, TX_EN 4 "
                          "after the tx stamp)")
@@ -1283,7 +1319,9 @@ def main(argv=None, out=None, err=None):
             return EXIT_OK
         stops = load_stops(a.stops) if a.stops else None
         fires = load_fires(a.fires) if a.fires else None
-        console = load_console(a.console) if a.console else None
+        if a.console and a.events:
+            raise InputError("--console or --events, not both (both name the fires)")
+        console = load_console(a.console) if a.console else load_fire_events(a.events) if a.events else None
         records, cap, dup_tx = analyze(frames, stops, a.path, fires, warn, a.clock_mhz, console, a.hw_offset,
                                        a.hw_tolerance)
     except InputError as e:

@@ -505,6 +505,28 @@ class TestRealTrigger(Base):
         self.assertEqual(doc["hw"]["disagrees_with_fire_log"], 0)
         self.assertIn("2 order(s) checked, 0 disagree", out)
 
+    def test_fire_events_do_what_the_fire_lines_do(self):
+        c = self.build()
+        path = os.path.join(self.tmp, "events.jsonl")
+        with open(path, "w") as f:  # as tfctl watch --json writes them, and as console machine lines
+            f.write('{"ev":"stop.armed","seq":3,"stop":0}\n'
+                    '{"ev":"stop.fired","seq":7,"stop":0,"by_hw":true,"trade":"1170.6","order":2,"clordid":"A1","msgseq":3,"cycles":952}\n'
+                    'not json\n'
+                    '@{"ev":"stop.fired","seq":8,"stop":1,"by_hw":true,"trade":"1169","order":3,"clordid":"B1","msgseq":4,"cycles":819}\n'
+                    '{"ev":"stop.fired","seq":9,"stop":5,"by_hw":true,"trade":"1169","order":-1,"clordid":"","msgseq":0,"cycles":0}\n')
+        doc, out, err = self.analyze_json(c, "--stops", self.stops, "--events", path, "--strict")
+        a, b = self.order(doc, "A1"), self.order(doc, "B1")
+        self.assertEqual((a["check"], b["check"]), ("agrees", "agrees"))
+        self.assertEqual((a["path"], b["fire_stop"]), ("hw", 1))
+        self.assertEqual((a["fire_log_t2t_cycles"], b["fire_log_t2t_cycles"]), (962, 829))
+        self.assertEqual(doc["meta"]["disagrees_with_fire_log"], 0)
+        self.assertIn("2 order(s) checked, 0 disagree", out)
+        log = self.console([])
+        pcap, frames = c.write(self.tmp)
+        rc, _, err = run(["--pcap", pcap, "--frames", frames, "--events", path, "--console", log])
+        self.assertEqual(rc, 2)
+        self.assertIn("--console or --events", err)
+
     def test_fire_log_disagreement_is_reported(self):
         c = self.build()
         # the engine's count for B1 points at the 6th message (1169.20): the rule's pairing (4th) disagrees

@@ -1,6 +1,7 @@
 """Host tests of the library's client side against a scripted peer on a local TCP port (no simulation): replies
 matched to requests by id, listings gathered from their events, an error reply whose id could not be read,
-gaps in the event sequence, human lines kept apart, and a lost connection reported and retried."""
+gaps in the event sequence, human lines kept apart, counters, a request answered after its events, and a lost
+connection reported and retried (by the library and by `tfctl watch`)."""
 import json
 import socket
 import threading
@@ -65,6 +66,16 @@ def firmware(req):
                 '@{"ev":"stop","seq":7,"stop":1,"state":"fired"}', f'@{{"id":{rid},"ok":true,"n":2,"msg":"stops: 2"}}']
     if req.get("line", "").startswith("stop buy"):
         return ['@{"ev":"stop.armed","seq":9,"stop":3}', f'@{{"id":{rid},"ok":true,"n":3,"msg":"stop 3: armed"}}']
+    if req.get("line") == "md":
+        return ['@{"ev":"md","seq":15,"sym":"MSFT","updates":7,"bid":"100.05","offer":"100.25","trade":"100.15"}',
+                f'@{{"id":{rid},"ok":true,"n":1,"msg":""}}']
+    if req.get("line") == "net":
+        return ['@{"ev":"counters","seq":10,"group":"mac","rx_frames":12,"crc_errors":1}',
+                '@{"ev":"counters","seq":11,"group":"net","eth_rx":12,"icmp_echo_reply":3}', f'@{{"id":{rid},"ok":true,"n":-1,"msg":""}}']
+    if req.get("line") == "ethlat 2":  # a long command: its events, then (later) its reply
+        time.sleep(0.3)
+        return ['@{"ev":"ethlat.ready","seq":12,"frames":2}', '@{"ev":"ethlat","seq":13,"frame":0,"rx":100,"tx":150}',
+                '@{"ev":"ethlat","seq":14,"frame":1,"rx":200,"tx":250}', f'@{{"id":{rid},"ok":true,"n":-1,"msg":""}}']
     if req.get("line") == "bogus":
         return [f'@{{"id":{rid},"ok":false,"error":"refused","msg":"error: unknown command"}}']
     if req.get("line") == "garbled":
@@ -102,6 +113,23 @@ def test_requests_listings_events_and_gaps(peer):
     assert status_msgs == []
 
 
+def test_counters_and_a_request_answered_later(peer):
+    with Appliance(f"socket://127.0.0.1:{peer.port}", timeout=5, on_status=lambda m: None) as tf:
+        c = tf.counters("net")
+        assert c == {"mac": {"rx_frames": 12, "crc_errors": 1}, "net": {"eth_rx": 12, "icmp_echo_reply": 3}}
+        assert peer.requests[-1]["line"] == "net"
+        assert tf.counters("mac") == c                     # a group is asked for by the command that lists it
+        with pytest.raises(Exception, match="counters: one of"):
+            tf.counters("bogus")
+        req = tf.submit("console", line="ethlat 2")          # answered after its events
+        assert not req.done()
+        ready = tf.wait_for("ethlat.ready", timeout=5)
+        assert ready["frames"] == 2
+        assert req.result(5) == {"n": -1, "msg": ""}
+        frames = [e for e in tf.events(timeout=0.3) if e.name == "ethlat"]
+        assert [(e["frame"], e["tx"] - e["rx"]) for e in frames] == [(0, 50), (1, 50)]
+
+
 def test_lost_connection_is_reported_and_retried(peer):
     status_msgs = []
     with Appliance(f"socket://127.0.0.1:{peer.port}", timeout=5, on_status=status_msgs.append) as tf:
@@ -135,11 +163,29 @@ def test_cli_json_and_text(peer, capsys):
     assert cli(["--url", url, "stop", "buy", "MSFT", "100", "--stop", "100.10", "--limit", "100.40"]) == 0
     assert capsys.readouterr().out == "stop 3 armed\n"
     assert peer.requests[-1]["line"] == "stop buy MSFT 100 100.10 100.40"
+    assert cli(["--url", url, "console", "net"]) == 0             # a table of counters, from its events
+    assert capsys.readouterr().out == "mac: rx_frames 12, crc_errors 1\nnet: eth_rx 12, icmp_echo_reply 3\n"
+    assert cli(["--url", url, "counters", "net", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["net"] == {"eth_rx": 12, "icmp_echo_reply": 3}
     assert cli(["--url", url, "console", "bogus"]) == 1          # an error reply: exit 1, the reason on stderr
     assert "refused: error: unknown command" in capsys.readouterr().err
     n = len(peer.requests)
     assert cli(["--url", url, "stop", "buy", "MSFT", "0", "--stop", "1", "--limit", "1"]) == 1
     assert len(peer.requests) == n                                # refused before it reached the wire
+
+
+def test_watch_reports_a_lost_connection_and_goes_on(peer, capsys):
+    url = f"socket://127.0.0.1:{peer.port}"
+    t = threading.Timer(1.0, peer.drop)
+    t.start()
+    try:
+        assert cli(["--url", url, "--timeout", "5", "watch", "--duration", "4", "--md-every", "0.5"]) == 0
+    finally:
+        t.cancel()
+    err = capsys.readouterr().err
+    assert "lost the connection" in err and "connected again" in err, err
+    n_status = sum(1 for r in peer.requests if r.get("cmd") == "status")
+    assert n_status >= 2                                   # the board read the session again after the retry
 
 
 def test_watch_board_from_events():
@@ -156,6 +202,7 @@ def test_watch_board_from_events():
         b.apply(decode_line(line))
     text = b.render()
     assert "session: logged on to EXCH" in text
+    assert text.startswith("link: connected")
     assert "MSFT" in text and "100.15" in text
     assert "stop 0 on 100.15: hardware, order T1-2, 22 cycles (176 ns) price to MAC" in text
     assert "T1-2 100 @ 100.25 (filled)" in text

@@ -9,8 +9,8 @@
             print(ev.name, ev.data)
 """
 from .protocol import Event, ProtocolError, Reply, PROTOCOL_VERSION
-from .appliance import Appliance, ApplianceError, ConnectionLost
+from .appliance import Appliance, ApplianceError, ConnectionLost, Request
 from .settings import read_settings, session_options, SettingsError
 
-__all__ = ["Appliance", "ApplianceError", "ConnectionLost", "Event", "Reply", "ProtocolError", "PROTOCOL_VERSION",
+__all__ = ["Appliance", "ApplianceError", "ConnectionLost", "Request", "Event", "Reply", "ProtocolError", "PROTOCOL_VERSION",
            "read_settings", "session_options", "SettingsError"]

@@ -40,6 +40,31 @@ class _Pending:
         self.items = []
 
 
+class Request:
+    """A request sent (Appliance.submit): result(timeout) waits for its reply and returns its data (with the
+    listing's events when it gathers some), or raises ApplianceError, ConnectionLost or TimeoutError."""
+
+    def __init__(self, tf, rid, cmd, pending):
+        self.tf, self.id, self.cmd, self._p = tf, rid, cmd, pending
+
+    def done(self):
+        return self._p.done.is_set()
+
+    def result(self, timeout=None):
+        p, tf = self._p, self.tf
+        if not p.done.wait(timeout or tf.timeout):
+            with tf._lock:
+                tf._pending.pop(self.id, None)
+            raise TimeoutError(f"no reply to {self.cmd} within {timeout or tf.timeout} s")
+        if isinstance(p.reply, Exception):
+            raise p.reply
+        if not p.reply.ok:
+            raise ApplianceError(p.reply.error, p.reply.msg, self.cmd)
+        if p.collect:
+            return p.reply.data, [e.data for e in p.items]
+        return p.reply.data
+
+
 class Appliance:
     def __init__(self, url, timeout=20.0, baudrate=115200, on_status=None, connect_timeout=30.0):
         self.url, self.timeout, self.baudrate = url, timeout, baudrate
@@ -157,31 +182,28 @@ class Appliance:
     # ---- requests ----
     def request(self, cmd, _collect=None, _timeout=None, **members):
         """Sends one request and returns its Reply's data; raises ApplianceError for an error reply."""
+        return self.submit(cmd, _collect=_collect, _timeout=_timeout, **members).result(_timeout)
+
+    def submit(self, cmd, _collect=None, _timeout=None, **members):
+        """Sends one request without waiting for its reply: returns a Request whose result(timeout) waits for it
+        (what request() returns). For a command that runs long (ethlat) while its events are read meanwhile."""
         if not self._connected.wait(_timeout or self.timeout):
             raise ConnectionLost(f"not connected to {self.url}")
         with self._lock:
             rid = self._next_id
             self._next_id = rid + 1 if rid < 2**31 - 1 else 1
             p = self._pending[rid] = _Pending(_collect)
-        data = encode_request(rid, cmd, **members)
         try:
+            data = encode_request(rid, cmd, **members)
             with self._send_lock:
                 self._port.write(data)
-        except (serial.SerialException, OSError, AttributeError) as e:
+        except (serial.SerialException, OSError, AttributeError, ProtocolError) as e:
             with self._lock:
                 self._pending.pop(rid, None)
+            if isinstance(e, ProtocolError):
+                raise
             raise ConnectionLost(f"cannot write to {self.url}: {e}") from None
-        if not p.done.wait(_timeout or self.timeout):
-            with self._lock:
-                self._pending.pop(rid, None)
-            raise TimeoutError(f"no reply to {cmd} within {_timeout or self.timeout} s")
-        if isinstance(p.reply, Exception):
-            raise p.reply
-        if not p.reply.ok:
-            raise ApplianceError(p.reply.error, p.reply.msg, cmd)
-        if _collect:
-            return p.reply.data, [e.data for e in p.items]
-        return p.reply.data
+        return Request(self, rid, cmd, p)
 
     def raw(self, data, expect_id=None, timeout=None):
         """Sends bytes as they are (tests of malformed requests) and returns the Reply with expect_id, or the next
@@ -220,6 +242,22 @@ class Appliance:
     def md(self):
         """The last bid, offer and trade per subscribed symbol ("0": none seen yet)."""
         return self.console("md", _collect="md")[1]
+
+    COUNTERS = {"net": "net", "mac": "net", "fix": "fix", "w_cost": "fix", "w_cost_170_190": "fix", "offload": "offload",
+                "offload_rx": "fix hw", "info": "info"}
+
+    def counters(self, what):
+        """A table of counters as {group: {counter: value}} (docs/PROTOCOL.md "counters"): what is a group (net, mac,
+        w_cost, w_cost_170_190, offload, offload_rx, info) or the console command that lists it (net, fix, fix hw,
+        offload, info); every group that command lists comes back."""
+        line = self.COUNTERS.get(what, what)
+        if line not in self.COUNTERS.values():
+            raise ProtocolError(f"counters: one of {', '.join(sorted(self.COUNTERS))}")
+        groups = {}
+        for c in self.console(line, _collect="counters")[1]:
+            c = dict(c)
+            groups[c.pop("group")] = c
+        return groups
 
     def set_utc(self, when=None):
         """Gives the SoC the UTC time (it has no clock of its own): now by default."""

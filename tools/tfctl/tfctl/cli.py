@@ -32,9 +32,21 @@ def cmd_status(tf, args):
                   f"event seq {s['seq']}")
 
 
+def cmd_counters(tf, args):
+    groups = tf.counters(args.what)
+    _out(args, groups, lambda: _counters_text(groups))
+
+
+def _counters_text(groups):
+    return "\n".join(f"{g}: " + ", ".join(f"{k} {v}" for k, v in c.items()) for g, c in groups.items())
+
+
 def cmd_console(tf, args):
-    r = tf.console(" ".join(args.line))
-    _out(args, r, r["msg"])
+    r, items = tf.console(" ".join(args.line), _collect="counters")  # a table of counters comes as events
+    groups = {c["group"]: {k: v for k, v in c.items() if k != "group"} for c in items}
+    if groups:
+        r = dict(r, counters=groups)
+    _out(args, r, lambda: "\n".join(t for t in (r["msg"], _counters_text(groups)) if t))
 
 
 def cmd_stop(tf, args):
@@ -119,6 +131,7 @@ class Board:
 
     def __init__(self):
         self.session, self.stops, self.fires, self.fills, self.md = "?", {}, [], [], {}
+        self.link = "connected"
 
     def apply(self, ev):
         if ev.name == "logon":
@@ -142,7 +155,7 @@ class Board:
     def render(self):
         def section(title, rows):
             return ["", title] + (rows or ["  -"])
-        out = [f"session: {self.session}"]
+        out = [f"link: {self.link}", f"session: {self.session}"]
         out += section("last trade per symbol:", [f"  {m['sym']:8} {m['trade']:>10}  (bid {m['bid']}, offer {m['offer']}; "
                                                   f"{m['updates']} updates)" for m in self.md.values()])
         out += section("armed stops:", [f"  {_stop_text(s)}" for s in self.stops.values()
@@ -159,10 +172,21 @@ class Board:
 
 def cmd_watch(tf, args):
     board = Board()
-    st = tf.status()
-    board.session = st["session"]
-    for s in tf.stops.list():
-        board.stops[s["stop"]] = s
+    relist = [False]
+
+    def link(msg):  # the library reports a lost connection to the UART and each retry that reaches it again
+        stamp = time.strftime("%H:%M:%S")
+        board.link = f"{msg} ({stamp})"
+        if "connected again" in msg:
+            relist[0] = True  # what changed meanwhile: read the session and the stops again
+        print(f"tfctl: {stamp} {msg}", file=sys.stderr, flush=True)
+    tf.on_status = link
+
+    def refresh():
+        st = tf.status()
+        board.session = st["session"]
+        board.stops = {s["stop"]: s for s in tf.stops.list()}
+    refresh()
     tty = sys.stdout.isatty() and not args.json
     end = time.monotonic() + args.duration if args.duration else None
     next_md = 0.0
@@ -170,6 +194,9 @@ def cmd_watch(tf, args):
     while end is None or time.monotonic() < end:
         if time.monotonic() >= next_md:
             try:
+                if relist[0]:
+                    relist[0] = False
+                    refresh()
                 for m in tf.md():
                     board.md[m["sym"]] = m
             except (ApplianceError, TimeoutError, ConnectionLost) as e:
@@ -206,6 +233,9 @@ def main(argv=None):
     _add = sub.add_parser
     sub.add_parser = lambda *a, **k: _add(*a, parents=[common], **k)
     sub.add_parser("status", help="session state, sequence numbers, counters").set_defaults(fn=cmd_status)
+    p = sub.add_parser("counters", help="a table of counters: net (and mac), fix (w_cost), offload_rx, offload, info")
+    p.add_argument("what", choices=sorted(Appliance.COUNTERS))
+    p.set_defaults(fn=cmd_counters)
     p = sub.add_parser("stop", help="arm a stop order: stop buy|sell SYMBOL QTY --stop PX --limit PX")
     p.add_argument("side", choices=["buy", "sell"])
     p.add_argument("symbol")

@@ -37,7 +37,7 @@ case class EthBuffersConfig(
   maxFrameBytes: Int = 1518,   // longest frame accepted (DA..payload, FCS already stripped by the MAC)
   minFrameBytes: Int = 60,     // shorter frames are runts
   eventFifoDepth: Int = 8,     // per-frame events from eth_rx to the sys counters (see the sizing note below)
-  filterConns: Int = 2         // connections the receive filter lets through (EthRxFilter; firmware opens at most 2)
+  filterConns: Int = 1         // connections the receive filter lets through (EthRxFilter; firmware has one: NET_TCP_MAX_CONNS)
 ) {
   require(isPow2(rxSlots) && rxSlots >= 2 && rxSlots <= 256, "rxSlots: a power of two in 2..256")
   require(isPow2(slotBytes) && slotBytes >= 64, "slotBytes: a power of two >= 64")

@@ -1,0 +1,160 @@
+"""Whole-SoC stop-order offload test: the hardware fires orders on the live FIX session with the QuickFIX/J
+exchange (TAP in a private namespace), and the session goes on with consistent numbers. The SoC is driven through
+tfctl (sim/tests/soc.py): every step is a typed request, every check an event or a counter.
+ 1. Four hardware stops are armed: a buy and a sell that the scripted market crosses, a buy on a symbol that never
+    trades and a buy far above the market (these two must never fire); each one's stop.loaded event comes.
+ 2. The hardware fires the two crossed stops (stop.fired, by the hardware); their orders are filled (order.fill of
+    the ClOrdID the fire names, 100 at 100.x and 99.x).
+ 3. The harness drops the next order frame on the wire; a third stop fires, the firmware's TCP retransmits the
+    adopted bytes and the exchange receives that order exactly once (filled: cum 200, leaves 0).
+ 4. A firmware order after the fires is accepted (order.new); the stop table's events show the three hardware fires
+    and the two stops still armed; the offload's counters say 3 orders sent by hardware, none triggered but not
+    sent, no error; then `fix stop` (logout, the connection closed). No event was missed over the run.
+Checked on the exchange's own message log: every order from the SoC accepted (no 35=3/35=j, no Reject execution
+report), no ResendRequest, no Logout but the SoC's, the SoC's MsgSeqNums without a gap, each ClOrdID once. The
+hardware orders' latencies come from the pcap (tools/latency/analyze.py, checked against the stop.fired events):
+EOF2SOF exactly 13 cycles and T2T exactly 32 for every fire (pinned figures; DESIGN.md's target is EOF2SOF at most 16).
+"""
+import json
+import re
+import subprocess
+from datetime import datetime, timezone
+
+from soc import OUT, PY, ROOT, Rig, seq_check
+
+rig = Rig("offload", root=True)
+with rig:
+    frames = OUT / "offload.frames"
+    net = rig.netns()
+    rig.start_exchange("--path", "sim/tests/offload.path", "--loop", "--wait-subscriber")
+    tf = rig.start_soc(*net, f"+eth-frame-log={frames}", cycles=4000000000)
+    tf.set_utc(datetime.now(timezone.utc))
+    tf.session.configure(heartbeat=5)  # the simulator may run slower than wall time: keep the exchange's timers fed
+    rig.console("fix start")
+    logon = rig.wait("logon", 60, "the logon")
+    rig.check("MSFT" in logon["symbols"].split(",") and logon["md_req"] >= 0,
+              f"no market data subscription for MSFT at the logon: {logon.data}")
+
+    # 1. hardware stops
+    armed = [("buy", "MSFT", 100, "100.10", "100.40"), ("sell", "MSFT", 100, "99.60", "99.30"),
+             ("buy", "AAPL", 100, "1.00", "2.00"), ("buy", "MSFT", 100, "150.00", "150.50")]
+    for i, (side, sym, qty, stop, limit) in enumerate(armed):
+        n = tf.stops.arm(side, sym, qty, stop, limit)
+        rig.check(n == i, f"stop {side} {sym} got number {n}, want {i}")
+        ev = rig.wait("stop.armed", 10, f"stop {i}'s stop.armed", lambda e: e["stop"] == i)
+        rig.check(ev["hw"] is True, f"stop {i} was not armed in the hardware: {ev.data}")
+    for i in range(4):
+        rig.wait("stop.loaded", 20, f"stop {i} loaded into the hardware", lambda e: e["stop"] == i)
+
+    # 2. the market crosses stops 0 and 1: fired by the hardware, filled
+    def fired(i, timeout=60):
+        ev = rig.wait("stop.fired", timeout, f"stop {i}'s fire", lambda e: e["stop"] == i)
+        rig.check(ev["by_hw"] is True and ev["cycles"] > 0 and ev["clordid"] and ev["msgseq"] > 0,
+                  f"stop {i} was not fired by the hardware with a tracked order: {ev.data}")
+        return ev
+
+    def filled(fire, what, qty, px_prefix=None, timeout=30):
+        ev = rig.wait("order.fill", timeout, what, lambda e: e["clordid"] == fire["clordid"] and e["state"] == "filled",
+                      since=fire.seq)
+        rig.check(ev["cum"] == qty and ev["leaves"] == 0, f"{what}: {ev.data}")
+        if px_prefix:
+            rig.check(ev["last_qty"] == qty and ev["last_px"].startswith(px_prefix), f"{what}: {ev.data}")
+        return ev
+    f0, f1 = fired(0), fired(1)
+    filled(f0, "the buy stop's order filled 100 @ 100.x", 100, "100.")
+    filled(f1, "the sell stop's order filled 100 @ 99.x", 100, "99.")
+
+    # 3. the next order frame is lost on the wire
+    rig.ctl("drop-tx-match 1 35=D")
+    n4 = tf.stops.arm("buy", "MSFT", 200, "100.10", "100.40")
+    rig.check(n4 == 4, f"the fifth stop got number {n4}")
+    rig.wait("stop.loaded", 20, "stop 4 loaded", lambda e: e["stop"] == 4)
+    f4 = fired(4)
+    # the harness's own report of the drop (its line in the simulation's output, not the console's)
+    for _ in range(100):
+        if "dropped by drop-tx-match" in rig.sim_log():
+            break
+        rig.pump(0.1)
+    rig.check("dropped by drop-tx-match" in rig.sim_log(), "the harness did not drop the order frame")
+    filled(f4, "the retransmitted order filled (cum 200, leaves 0)", 200, timeout=60)
+
+    # 4. a firmware order after the hardware ones, the stop table, the counters, the end of the session
+    since = rig.last_seq()
+    k = tf.orders.send("buy", "MSFT", 10, "90.00")
+    rig.wait("order.new", 30, "the New of the firmware order after the hardware fires", lambda e: e["order"] == k, since)
+    stops = {s["stop"]: s for s in tf.stops.list()}
+    hw_fires = sum(s["fires"] for s in stops.values() if s["by_hw"])
+    fw_fires = sum(s["fires"] for s in stops.values() if not s["by_hw"])
+    rig.check((fw_fires, hw_fires) == (0, 3), f"the stop table shows {fw_fires} firmware and {hw_fires} hardware fires (want 0 and 3)")
+    for i, what in ((2, "AAPL, never traded"), (3, "above the market")):
+        s = stops.get(i, {})
+        rig.check(s.get("state") == "armed" and s.get("hw") is True and s.get("fires") == 0, f"stop {i} ({what}) is not armed any more: {s}")
+    ofl = rig.counters("offload")["offload"]
+    rig.check((ofl["sent"], ofl["not_sent"], ofl["errors"]) == (3, 0, 0),
+              f"offload counters: sent by hardware {ofl['sent']}, triggered but not sent {ofl['not_sent']}, errors {ofl['errors']} (want 3, 0, 0)")
+    since = rig.last_seq()
+    rig.console("fix stop")
+    rig.wait("logout", 30, "the Logout answer", since=since)
+    rig.wait("disconnected", 30, "the TCP connection's end after the Logout",
+             lambda e: e["why"] in ("closed", "reset by the peer") and e["reconnecting"] is False, since)
+    info = rig.counters("info")["info"]
+    rig.check_events_complete()
+    fires = rig.find("stop.fired")
+    rig.check(sorted(e["stop"] for e in fires) == [0, 1, 4], f"stop.fired events for stops {[e['stop'] for e in fires]} (want 0, 1, 4)")
+
+    # the exchange's log
+    msgs = rig.exchange_msgs()
+    rej = [m for m in msgs if re.search(r"\|35=(3|j)\|.*\|49=EXCH\|", m)]
+    rig.check(not rej, f"exchange log: {len(rej)} Reject(s) sent to the SoC: {rej[:2]}")
+    orej = [m for m in msgs if "|35=8|" in m and "|49=EXCH|" in m and "|39=8|" in m]
+    rig.check(not orej, f"exchange log: {len(orej)} order(s) rejected")
+    resends = sum(1 for m in msgs if "|35=2|" in m and "|49=EXCH|" in m)
+    rig.check(resends == 0, f"exchange log: {resends} ResendRequest(s) to the SoC")
+    lo = [re.search(r"\|49=([A-Z0-9]*)\|", m).group(1) for m in msgs if "|35=5|" in m]
+    rig.check(lo == ["TFISH1", "EXCH"], f"exchange log: Logouts {lo} (want the SoC's, then the answer)")
+    ok, seqtext = seq_check(rig.exch_msglog, "TFISH1")
+    rig.check(ok, f"exchange log: the SoC's MsgSeqNums are not continuous: {seqtext}")
+    ids = [re.search(r"\|11=([^|]*)\|", m).group(1) for m in msgs if "|35=D|" in m and "|49=TFISH1|" in m]
+    rig.check(len(ids) == 4 and len(set(ids)) == 4, f"exchange log: {len(ids)} orders with {len(set(ids))} ClOrdIDs "
+              "(want 4 and 4: 3 hardware, 1 firmware, each once)")
+    rig.check({f0["clordid"], f1["clordid"], f4["clordid"]} <= set(ids), "exchange log: a hardware order of a stop.fired event is missing")
+    nfills = sum(1 for m in msgs if "|35=8|" in m and "|49=EXCH|" in m and "|39=2|" in m)
+    rig.check(nfills >= 3, f"exchange log: {nfills} fills (want the 3 hardware orders filled)")
+
+    # latency of the hardware orders from the capture, checked against the stop.fired events
+    rig.close()
+    stops_json = OUT / "offload.stops.json"
+    # stops are one-shot per arm: stop 4 is a second buy stop at 100.10, armed after stop 1's order went out
+    stops_json.write_text(json.dumps([{"symbol": "MSFT", "side": "buy", "stop": "100.10"},
+                                      {"symbol": "MSFT", "side": "sell", "stop": "99.60"},
+                                      {"symbol": "MSFT", "side": "buy", "stop": "100.10", "armed_after": f1["clordid"]}]))
+    fires_csv = OUT / "offload.fires.csv"
+    fires_csv.write_text("".join(f"{e['clordid']},hw\n" for e in fires))
+    lat, txt = OUT / "offload.latency.json", OUT / "offload.latency.txt"
+    r = subprocess.run([PY, str(ROOT / "tools/latency/analyze.py"), "--pcap", str(rig.pcap), "--frames", str(frames),
+                        "--stops", str(stops_json), "--fires", str(fires_csv), "--events", str(OUT / "offload.events.jsonl"),
+                        "--json", str(lat), "--quiet"], capture_output=True, text=True)
+    txt.write_text(r.stdout + r.stderr)
+    rig.check(r.returncode == 0, f"analyze.py failed: {(r.stdout + r.stderr).strip().splitlines()[-3:]}")
+    rig.check("bad TCP checksum" not in r.stdout + r.stderr, "the capture has frames with a bad TCP checksum")
+    m = re.search(r"(\d+) retransmitted TX segment\(s\) ignored", r.stdout)
+    retx = int(m.group(1)) if m else 0
+    rig.check(retx >= 1, "no TCP retransmission in the capture, but an order frame was dropped")
+    hw = json.loads(lat.read_text())["hw"]
+    e, t, s2 = hw["eof2sof"]["cycles"], hw["t2t"]["cycles"], hw["sof2sof"]["cycles"]
+    # every order's trigger (the first crossing trade after its stop was armed) is the one the fire event names
+    rig.check(hw["disagrees_with_fire_log"] == 0, f"latency: {hw['disagrees_with_fire_log']} hardware order(s) paired "
+              "with another trade than their stop.fired event's")
+    # the firmware's order (a console order, no stop) has no trigger; the 3 hardware orders have one
+    rig.check(hw["eof2sof"]["count"] == 3, f"latency: {hw['eof2sof']['count']} hardware orders with a trigger in the capture (want 3)")
+    # Exact figures, measured at this hardware (one message per segment, the trade entry last): a change in the
+    # datapath's latency must be a deliberate edit here. EOF2SOF 13 = the DESIGN.md target of at most 16 met.
+    EXPECT_EOF2SOF, EXPECT_T2T = 13, 32
+    rig.check(e["min"] == e["max"] == EXPECT_EOF2SOF, f"latency: hardware EOF2SOF {e['min']}..{e['max']} cycles (expected exactly {EXPECT_EOF2SOF})")
+    rig.check(t["min"] == t["max"] == EXPECT_T2T, f"latency: hardware T2T {t['min']}..{t['max']} cycles (expected exactly {EXPECT_T2T})")
+    print(f"   | exchange log: 4 orders (3 from hardware, one of them retransmitted by TCP after a drop; {retx} TCP "
+          f"retransmission(s) in the capture), {nfills} fills, 0 Rejects, 0 ResendRequests, MsgSeqNums without gaps")
+    print(f"   | hardware orders: EOF2SOF {e['min']}..{e['max']} cycles, T2T {t['min']}..{t['max']}, SOF2SOF {s2['min']}..{s2['max']} "
+          f"(125 MHz Ethernet cycles); stack: {info['stack_used']} of {info['stack_size']} bytes used at most")
+    rig.ok("offload (3 hardware fires accepted and filled, 2 stops that must not fire did not, a dropped order frame "
+           "retransmitted once, firmware order after them)")
