@@ -212,10 +212,15 @@ class Soak:
     def arm(self, st):
         mode, side, stop, limit = st
         self.tf.stops.mode(mode)
-        n = self.tf.stops.arm(side, "MSFT", QTY, stop, limit)
+        return self.tf.stops.arm(side, "MSFT", QTY, stop, limit)
+
+    def on_armed(self, d):
+        """A stop.armed event: slot d["stop"] holds a new arming from here on in the event stream (slots of fired
+        stops are reused, and a fire of the slot's previous arming may still be ahead in the queue: only the
+        events' order says which arming a fire belongs to)."""
+        st = ("hw" if d.get("hw") else "fw", d.get("side"), str(d.get("stop_px")), str(d.get("limit_px")))
         self.armings.append(st)
-        self.stop_ids[n] = (mode, side, Decimal(stop), len(self.armings) - 1)
-        return n
+        self.stop_ids[d.get("stop")] = (st[0], st[1], Decimal(st[2]), len(self.armings) - 1)
 
     def on_fire(self, d):
         n = d.get("stop")
@@ -240,6 +245,8 @@ class Soak:
         """Collects events for up to `seconds` (less when one comes that ends the wait: returns it)."""
         for ev in self.tf.events(timeout=seconds):
             self.events.append(ev)
+            if ev.name == "stop.armed":
+                self.on_armed(ev.data)
             if ev.name == "stop.fired":
                 self.on_fire(ev.data)
             if ev.name in ("stop.fired", "logon", "disconnected", "logout"):
@@ -273,6 +280,8 @@ class Soak:
         self.rearm = {"buy": [], "sell": []}  # stops waiting for the market to come back
         for st in STOPS:
             self.arm(st)
+        while self.take(1) is not None and len(self.armings) < len(STOPS):
+            pass
         say(f"armed {len(STOPS)} stops: " + ", ".join(f"{n}: {m} {s} {p}" for n, (m, s, p, _) in self.stop_ids.items()))
         tf.session.start()
         self.wait_event("logon", 600)
@@ -440,6 +449,20 @@ class Soak:
                         "disconnects_by_exchange": by_exchange, "exchange_logouts": len(exch_logouts),
                         "soc_logouts": len(soc_logouts), "active_at_end": self.final.get("session") == "active" if hasattr(self, "final") else False,
                         "why": [d.get("why") for d in discs]}
+        started, pending_exch = [], False  # Logouts the SoC started (not answers to the exchange's)
+        for m in msgs:
+            f = fields(m)
+            if f.get("35") != "5":
+                continue
+            if f.get("49") == "EXCH":
+                pending_exch = True
+            elif pending_exch:
+                pending_exch = False
+            else:
+                started.append(f.get("58", ""))
+        r["session"]["logouts_started_by_soc"] = len(started)
+        if len(started) > 1:  # the final one is the only one it may start
+            self.problems.append(f"the SoC started {len(started)} Logouts: it ended a session itself: {started[:3]}")
         if reconnects > by_exchange:
             self.problems.append(f"{reconnects} reconnect(s), only {by_exchange} after the exchange ended the connection: "
                                  f"{[d.get('why') for d in discs]}")
@@ -490,7 +513,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=180, help="wall time of trading after the logon (at most)")
     ap.add_argument("--soc-minutes", type=float, default=0, help="stop when the SoC's own clock has run this long "
                     "(its time base, on which its FIX session runs: about 3 times slower than the wall clock here)")
-    ap.add_argument("--seed", type=int, default=19)
+    ap.add_argument("--seed", type=int, default=368, help="the wire's seed (368: both directions corrupt a frame early, the 56th to the SoC and the 25th from it, besides their losses)")
     ap.add_argument("--impair", default=IMPAIR, help="both directions (eth_impair.h keys)")
     ap.add_argument("--impair-rx", default="")
     ap.add_argument("--impair-tx", default="")
