@@ -37,6 +37,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -106,6 +107,7 @@ class Soak:
         os.makedirs(self.out)
         net = ["+slirp"]
         bind = "127.0.0.1"
+        self.xport = 9876
         if os.geteuid() == 0 and not self.a.slirp:
             self.ns = f"tf-soak-{os.getpid()}"
             for cmd in (["ip", "netns", "add", self.ns], ["ip", "link", "set", "lo", "up"],
@@ -114,6 +116,10 @@ class Soak:
                 subprocess.run(cmd if cmd[1] == "netns" else self.pre() + cmd, check=True)
             net = ["+tap=tfsim0"]
             bind = KERNEL_IP
+        else:  # on the host's loopback (libslirp): a free port, so that other tests may run at the same time
+            with socket.socket() as so:
+                so.bind(("127.0.0.1", 0))
+                self.xport = so.getsockname()[1]
         # the exchange, its wall-clock checks relaxed (the SoC's clock is simulated time)
         cfg = os.path.join(self.out, "exchange.cfg")
         text = open(os.path.join(ROOT, "tools/exchange/exchange.cfg")).read()
@@ -124,7 +130,7 @@ class Soak:
         self.exch_dir = os.path.join(self.out, "exchange")
         os.makedirs(self.exch_dir)
         self.exch_out = os.path.join(self.exch_dir, "stdout.log")
-        self.exch = subprocess.Popen(self.pre() + ["java", "-jar", JAR, "--settings", cfg, "--bind", bind, "--port", "9876",
+        self.exch = subprocess.Popen(self.pre() + ["java", "-jar", JAR, "--settings", cfg, "--bind", bind, "--port", str(self.xport),
                                                    "--log-dir", self.exch_dir, "--path", os.path.join(ROOT, "sim/tests/soak.path"),
                                                    "--loop", "--wait-subscriber"],
                                      stdout=open(self.exch_out, "w"), stderr=subprocess.STDOUT, cwd=ROOT)
@@ -273,7 +279,7 @@ class Soak:
         tf = self.tf
         tf.status()
         tf.set_utc()
-        tf.session.configure(heartbeat=self.a.heartbeat)
+        tf.session.configure(heartbeat=self.a.heartbeat, port=self.xport)
         self.stop_ids = {}   # stop number -> the arming it holds now: (mode, side, stop price, arming number)
         self.armings = []    # (mode, side, stop, limit) of each arming, in order
         self.fired_armings = {}  # arming number -> fires
