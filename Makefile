@@ -58,7 +58,7 @@ $(FW_SIM): build/hw/sim/soc.h build/hw/sim/memory.ld $(FW_SRCS)
 firmware: $(FW_SIM)
 
 # --- simulation model ----------------------------------------------------------------------------------
-SIM_ETH_SRCS := $(addprefix $(CURDIR)/sim/eth/,eth_port.cpp eth_gmii.cpp eth_pcap.cpp eth_tap.cpp eth_slirp.cpp)
+SIM_ETH_SRCS := $(addprefix $(CURDIR)/sim/eth/,eth_port.cpp eth_impair.cpp eth_gmii.cpp eth_pcap.cpp eth_tap.cpp eth_slirp.cpp)
 SIM_RTL      := build/hw/sim/Soc.v build/cpu/VexRiscv.v $(SIM_MAC_V)
 $(SIM_BIN): $(SIM_RTL) sim/main.cpp $(wildcard sim/eth/*.cpp sim/eth/*.h)
 	@echo "== building the Verilator model (takes a few minutes the first time)"

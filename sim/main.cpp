@@ -14,7 +14,8 @@
 //                         on 127.0.0.1:<port>") and written to +uart-tcp-port-file=<path> when given.
 //   +quiet                no harness messages except the final one
 //   +sys-period-ps=<ps>   sys clock period (default: the build's TF_SYS_CLOCK_HZ); Ethernet clocks are 8 ns
-//   Ethernet (GMII port, sim/eth): +tap= +slirp +pcap= +eth-ctl= +eth-frame-log= ... (sim/eth/README.md)
+//   Ethernet (GMII port, sim/eth): +tap= +slirp +pcap= +eth-ctl= +eth-frame-log= ... (sim/eth/README.md), and an
+//                         impaired wire in simulated time: +impair-rx= +impair-tx= +impair-seed= +pcap-host=
 // Clocks: every clock has its own period; the harness steps from one clock edge to the next (in ps), so
 // when sys and Ethernet share a period they share the evaluation. The UART transmit pin is decoded to stdout. The run ends when the firmware writes SYSCTRL.SIM_EXIT:
 // the harness exits with the firmware's code. At the end it prints cycles and cycles/second.

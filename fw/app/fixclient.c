@@ -491,6 +491,7 @@ void fixclient_poll(void) {
     if (fc.state == FC_ONLINE) fix_session_poll(&session, now);
 #ifdef TF_HAS_OFFLOAD
     offload_poll();
+    offload_resync();
 #endif
     stops_flush_events();
     if (fc.state == FC_WAIT && fc.want_up && tcp_backoff_due(&fc.backoff, now)) start_connect();

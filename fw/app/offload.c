@@ -31,9 +31,13 @@ static struct {
     bool locked;      /* firmware holds the engine's lock */
     uint32_t loaded;  /* stops whose template and trigger entry are in hardware */
     uint32_t fallback;/* stops the hardware triggered but did not send: firmware sends them */
+    int64_t fallback_px[STOPS_MAX]; /* the trade price that triggered each (the parser's record; -1 unknown) */
     uint64_t time_set_ms;
     meta_t meta[STOPS_MAX];
     uint32_t sent, not_sent, errors, locks;
+    uint32_t resyncs;       /* times the parser was set to firmware's rcv_nxt after it fell behind */
+    uint32_t ooo_seen;      /* the stack's tcp_ooo_delivered when the parser was last checked */
+    uint64_t resync_check_ms;
     uint32_t ack;     /* the ACK orders carry (ACK_SET): firmware's rcv_nxt when last written */
     uint32_t lat_min, lat_max, lat_n;
     uint64_t lat_sum;
@@ -87,7 +91,10 @@ static void handle(const order_tx_record_t *r) {
     while (offload_rx_pop_fire(&trig, &px, &stamp) && trig != i) px = -1; /* the parser's record: the price */
     if (r->status != ORDER_TX_REC_STATUS_SENT) {
         ofl.not_sent++;
-        if (st && st->state == STOP_ARMED && st->hw) ofl.fallback |= 1u << i;
+        if (st && st->state == STOP_ARMED && st->hw) {
+            ofl.fallback |= 1u << i;
+            ofl.fallback_px[i] = px; /* the fire is reported with the trade that made it */
+        }
         printf("offload: stop %u triggered, not sent by the engine (status %u)%s\n", i, r->status,
                ofl.fallback & (1u << i) ? ": firmware sends it" : "");
         return;
@@ -244,6 +251,32 @@ static void release(void) {
     ofl.locked = false;
 }
 
+/* The parser follows the in-order stream as it passes on the wire and skips segments from the future. When
+ * firmware's TCP later delivers such segments from its out-of-order queue (after a loss or a reordering), the
+ * kernel never sends them again: the parser would wait for bytes that never come and fire no more on this
+ * connection. So whenever firmware has delivered out-of-order bytes (and once a second anyway), the parser's
+ * expected sequence number is compared with firmware's rcv_nxt; if it is behind, it is set there, at a FIX
+ * message boundary (README.md "Firmware protocol" 6). Only forward: nothing is parsed twice, nothing fires twice. */
+void offload_resync(void) {
+    struct tcp_conn *c = fixclient_conn();
+    uint32_t ooo = net_get_counters(netif_stack())->tcp_ooo_delivered;
+    uint64_t now = timer_ms();
+    if (!ofl.up || !c || tcp_get_state(c) != TCP_ESTABLISHED) return;
+    if (ooo == ofl.ooo_seen && now - ofl.resync_check_ms < 1000u) return;
+    if (!fix_session_rx_at_boundary(fixclient_session())) return; /* next time */
+    ofl.ooo_seen = ooo;
+    ofl.resync_check_ms = now;
+    uint32_t seq, res, nxt = tcp_hw_rcv_nxt(c);
+    if (!offload_rx_state(&seq, &res) || (res & 1u) || (int32_t)(seq - nxt) >= 0) return; /* FIN seen, or not behind */
+    if (!offload_rx_load_seq(nxt)) {
+        error("the parser refused LOAD_SEQ", (long)nxt);
+        return;
+    }
+    ofl.resyncs++;
+    printf("offload: the parser expected sequence %lu, behind firmware's %lu: resynchronised\n", (unsigned long)seq,
+           (unsigned long)nxt);
+}
+
 void offload_poll(void) {
     if (!ofl.up) return;
     set_ack(false);
@@ -253,7 +286,7 @@ void offload_poll(void) {
         ofl.fallback &= ~(1u << i);
         ofl.loaded &= ~(1u << i);
         (void)order_tx_arm(1u << i, false); /* its trigger entry disarmed itself: nothing can fire it meanwhile */
-        stops_fire_fw(i, -1);
+        stops_fire_fw(i, ofl.fallback_px[i]);
     }
     /* the engine's clock runs on its own between settings: every second it gets firmware's UTC again (which
      * follows the exchange's; in the simulation the engine's clock runs at the simulator's speed) */
@@ -294,6 +327,7 @@ static int cmd_offload(int argc, char **argv) {
            (unsigned long)order_tx_armed());
     printf("offload: orders sent by hardware %lu, triggered but not sent %lu, errors %lu, locks %lu\n",
            (unsigned long)ofl.sent, (unsigned long)ofl.not_sent, (unsigned long)ofl.errors, (unsigned long)ofl.locks);
+    printf("offload: parser resynchronised %lu times\n", (unsigned long)ofl.resyncs);
     if (ofl.lat_n)
         printf("offload: trade price SOH on the parser -> order byte 0 at the MAC: min %lu avg %lu max %lu cycles\n",
                (unsigned long)ofl.lat_min, (unsigned long)(ofl.lat_sum / ofl.lat_n), (unsigned long)ofl.lat_max);

@@ -30,6 +30,9 @@ void offload_conn_down(void);
 void offload_before_send(void *ctx);
 /* Update the orders' ACK, adopt fires, send fallbacks, load stops, release the lock. */
 void offload_poll(void);
+/* Main loop only (firmware's received stream fully handed to the session): sets the receive parser to firmware's
+ * rcv_nxt when it has fallen behind (segments it skipped as out of order that firmware's TCP delivered later). */
+void offload_resync(void);
 /* Disarms stop i's entry and template, safe against a fire in flight. Returns false if it had fired. */
 bool offload_cancel(unsigned i);
 #endif

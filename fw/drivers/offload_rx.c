@@ -97,6 +97,11 @@ void offload_rx_counters(offload_rx_counters_t *c) {
     c->fires = rd(OFFLOAD_RX_FIRES);
 }
 
+bool offload_rx_load_seq(uint32_t rcv_nxt) {
+    wr(OFFLOAD_RX_RCV_NXT, rcv_nxt);
+    return command(CMD_LOAD_SEQ, 0, NULL);
+}
+
 bool offload_rx_state(uint32_t *rcv_nxt, uint32_t *result) {
     if (!command(CMD_READ_STATE, 0, result)) return false;
     *rcv_nxt = rd(OFFLOAD_RX_RESULT_SEQ);

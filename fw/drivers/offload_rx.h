@@ -39,6 +39,8 @@ typedef struct {
 void offload_rx_counters(offload_rx_counters_t *c);
 /* The parser's expected sequence number and state bits (READ_STATE). */
 bool offload_rx_state(uint32_t *rcv_nxt, uint32_t *result);
+/* Sets the parser's expected sequence number (LOAD_SEQ; at a FIX message boundary): resynchronising it. */
+bool offload_rx_load_seq(uint32_t rcv_nxt);
 #endif
 
 #endif

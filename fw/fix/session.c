@@ -812,6 +812,7 @@ int fix_session_fill_gap(fix_session_t *s, uint32_t seq, uint32_t n, uint64_t no
 
 fix_sess_state_t fix_session_state(const fix_session_t *s) { return s->state; }
 uint32_t fix_session_next_out(const fix_session_t *s) { return s->next_out; }
+bool fix_session_rx_at_boundary(const fix_session_t *s) { return s->framer.len == 0; }
 uint32_t fix_session_next_in(const fix_session_t *s) { return s->next_in; }
 
 void fix_session_set_seqnums(fix_session_t *s, uint32_t next_out, uint32_t next_in)

@@ -230,6 +230,9 @@ int fix_session_fill_gap(fix_session_t *s, uint32_t seq, uint32_t n, uint64_t no
 fix_sess_state_t fix_session_state(const fix_session_t *s);
 uint32_t fix_session_next_out(const fix_session_t *s);
 uint32_t fix_session_next_in(const fix_session_t *s);
+/* True when no partial message is held: everything received so far ends at a message boundary (the byte after
+ * it starts the next message). The stop-order offload resynchronises its parser only there. */
+bool fix_session_rx_at_boundary(const fix_session_t *s);
 /* Manual resynchronisation (operator action), both values >= 1. */
 void fix_session_set_seqnums(fix_session_t *s, uint32_t next_out, uint32_t next_in);
 

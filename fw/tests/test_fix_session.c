@@ -820,6 +820,33 @@ static void test_stream_split_and_batched_messages(void **st)
     }
 }
 
+/* The offload resynchronises its receive parser to firmware's rcv_nxt only at a message boundary: the session says
+ * whether a partial message is held, byte by byte through two messages. */
+static void test_rx_at_boundary_only_between_whole_messages(void **st)
+{
+    (void)st;
+    logon_default();
+    assert_true(fix_session_rx_at_boundary(&T.s));
+    uint8_t all[512];
+    size_t n = 0, ends[2];
+    char body[128], ts[32];
+    for (int i = 0; i < 2; i++) {
+        fx_peer_time(2000, ts);
+        snprintf(body, sizeof body, "35=0|34=%d|49=EXCH|52=%s|56=TFISH|", 2 + i, ts);
+        n += fx_frame(all + n, sizeof all - n, body);
+        ends[i] = n;
+    }
+    for (size_t k = 0; k < n; k++) {
+        fx_bytes(&T, 2000, all + k, 1);
+        bool at_end = k + 1 == ends[0] || k + 1 == ends[1];
+        if (fix_session_rx_at_boundary(&T.s) != at_end) fail_msg("after byte %zu of %zu: at a boundary %d", k + 1, n, !at_end);
+    }
+    assert_int_equal(fix_session_next_in(&T.s), 4);
+    /* garbage between messages is not a partial message once skipped; a message cut short is */
+    fx_bytes(&T, 2000, (const uint8_t *)"8=FIX.4.4\0019=", 12);
+    assert_false(fix_session_rx_at_boundary(&T.s));
+}
+
 static uint32_t rng = 12345u;
 static uint32_t rnd(void)
 {
@@ -924,6 +951,7 @@ int main(void)
         cmocka_unit_test(test_offload_unused_reserved_seqnums_gap_filled),
         cmocka_unit_test(test_offload_before_send_hook_adopts_hardware_message),
         cmocka_unit_test(test_stream_split_and_batched_messages),
+        cmocka_unit_test(test_rx_at_boundary_only_between_whole_messages),
         cmocka_unit_test(test_fuzz_session_never_crashes_and_only_answers_well_formed),
     };
     return cmocka_run_group_tests_name("fix_session", tests, NULL, NULL);

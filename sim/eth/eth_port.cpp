@@ -46,6 +46,11 @@ EthConfig EthConfig::from_args(int argc, char **argv) {
     if ((v = arg_value(argc, argv, "eth-rx-queue")) && *v) c.rx_queue_max = strtoull(v, nullptr, 0);
     c.verbose = arg_flag(argc, argv, "eth-verbose");
     c.quiet = arg_flag(argc, argv, "quiet");
+    if ((v = arg_value(argc, argv, "impair"))) c.impair_rx = c.impair_tx = v;
+    if ((v = arg_value(argc, argv, "impair-rx"))) c.impair_rx = v;
+    if ((v = arg_value(argc, argv, "impair-tx"))) c.impair_tx = v;
+    if ((v = arg_value(argc, argv, "impair-seed"))) c.impair_seed = strtoull(v, nullptr, 0);
+    if ((v = arg_value(argc, argv, "pcap-host"))) c.pcap_host = v;
     return c;
 }
 
@@ -59,7 +64,11 @@ const char *EthConfig::help() {
            "  +eth-frame-log=<file> CSV: dir,seq,sof_ns,eof_ns,sof_cycle,eof_cycle,len,status,source\n"
            "  +eth-ifg=<n>          idle byte times between frames to the SoC (default 12)\n"
            "  +eth-rx-queue=<n>     frames from the host waiting for the pins before drops (default 1024)\n"
-           "  +eth-verbose          log every frame\n";
+           "  +eth-verbose          log every frame\n"
+           "  +impair-rx=<spec>     impaired wire host -> SoC, in simulated time: loss=P,dup=P,reorder=P,corrupt=P,\n"
+           "                        corrupt-bits=N,corrupt-fcs=bad|good,delay=T,jitter=T,reorder-delay=T,seed=N\n"
+           "  +impair-tx=<spec>     the same SoC -> host;  +impair=<spec> both;  +impair-seed=<n> (default 1)\n"
+           "  +pcap-host=<file>     frames as the host sends them (before +impair-rx) and receives them (after +impair-tx)\n";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -94,6 +103,11 @@ EthPort::EthPort(const EthConfig &cfg) : cfg_(cfg), ser_(cfg.ifg), des_(16384) {
         attach_backend(std::move(b));
     }
     if (!cfg_.pcap.empty() && !pcap_.open(cfg_.pcap, &err)) { error_ = "pcap " + err; return; }
+    if (!cfg_.pcap_host.empty() && !pcap_host_.open(cfg_.pcap_host, &err)) { error_ = "pcap-host " + err; return; }
+    imp_rx_.reseed(cfg_.impair_seed);
+    imp_tx_.reseed(cfg_.impair_seed);
+    if (!cfg_.impair_rx.empty() && !imp_rx_.apply(cfg_.impair_rx, &err)) { error_ = "+impair-rx: " + err; return; }
+    if (!cfg_.impair_tx.empty() && !imp_tx_.apply(cfg_.impair_tx, &err)) { error_ = "+impair-tx: " + err; return; }
     if (!cfg_.frame_log.empty()) {
         flog_ = fopen(cfg_.frame_log.c_str(), "w");
         if (!flog_) { error_ = "frame log " + cfg_.frame_log + ": " + strerror(errno); return; }
@@ -104,6 +118,12 @@ EthPort::EthPort(const EthConfig &cfg) : cfg_(cfg), ser_(cfg.ifg), des_(16384) {
         fprintf(stderr, "eth: backend %s%s%s%s%s%s%s\n", backend_ ? backend_->name() : "none",
                 cfg_.tap.empty() ? "" : " ", cfg_.tap.c_str(), cfg_.pcap.empty() ? "" : ", pcap ", cfg_.pcap.c_str(),
                 cfg_.ctl.empty() ? "" : ", control ", cfg_.ctl.c_str());
+    if (ok() && !cfg_.quiet && imp_rx_.active())
+        fprintf(stderr, "eth: impaired wire to the SoC (rx): %s, seed %llu\n", imp_rx_.config().describe().c_str(),
+                (unsigned long long)imp_rx_.seed());
+    if (ok() && !cfg_.quiet && imp_tx_.active())
+        fprintf(stderr, "eth: impaired wire from the SoC (tx): %s, seed %llu\n", imp_tx_.config().describe().c_str(),
+                (unsigned long long)imp_tx_.seed());
 }
 
 EthPort::~EthPort() { finish(); }
@@ -153,19 +173,75 @@ void EthPort::from_backend(const uint8_t *p, size_t n) {
              backend_ ? backend_->name() : "?", (unsigned long long)drop_rx_);
         return;
     }
+    st_.rx_from_backend++;
+    if (pcap_host_.is_open()) { pcap_host_.add(last_ns_, p, n); pcap_host_.release(UINT64_MAX); }
+    if (imp_rx_.active() || imp_rx_.queued()) {
+        uint64_t id = imp_rx_.stats().offered + 1;
+        std::vector<Impairment::Frame> fs = imp_rx_.offer(p, n, last_ns_);
+        impair_log("rx", fs, id, n, last_ns_);
+        rx_impair_release(last_ns_);
+        return;
+    }
+    rx_enqueue_host(p, n, nullptr, nullptr);
+}
+
+// A frame from the host (through the impaired wire when imp is set) onto the queue for the RX pins.
+void EthPort::rx_enqueue_host(const uint8_t *p, size_t n, const char *status, const Impairment::Frame *imp) {
     if (ser_.queued() >= cfg_.rx_queue_max) {
         if (st_.rx_dropped_overflow++ < 10 || cfg_.verbose)
             logf(last_ns_, "RX queue full (%zu frames): dropped a %zu-byte frame from the host", ser_.queued(), n);
         return;
     }
-    st_.rx_from_backend++;
-    send_to_soc(p, n, Kind::kNormal, backend_ ? backend_->name() : "backend");
+    const char *src = backend_ ? backend_->name() : "backend";
+    if (!imp || !imp->corrupt || imp_rx_.config().corrupt_fcs_good) {
+        send_to_soc(p, n, Kind::kNormal, src);
+    } else {
+        // the FCS of the frame as the host sent it, then the flips: the SoC's MAC sees a bad FCS
+        std::vector<uint8_t> orig(p, p + n);
+        for (uint32_t b : imp->flipped) orig[b / 8] ^= (uint8_t)(1u << (b % 8));
+        std::vector<uint8_t> wire = make_wire(orig.data(), n, kMinFrame, false);
+        for (uint32_t b : imp->flipped) wire[b / 8] ^= (uint8_t)(1u << (b % 8));
+        uint64_t seq = send_to_soc(wire.data(), wire.size(), Kind::kRaw, src);
+        rxq_.back().frame.assign(wire.begin(), wire.end() - 4);  // as a frame: without its (bad) FCS
+    (void)seq;
+    }
+    if (status) rxq_.back().status = status;
+    if (imp && imp->corrupt) rxq_.back().log = true;
+}
+
+void EthPort::rx_impair_release(uint64_t now_ns) {
+    while (imp_rx_.due(now_ns)) {
+        Impairment::Frame f = imp_rx_.pop();
+        const char *status = !f.corrupt ? nullptr : imp_rx_.config().corrupt_fcs_good ? "corrupt" : "corrupt-bad-fcs";
+        rx_enqueue_host(f.bytes.data(), f.bytes.size(), status, &f);
+    }
+}
+
+void EthPort::impair_log(const char *dir, const std::vector<Impairment::Frame> &fs, uint64_t id, size_t len,
+                         uint64_t now_ns) {
+    if (cfg_.quiet) return;
+    if (fs.empty()) {
+        logf(now_ns, "impair %s frame %llu (%zu bytes): lost", dir, (unsigned long long)id, len);
+        return;
+    }
+    const Impairment::Frame &f = fs[0];
+    if (!f.corrupt && fs.size() == 1 && !f.held && !cfg_.verbose) return;
+    std::string what;
+    if (f.corrupt) {
+        what += " corrupted, bits";
+        for (size_t i = 0; i < f.flipped.size(); i++) what += (i ? "," : " ") + std::to_string(f.flipped[i]);
+    }
+    if (fs.size() > 1) what += " duplicated";
+    if (f.held) what += " held back";
+    logf(now_ns, "impair %s frame %llu (%zu bytes):%s, out at %llu ns", dir, (unsigned long long)f.id, len,
+         what.empty() ? " delayed" : what.c_str(), (unsigned long long)f.release_ns);
 }
 
 void EthPort::rx_edge(uint64_t now_ns, uint8_t &dv, uint8_t &data) {
     last_ns_ = now_ns;
     uint64_t cyc = rx_cycle_++;
     if (!deferred_.empty() && deferred_.front().at_ns <= now_ns) run_deferred(now_ns);
+    if (imp_rx_.due(now_ns)) rx_impair_release(now_ns);
     unsigned r = ser_.edge(dv, data);
     if (!dv) return;
     if (r & GmiiSerializer::kStart) {
@@ -197,8 +273,9 @@ void EthPort::rx_complete() {
     size_t plen = m.kind == Kind::kRaw ? (fcs_ok(after_sfd, after_len) ? after_len - 4 : after_len) : m.frame.size();
     pcap_.add(rx_sof_ns_, after_sfd, plen);
     pcap_release();
-    const char *status = m.kind == Kind::kBadFcs ? "bad-fcs" : m.kind == Kind::kRaw ? "raw" : "ok";
+    const char *status = m.status ? m.status : m.kind == Kind::kBadFcs ? "bad-fcs" : m.kind == Kind::kRaw ? "raw" : "ok";
     bool runt = m.kind != Kind::kRaw && m.frame.size() < kMinFrame;
+    if (m.status) plen = m.frame.size();  // corrupted by the impaired wire: the frame without its FCS
     if (flog_)
         fprintf(flog_, "rx,%llu,%llu,%llu,%llu,%llu,%zu,%s,%s\n", (unsigned long long)m.seq,
                 (unsigned long long)rx_sof_ns_, (unsigned long long)eof_ns, (unsigned long long)rx_sof_cycle_,
@@ -231,6 +308,7 @@ void EthPort::rx_complete() {
 
 void EthPort::tx_edge(uint64_t now_ns, bool en, uint8_t data) {
     uint64_t cyc = tx_cycle_++;
+    if (imp_tx_.due(now_ns)) tx_impair_release(now_ns);
     unsigned r = des_.edge(en, data);
     if (r & GmiiDeserializer::kStart) {
         tx_sof_ns_ = now_ns;
@@ -291,9 +369,15 @@ void EthPort::tx_complete() {
                 dropped = true;
                 logf(tx_sof_ns_, "tx#%llu (%zu bytes) dropped by drop-tx (%llu more to drop); still in the pcap at %llu ns",
                      (unsigned long long)seq, len, (unsigned long long)drop_tx_, (unsigned long long)tx_sof_ns_);
-            } else if (backend_) {
-                if (backend_->send(frame, len)) { forwarded = true; st_.tx_forwarded++; }
-                else st_.tx_backend_errors++;
+            } else if (imp_tx_.active() || imp_tx_.queued()) {
+                // through the impaired wire: to the host when it is due (tx_impair_release)
+                uint64_t id = imp_tx_.stats().offered + 1;
+                std::vector<Impairment::Frame> fs = imp_tx_.offer(frame, len, tx_eof_ns_);
+                impair_log("tx", fs, id, len, tx_eof_ns_);
+                if (fs.empty()) dropped = true;
+                if (imp_tx_.due(tx_eof_ns_)) tx_impair_release(tx_eof_ns_);
+            } else {
+                forwarded = tx_to_host(frame, len, tx_eof_ns_);
             }
             if (cfg_.verbose && !dropped)
                 logf(tx_sof_ns_, "tx#%llu: %zu bytes%s", (unsigned long long)seq, len, forwarded ? " forwarded" : "");
@@ -348,6 +432,28 @@ void EthPort::tx_complete() {
     }
 }
 
+// A good frame from the SoC to the host (after the impaired wire, if any). True when the backend took it.
+bool EthPort::tx_to_host(const uint8_t *p, size_t n, uint64_t now_ns) {
+    if (pcap_host_.is_open()) { pcap_host_.add(now_ns, p, n); pcap_host_.release(UINT64_MAX); }
+    if (!backend_) return false;
+    if (backend_->send(p, n)) { st_.tx_forwarded++; return true; }
+    st_.tx_backend_errors++;
+    return false;
+}
+
+void EthPort::tx_impair_release(uint64_t now_ns) {
+    while (imp_tx_.due(now_ns)) {
+        Impairment::Frame f = imp_tx_.pop();
+        if (f.corrupt && !imp_tx_.config().corrupt_fcs_good) {
+            // a bad FCS: the host's MAC discards it (it is still in the host pcap, corrupted)
+            st_.tx_impair_fcs_discards++;
+            if (pcap_host_.is_open()) { pcap_host_.add(now_ns, f.bytes.data(), f.bytes.size()); pcap_host_.release(UINT64_MAX); }
+            continue;
+        }
+        tx_to_host(f.bytes.data(), f.bytes.size(), now_ns);
+    }
+}
+
 void EthPort::pcap_release() {
     uint64_t h = UINT64_MAX;
     if (rx_active_) h = std::min(h, rx_sof_ns_);
@@ -363,7 +469,9 @@ void EthPort::poll(uint64_t now_ns) {
     if (ctl_fd_ >= 0) ctl_read(now_ns);
     if (!deferred_.empty() && deferred_.front().at_ns <= now_ns) run_deferred(now_ns);
     if (backend_) backend_->poll();
+    if (imp_rx_.due(now_ns)) rx_impair_release(now_ns);
     pcap_.flush();
+    pcap_host_.flush();
     if (flog_) fflush(flog_);
 }
 
@@ -536,6 +644,35 @@ bool EthPort::exec(const std::string &line, uint64_t now_ns) {
              n < kMinIfg ? " (BELOW the 802.3 minimum of 12)" : "");
         return true;
     }
+    if (cmd == "impair") {
+        // impair [rx|tx|both <spec>] | impair off: the settings take effect for the next frame offered;
+        // frames already on the impaired wire keep their release times
+        std::string which = rest.substr(0, rest.find_first_of(" \t"));
+        std::string spec = rest.find_first_of(" \t") == std::string::npos ? "" : rest.substr(rest.find_first_of(" \t") + 1);
+        if (rest.empty()) {
+            print_impair(stderr, "to SoC (rx)", imp_rx_);
+            print_impair(stderr, "from SoC (tx)", imp_tx_);
+            return true;
+        }
+        if (which == "off" && spec.empty()) { which = "both"; spec = "off"; }
+        if (which != "rx" && which != "tx" && which != "both")
+            return fail("want 'impair rx|tx|both <key=value,...>' or 'impair off'");
+        std::string err;
+        ImpairConfig crx = imp_rx_.config(), ctx = imp_tx_.config();
+        bool sg = false;
+        uint64_t sd = 0;
+        if ((which != "tx" && !Impairment::parse(spec, crx, &sg, &sd, &err)) ||
+            (which != "rx" && !Impairment::parse(spec, ctx, &sg, &sd, &err))) {
+            st_.ctl_errors++;
+            logf(now_ns, "ctl: error: impair: %s (nothing changed): %s", err.c_str(), line.c_str());
+            return false;
+        }
+        if (which != "tx") { imp_rx_.set_config(crx); if (sg) imp_rx_.reseed(sd); }
+        if (which != "rx") { imp_tx_.set_config(ctx); if (sg) imp_tx_.reseed(sd); }
+        if (which != "tx") logf(now_ns, "ctl: impair rx: %s, seed %llu", crx.describe().c_str(), (unsigned long long)imp_rx_.seed());
+        if (which != "rx") logf(now_ns, "ctl: impair tx: %s, seed %llu", ctx.describe().c_str(), (unsigned long long)imp_tx_.seed());
+        return true;
+    }
     if (cmd == "mark") {
         logf(now_ns, "mark: %s", rest.c_str());
         return true;
@@ -568,6 +705,8 @@ bool EthPort::exec(const std::string &line, uint64_t now_ns) {
                 "  drop-tx <n> | drop-rx <n>  drop the next n frames from the SoC | from the host\n"
                 "  drop-tx-match <n> <text>   drop the next n frames from the SoC whose bytes contain text\n"
                 "  ifg <n>                idle byte times between frames to the SoC (default 12)\n"
+                "  impair rx|tx|both <k=v,...>  impaired wire (loss dup reorder corrupt corrupt-bits corrupt-fcs\n"
+                "                         delay jitter reorder-delay seed); 'impair off'; 'impair' shows it\n"
                 "  at <ns> <command>      run the command when simulated time reaches <ns>\n"
                 "  mark <text>            log the text with the simulated time\n"
                 "  stats | pcap-flush | exit [code] | help\n");
@@ -593,6 +732,13 @@ void EthPort::print_stats(FILE *f) const {
             u(s.tx_frames), u(s.tx_good), u(s.tx_bytes), u(s.tx_bad_fcs), u(s.tx_bad_preamble), u(s.tx_too_short),
             u(s.tx_runts), u(s.tx_odd_preamble), u(s.tx_short_ifg), u(s.tx_forwarded), u(s.tx_dropped_ctl),
             u(s.tx_backend_errors));
+    print_impair(f, "to SoC (rx)", imp_rx_);
+    print_impair(f, "from SoC (tx)", imp_tx_);
+    if (s.tx_impair_fcs_discards)
+        fprintf(f, "eth: impair from SoC (tx): %llu corrupted frames with a bad FCS discarded by the host's MAC\n",
+                u(s.tx_impair_fcs_discards));
+    if (pcap_host_.is_open())
+        fprintf(f, "eth: pcap-host %s: %llu frames written\n", cfg_.pcap_host.c_str(), u(pcap_host_.records()));
     if (s.ctl_commands || s.ctl_errors)
         fprintf(f, "eth: control: %llu commands, %llu errors\n", u(s.ctl_commands), u(s.ctl_errors));
     if (backend_) {
@@ -602,10 +748,24 @@ void EthPort::print_stats(FILE *f) const {
     if (pcap_.is_open()) fprintf(f, "eth: pcap %s: %llu frames written\n", cfg_.pcap.c_str(), u(pcap_.records()));
 }
 
+// One line per direction that is or was impaired: "eth: impair to SoC (rx): offered N, lost N, ..."
+void EthPort::print_impair(FILE *f, const char *name, const Impairment &imp) const {
+    const ImpairStats &s = imp.stats();
+    if (!imp.active() && s.offered == 0) return;
+    auto u = [](uint64_t v) { return (unsigned long long)v; };
+    fprintf(f,
+            "eth: impair %s: offered %llu, lost %llu, duplicated %llu, reordered %llu (held back %llu), corrupted %llu "
+            "(%llu bits), delivered %llu, on the wire %zu, mean delay %llu ns; now %s, seed %llu\n",
+            name, u(s.offered), u(s.lost), u(s.duplicated), u(s.overtaken), u(s.held), u(s.corrupted), u(s.bits_flipped),
+            u(s.delivered), imp.queued(), u(s.delivered ? s.delay_ns_sum / s.delivered : 0), imp.config().describe().c_str(),
+            u(imp.seed()));
+}
+
 void EthPort::finish() {
     if (finished_) return;
     finished_ = true;
     pcap_.close();
+    pcap_host_.close();
     if (flog_) { fclose(flog_); flog_ = nullptr; }
     if (ctl_fd_ >= 0) close(ctl_fd_);
     if (ctl_wfd_ >= 0) close(ctl_wfd_);

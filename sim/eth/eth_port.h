@@ -25,6 +25,7 @@
 
 #include "eth_backend.h"
 #include "eth_gmii.h"
+#include "eth_impair.h"
 #include "eth_pcap.h"
 
 namespace tfeth {
@@ -41,10 +42,18 @@ struct EthConfig {
     size_t rx_queue_max = 1024;  // +eth-rx-queue=<n>    frames from the host waiting for the pins
     bool verbose = false;      // +eth-verbose           log every frame
     bool quiet = false;        // +quiet                 only errors and the statistics
+    std::string impair_rx;     // +impair-rx=<spec>      impaired wire host -> SoC (eth_impair.h: loss=P,dup=P,...)
+    std::string impair_tx;     // +impair-tx=<spec>      impaired wire SoC -> host
+    uint64_t impair_seed = 1;  // +impair-seed=<n>       the seed of both directions (a spec's seed= wins)
+    std::string pcap_host;     // +pcap-host=<file>      frames as the host side sends/receives them (before
+                               //                        the RX impairment, after the TX one)
 
     // Parses the plusargs above ("+name=value", the last one wins; "+name" flags).
     static EthConfig from_args(int argc, char **argv);
-    bool enabled() const { return !tap.empty() || slirp || !pcap.empty() || !ctl.empty() || !frame_log.empty(); }
+    bool enabled() const {
+        return !tap.empty() || slirp || !pcap.empty() || !ctl.empty() || !frame_log.empty() || !impair_rx.empty() ||
+               !impair_tx.empty() || !pcap_host.empty();
+    }
     static const char *help();  // the plusargs, one per line, for a --help text
 };
 
@@ -65,7 +74,9 @@ struct EthFrameEvent {
     size_t len;                     // (inject-raw: all bytes after the SFD)
     const char *source;             // RX: "tap" "slirp" "memory" "inject" "inject-badfcs" "inject-runt"
                                     //     "inject-raw" "inject-burst" "api"; TX: "soc"
-    const char *status;             // "ok" "bad-fcs" "bad-preamble" "too-short" (TX); RX: "ok" "bad-fcs" "raw"
+    const char *status;             // "ok" "bad-fcs" "bad-preamble" "too-short" (TX); RX: "ok" "bad-fcs" "raw",
+                                    // and for frames the impaired wire corrupted "corrupt" (FCS recomputed) or
+                                    // "corrupt-bad-fcs" (FCS of the frame before the flips)
     bool runt;                      // shorter than 60 bytes + FCS
     bool dropped;                   // TX: not forwarded (drop-tx, or not ok)
     bool forwarded;                 // TX: handed to the backend
@@ -88,6 +99,8 @@ struct EthStats {
     uint64_t tx_dropped_ctl = 0, tx_forwarded = 0, tx_backend_errors = 0, tx_overlong = 0;
     // control channel
     uint64_t ctl_commands = 0, ctl_errors = 0;
+    // impaired wire (the rest is in EthPort::impairment(dir).stats())
+    uint64_t tx_impair_fcs_discards = 0;    // corrupted with a bad FCS: the host's MAC would discard them
 };
 
 class EthPort {
@@ -123,6 +136,8 @@ public:
     bool tx_in_frame() const { return des_.in_burst(); }
     int exit_requested() const { return exit_code_; }    // -1, or the code of a ctl "exit <code>"
     const EthStats &stats() const { return st_; }
+    // The impaired wire of a direction (kToSoc = rx, kFromSoc = tx): settings and counts.
+    const Impairment &impairment(EthDir d) const { return d == EthDir::kToSoc ? imp_rx_ : imp_tx_; }
     void print_stats(FILE *f) const;
     void finish();  // flush and close pcap/frame log/ctl (idempotent)
 
@@ -133,6 +148,7 @@ private:
         Kind kind;
         bool log;
         std::vector<uint8_t> frame;  // without FCS (raw: everything)
+        const char *status = nullptr;  // set for frames the impaired wire corrupted
     };
     struct Deferred {
         uint64_t at_ns;
@@ -140,6 +156,12 @@ private:
     };
     void logf(uint64_t t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
     void from_backend(const uint8_t *p, size_t n);
+    void rx_enqueue_host(const uint8_t *p, size_t n, const char *status, const Impairment::Frame *imp);
+    void rx_impair_release(uint64_t now_ns);
+    bool tx_to_host(const uint8_t *p, size_t n, uint64_t now_ns);
+    void tx_impair_release(uint64_t now_ns);
+    void impair_log(const char *dir, const std::vector<Impairment::Frame> &fs, uint64_t id_lost, size_t len, uint64_t now_ns);
+    void print_impair(FILE *f, const char *name, const Impairment &imp) const;
     void rx_complete();
     void tx_complete();
     void pcap_release();
@@ -152,6 +174,8 @@ private:
     std::string error_;
     std::unique_ptr<EthBackend> backend_;
     PcapWriter pcap_;
+    PcapWriter pcap_host_;
+    Impairment imp_rx_{0}, imp_tx_{1};
     FILE *flog_ = nullptr;
     std::function<void(const EthFrameEvent &)> hook_;
     EthStats st_;

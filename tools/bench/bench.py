@@ -15,9 +15,15 @@ papers in ../shared/seeds) are quoted as citations, marked as such, next to ours
    segment and in full segments: digest rate, RX drops, TestRequest answer delay, session kept, fires in the burst
    (report["burst"]).
 
+5. Long soak (sim/tests/soak.py, issue 19): the whole SoC trades through the harness's impaired wire (5 % loss, 1 %
+   duplication, 10 % reordering, 0.1 % corruption) with hardware and firmware stops firing again and again, for 30
+   minutes of the SoC's clock or as far as --soak-minutes of wall time allow (report["soak"] says how far): orders
+   lost / duplicated, false fires, reconnects, resends, frames impaired per kind.
+
 Usage: tools/bench/bench.py [--fires 1000] [--soc-minutes 7] [--step-ms 100] [--baseline-fires 1000] [--skip-baseline]
                             [--datapath-volumes 25000,50000] [--datapath-linerate 50000] [--skip-datapath]
                             [--burst 10000] [--burst-shapes segment,coalesced] [--burst-minutes 15] [--burst-only]
+                            [--soak-soc-minutes 30] [--soak-minutes 120] [--skip-soak] [--soak-only]
 """
 import argparse
 import datetime
@@ -406,9 +412,18 @@ def main(argv=None):
                     "then is measured as far as it got (today's firmware takes about 0.7 s of wall time a W here)")
     ap.add_argument("--burst-only", action="store_true", help="run the burst phase alone and put its figures into the "
                     "report.json and report.md already in --out (or new ones)")
+    ap.add_argument("--soak-soc-minutes", type=float, default=30, help="length of the long soak in minutes of the SoC's "
+                    "own clock (the time its FIX session runs on)")
+    ap.add_argument("--soak-minutes", type=float, default=120, help="wall-clock limit of the long soak: it stops there "
+                    "and reports how far it got")
+    ap.add_argument("--skip-soak", action="store_true")
+    ap.add_argument("--soak-only", action="store_true", help="run the long soak alone and put its figures into the "
+                    "report.json and report.md already in --out (or new ones)")
     args = ap.parse_args(argv)
     if args.burst_only:
         return burst_only(args)
+    if args.soak_only:
+        return soak_only(args)
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.monotonic()
     out = os.path.abspath(args.out)
@@ -429,6 +444,8 @@ def main(argv=None):
         raise SystemExit(f"bench: {e}")
     if not args.report_only and args.burst > 0:
         run_burst(args, out)
+    if not args.report_only and not args.skip_soak:
+        run_soak(args, out)
     found = [bc for bc in (board_clock(b, args.boards_dir) for b in args.board.split(",") if b) if bc is not None]
     bc = next((b for b in found if b["with_offload_and_met"]), found[0] if found else None)
     note = clock_note(bc)
@@ -474,6 +491,10 @@ def main(argv=None):
     if b is not None:
         report["burst"] = b
         lines += burst.burst_md(b)
+    sk = soak_load(out)
+    if sk is not None:
+        report["soak"] = sk
+        lines += soak_md(sk)
     soc_latency.plot(soc["records"], os.path.join(out, "latency.png"), ETH_MHZ)
     if dp is not None:
         datapath_plot(dp, os.path.join(out, "datapath.png"))
@@ -491,6 +512,90 @@ def run_burst(args, out):
     run([sys.executable, os.path.join(ROOT, "tools/bench/burst.py"), "--messages", str(args.burst), "--shapes",
          args.burst_shapes, "--minutes", str(args.burst_minutes), "--inflight", str(args.burst_inflight),
          "--out", os.path.relpath(os.path.join(out, "burst"), ROOT)])
+
+
+def run_soak(args, out):
+    """The long soak; its checks failing is a finding for the report, not the end of the bench."""
+    d = os.path.join(out, "soak")
+    os.makedirs(d, exist_ok=True)
+    cmd = [sys.executable, os.path.join(ROOT, "sim/tests/soak.py"), "--out", os.path.join(d, "run"),
+           "--seconds", str(args.soak_minutes * 60), "--soc-minutes", str(args.soak_soc_minutes),
+           "--json", os.path.join(d, "soak.json")]
+    print("== " + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd), flush=True)
+    rc = subprocess.run(cmd, cwd=ROOT).returncode
+    try:
+        with open(os.path.join(d, "soak.json")) as f:
+            r = json.load(f)
+    except (OSError, ValueError):
+        r = {"problems": [f"soak.py exit {rc} without its JSON"]}
+    r["exit"] = rc
+    r["soc_minutes_target"] = args.soak_soc_minutes
+    r["wall_minutes_limit"] = args.soak_minutes
+    got = r.get("soc_clock_s")
+    r["how_far"] = ("skipped (exit 77)" if rc == 77 else
+                    f"{(got or 0) / 60:.1f} of {args.soak_soc_minutes:g} minutes of the SoC's clock"
+                    + (" (the wall-clock limit came first)" if (got or 0) < args.soak_soc_minutes * 60 else ""))
+    with open(os.path.join(d, "soak.json"), "w") as f:
+        json.dump(r, f, indent=1)
+
+
+def soak_load(out):
+    try:
+        with open(os.path.join(out, "soak", "soak.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def soak_md(r):
+    o, fi, se, rs, w = (r.get(k, {}) for k in ("orders", "fires", "session", "resends", "wire"))
+    lines = ["", "## Long soak through an impaired wire (sim/tests/soak.py)", "",
+             f"Wire both ways: {r.get('impair_rx')} (seed {r.get('seed')}). How far: {r.get('how_far')}; "
+             f"{r.get('wall_s')} s of wall time trading" + (f", {r['sim']['simulated_ms']:.0f} ms simulated at 125 MHz"
+                                                            if r.get("sim") else "") + ".", "",
+             "| | to the SoC | from the SoC |", "|---|---|---|"]
+    for k in ("offered", "lost", "duplicated", "reordered", "held_back", "corrupted", "delivered"):
+        lines.append(f"| frames {k.replace('_', ' ')} | {w.get('rx', {}).get(k, '-')} | {w.get('tx', {}).get(k, '-')} |")
+    lines += ["", f"Orders: {o.get('sent_by_soc')} sent, {o.get('at_exchange')} at the exchange, lost {o.get('lost')}, "
+              f"duplicated {o.get('duplicated')}. Fires: {fi.get('hw')} by hardware, {fi.get('fw')} by firmware stops, "
+              f"{fi.get('hw_stops_sent_by_fw')} hardware stops sent by firmware; false {fi.get('false')}. Session: "
+              f"{se.get('logons')} logon(s), {se.get('reconnects')} reconnect(s), active at the end {se.get('active_at_end')}. "
+              f"ResendRequests {rs.get('resend_requests_by_soc')} (SoC) / {rs.get('resend_requests_by_exchange')} (exchange), "
+              f"GapFills {rs.get('gapfills_by_soc')} / {rs.get('gapfills_by_exchange')}. SoC TCP retransmissions "
+              f"{r.get('net', {}).get('tcp_retransmit', 0)} (timeout) + {r.get('net', {}).get('tcp_fast_retransmit', 0)} (fast)."]
+    probs = r.get("problems") or []
+    lines.append("Checks: " + ("all held." if not probs and r.get("exit") == 0 else "FAILED: " + "; ".join(probs[:5])))
+    return lines
+
+
+def soak_only(args):
+    """--soak-only: the long soak alone; its figures go into report.json and a section of report.md."""
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    run_soak(args, out)
+    sk = soak_load(out)
+    try:
+        with open(os.path.join(out, "report.json")) as f:
+            report = json.load(f)
+    except (OSError, ValueError):
+        report = {}
+    report["soak"] = sk
+    with open(os.path.join(out, "report.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    try:
+        with open(os.path.join(out, "report.md")) as f:
+            md = f.read()
+    except OSError:
+        md = "# Triggerfish benchmark report\n"
+    cut = md.find("\n## Long soak through an impaired wire")
+    if cut >= 0:
+        nxt = md.find("\n## ", cut + 1)
+        md = md[:cut] + (md[nxt:] if nxt >= 0 else "\n")
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(md.rstrip("\n") + "\n" + "\n".join(soak_md(sk)) + "\n")
+    print("\n".join(soak_md(sk)))
+    print(f"\nbench: {os.path.relpath(out, ROOT)}/report.md, report.json (soak)")
+    return report
 
 
 def burst_only(args):

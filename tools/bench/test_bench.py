@@ -469,5 +469,52 @@ class ReportOnly(unittest.TestCase):
         self.assertIn("is not JSON", str(e.exception))
 
 
+class SoakTest(unittest.TestCase):
+    """The long soak's figures (sim/tests/soak.py's JSON) in report.json and report.md: how far it got."""
+
+    def run_soak(self, soc_clock_s, rc=0, problems=()):
+        d = tempfile.mkdtemp()
+        fig = {"seed": 19, "impair_rx": "loss=0.05", "wall_s": 600.0, "soc_clock_s": soc_clock_s,
+               "wire": {"rx": {"offered": 1000, "lost": 48, "duplicated": 9, "reordered": 80, "held_back": 97,
+                               "corrupted": 1, "delivered": 961},
+                        "tx": {"offered": 800, "lost": 41, "duplicated": 7, "reordered": 60, "held_back": 77,
+                               "corrupted": 2, "delivered": 766}},
+               "orders": {"sent_by_soc": 40, "at_exchange": 40, "lost": 0, "duplicated": 0},
+               "fires": {"hw": 20, "fw": 18, "hw_stops_sent_by_fw": 2, "false": 0},
+               "session": {"logons": 1, "reconnects": 0, "active_at_end": True},
+               "resends": {"resend_requests_by_soc": 0, "resend_requests_by_exchange": 0}, "net": {"tcp_retransmit": 33},
+               "problems": list(problems)}
+        calls = []
+
+        def fake_run(cmd, cwd=None):
+            calls.append(cmd)
+            with open(cmd[cmd.index("--json") + 1], "w") as f:
+                json.dump(fig, f)
+            return type("R", (), {"returncode": rc})()
+        args = bench.main.__globals__["argparse"].Namespace(soak_minutes=10, soak_soc_minutes=30)
+        real = bench.subprocess.run
+        bench.subprocess.run = fake_run
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                bench.run_soak(args, d)
+        finally:
+            bench.subprocess.run = real
+        self.assertIn("--soc-minutes", calls[0])
+        self.assertEqual(calls[0][calls[0].index("--seconds") + 1], "600")
+        return bench.soak_load(d)
+
+    def test_how_far_when_the_wall_clock_limit_came_first(self):
+        r = self.run_soak(720.0)
+        self.assertEqual(r["how_far"], "12.0 of 30 minutes of the SoC's clock (the wall-clock limit came first)")
+        md = "\n".join(bench.soak_md(r))
+        self.assertIn("| frames lost | 48 | 41 |", md)
+        self.assertIn("Checks: all held.", md)
+
+    def test_the_whole_length_and_a_failed_check(self):
+        r = self.run_soak(1805.0, rc=1, problems=["orders lost: 1"])
+        self.assertEqual(r["how_far"], "30.1 of 30 minutes of the SoC's clock")
+        self.assertIn("FAILED: orders lost: 1", "\n".join(bench.soak_md(r)))
+
+
 if __name__ == "__main__":
     unittest.main()

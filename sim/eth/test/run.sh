@@ -3,6 +3,8 @@
 # Builds into build/sim-eth/ (host g++, -lslirp). The TAP test needs root (skipped otherwise).
 #   test_loopback  RX driver -> TX decoder on the same clock: 3000 random frames byte-exact, padding,
 #                  FCS/runt/preamble handling, control commands, FIFO, pcap through tshark (ns stamps)
+#   test_impair    the impaired wire (+impair-rx/-tx): decisions against a reference, binomial bounds, flipped
+#                  bits, reordering without loss, both directions independent, pcap, control channel, plusargs
 #   test_slirp     libslirp backend: ARP, UDP and TCP to the host's loopback, +slirp-fwd
 #   test_tap.sh    the kernel through a TAP in a private namespace: ping, inject, pcap
 set -u
@@ -40,6 +42,7 @@ for src in "${SRCS[@]}"; do  # the plug-in itself, compiled once
     OBJS+=("$o")
 done
 build test_loopback "$HERE/test_loopback.cpp"; L=$?
+build test_impair "$HERE/test_impair.cpp"; I=$?
 build test_slirp "$HERE/test_slirp.cpp"; S=$?
 build eth_dev "$HERE/eth_dev.cpp"; D=$?
 # the sources also build without libslirp
@@ -52,6 +55,12 @@ if [ $L -eq 0 ]; then
     "$B/test_loopback" "$B" >"$B/test_loopback.out" 2>"$B/test_loopback.err"
     grep -E '^\s+\[|^[a-zA-Z]' "$B/test_loopback.out" | grep -v '^RESULT\|^eth:'
     add "$B/test_loopback.out"
+fi
+if [ $I -eq 0 ]; then
+    echo "== test_impair"
+    timeout 300 "$B/test_impair" "$B" >"$B/test_impair.out" 2>"$B/test_impair.err"
+    grep -v '^RESULT' "$B/test_impair.out"
+    add "$B/test_impair.out"
 fi
 if [ $S -eq 0 ]; then
     echo "== test_slirp"
