@@ -162,8 +162,12 @@ static inline void fh_logon_reply(void)
     fh_message(&r);
 }
 
+/* Called at every (re)connection, before the Logon (a fuzzer may set it). */
+static void (*fh_connect_hook)(void);
+
 static inline void fh_connect(bool answer)
 {
+    if (fh_connect_hook) fh_connect_hook();
     FH.connected = true;
     fix_session_connected(&FH.s, FH.now);
     if (answer) fh_logon_reply();
