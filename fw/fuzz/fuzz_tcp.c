@@ -10,7 +10,8 @@
  *   owner   [op][what][n]: send, close, abort, reconnect, or hand sequence space to the hardware and take it back.
  * Checks: ASan/UBSan; every frame sent is 60..1514 bytes with valid IPv4 and TCP checksums; data is delivered to the
  * owner only in order, without gaps or repeats (the peer's byte at sequence s is pat(s), as in test_net_fuzz.c);
- * the send-side sequence bookkeeping stays ordered. */
+ * the send-side sequence bookkeeping stays ordered; every byte we send (first time or again) is the byte the owner or
+ * the hardware wrote at that sequence number, and no ACK we send covers a byte the owner was not given. */
 #include <stdbool.h>
 #include <string.h>
 
@@ -25,6 +26,40 @@
 
 static uint8_t pat(uint32_t seq) { return (uint8_t)(seq * 2654435761u >> 24); }
 
+static struct tcp_conn *conn;
+static uint32_t expect_seq; /* the peer's sequence number of the next byte we should be given */
+static bool established;
+
+/* Our stream as the owner (tcp_send) and the hardware (tcp_adopt_sent) wrote it, by sequence number (the send ring
+ * is 4 KiB, so 64 KiB of history holds everything that may still be sent). */
+#define HIST 65536u
+static uint8_t hist[HIST];
+static uint32_t acked_hi; /* the highest ACK we sent on conn */
+static bool acked_any;
+
+/* A segment we send on conn: its payload is our stream at its sequence number, within what was written, and its
+ * ACK acknowledges nothing the owner was not given (checked after each step: delivery may follow the ACK). */
+static void check_our_segment(const uint8_t *ip)
+{
+    const uint8_t *t = ip + 20;
+    size_t tl = net_rd16(ip + 2) - 20u, hl = (size_t)(t[12] >> 4) * 4;
+    if (!conn || conn->state == TCP_CLOSED || net_rd16(t) != conn->local_port || net_rd16(t + 2) != conn->remote_port)
+        return;
+    FZ_CHECK(hl >= 20 && hl <= tl);
+    uint32_t seq = net_rd32(t + 4);
+    size_t dlen = tl - hl;
+    if (dlen) {
+        FZ_CHECK(!(t[13] & TCP_FLAG_SYN));
+        FZ_CHECK(seq_leq(conn->iss + 1, seq) && seq_leq(seq + (uint32_t)dlen, conn->snd_end));
+        for (size_t i = 0; i < dlen; i++) FZ_CHECK(t[hl + i] == hist[(seq + i) % HIST]);
+    }
+    if ((t[13] & TCP_FLAG_ACK) && established) {
+        uint32_t ack = net_rd32(t + 8);
+        if (!acked_any || seq_gt(ack, acked_hi)) acked_hi = ack;
+        acked_any = true;
+    }
+}
+
 static void fz_tx(void *ctx, const uint8_t *f, size_t len)
 {
     FZ_CHECK(len >= ETH_FRAME_MIN && len <= ETH_FRAME_MAX);
@@ -37,6 +72,7 @@ static void fz_tx(void *ctx, const uint8_t *f, size_t len)
         size_t tl = tot - 20;
         uint32_t sum = net_csum_pseudo(net_rd32(ip + 12), net_rd32(ip + 16), 6, (uint16_t)tl);
         FZ_CHECK(net_csum_fold(net_csum_add(sum, ip + 20, tl)) == 0);
+        check_our_segment(ip);
     }
 }
 
@@ -50,15 +86,13 @@ static uint32_t fz_rand(void *ctx)
 static const struct net_ops fz_ops = {fz_tx, fz_rand, NULL};
 
 static struct net_stack S;
-static struct tcp_conn *conn;
-static uint32_t expect_seq; /* the peer's sequence number of the next byte we should be given */
-static bool established;
 
 static void c_connected(struct tcp_conn *c, void *u)
 {
     FZ_CHECK(c == conn);
     expect_seq = c->irs + 1;
     established = true;
+    acked_any = false;
 }
 
 static void c_data(struct tcp_conn *c, void *u, const uint8_t *d, size_t n)
@@ -97,7 +131,7 @@ static void check_invariants(void)
 }
 
 static uint8_t F[ETH_FRAME_MAX + 64];
-static uint8_t PAY[NET_TCP_SNDBUF];
+static uint8_t PAY[2 * NET_TCP_SNDBUF];
 static uint64_t now;
 
 /* A segment from the peer to conn with fuzzer-chosen header fields and options, valid checksums. */
@@ -169,6 +203,12 @@ static void raw_frame(fz_in_t *in)
     net_input(&S, F, n, now);
 }
 
+static void record_at(uint32_t at, const uint8_t *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++) hist[(at + i) % HIST] = d[i];
+}
+
+
 static void connect_peer(void)
 {
     conn = tcp_connect(&S, T_PEER_IP, 9876, &cbs, NULL);
@@ -178,19 +218,26 @@ static void connect_peer(void)
 static void owner(fz_in_t *in)
 {
     uint8_t what = fz_u8(in);
-    size_t n = fz_u16(in) % (sizeof PAY + 1u);
+    size_t n = fz_u16(in) % (NET_TCP_SNDBUF + 1u);
+    const uint8_t *src = PAY + (what >> 3) * 97u; /* a different part of PAY each time */
     uint32_t seq;
     if (!conn) {
         if (what % 8 == 3) connect_peer();
         return;
     }
     switch (what % 8) {
-    case 0: case 1: (void)tcp_send(conn, PAY, n); break;
+    case 0: case 1: /* written into the history first: tcp_send sends at once, at snd_end */
+        record_at(conn->snd_end, src, n);
+        FZ_CHECK(tcp_send(conn, src, n) <= n);
+        break;
     case 2: tcp_close(conn); break;
     case 3: tcp_abort(conn); conn = NULL; established = false; break;
     case 4:
         if (tcp_hw_arm(conn, 1 + n % 600, &seq)) {
-            if (what & 8) (void)tcp_adopt_sent(conn, seq, PAY, 1 + n % 300);
+            if (what & 8) {
+                record_at(seq, src, 1 + n % 300);
+                (void)tcp_adopt_sent(conn, seq, src, 1 + n % 300);
+            }
             if (what & 16) (void)tcp_hw_extend(conn, n % 64);
             tcp_hw_disarm(conn);
         }
@@ -227,6 +274,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         default: owner(&in); break;
         }
         check_invariants();
+        if (conn && established && acked_any) FZ_CHECK(seq_leq(acked_hi, expect_seq + 1)); /* + 1: the peer's FIN */
         if (conn && tcp_get_state(conn) == TCP_CLOSED) {
             conn = NULL;
             established = false;
