@@ -11,7 +11,10 @@
  * The session starts logged on (a valid Logon reply) unless the input's first byte says otherwise.
  * Output / checks: everything the session sends is framed correctly (BodyLength, CheckSum recomputed here), is
  * at most FIX_MAX_MSG_LEN bytes, carries our CompIDs, and new (not PossDup) messages use increasing MsgSeqNums;
- * the session is DISCONNECTED whenever it asks for the connection to be closed. */
+ * resent messages (43=Y) reuse numbers already sent, contiguously within one answer, gap fills with 123=Y and a
+ * NewSeqNo past their own number and not past the next new one, resent messages with OrigSendingTime; a logged-on
+ * session silent for more than its HeartBtInt sends something when its timers run; the session is DISCONNECTED
+ * whenever it asks for the connection to be closed. */
 #ifndef TF_FUZZ_FIX_HARNESS_H
 #define TF_FUZZ_FIX_HARNESS_H
 
@@ -31,6 +34,8 @@ typedef struct {
     uint64_t now;
     uint32_t sent, disconnects, events;
     uint32_t last_new_seq; /* MsgSeqNum of the last message sent that was not a PossDup resend */
+    uint32_t dup_next;     /* within an answer to a ResendRequest: the MsgSeqNum the next resent message must have */
+    uint64_t last_tx_now;  /* when the session last sent something */
     bool connected;
     fix_msg_t out; /* what the session sent, parsed */
 } fh_t;
@@ -68,8 +73,22 @@ static inline void fh_send_cb(void *ctx, const uint8_t *d, size_t n)
         bool reset = fix_msg_is_type(&h->out, "A") && fix_msg_get_char(&h->out, 141) == 'Y';
         FZ_CHECK(reset || seq > h->last_new_seq);
         h->last_new_seq = seq;
+        h->dup_next = 0;
+    } else {
+        /* a resend: numbers already used, contiguous within one answer; a gap fill moves on to its NewSeqNo */
+        FZ_CHECK(seq <= h->last_new_seq);
+        FZ_CHECK(h->dup_next == 0 || seq == h->dup_next);
+        uint32_t next = seq + 1;
+        if (fix_msg_is_type(&h->out, "4")) {
+            FZ_CHECK(fix_msg_get_char(&h->out, 123) == 'Y');
+            FZ_CHECK(fix_msg_get_u32(&h->out, 36, &next) == FIX_OK && next > seq && next <= h->last_new_seq + 1);
+        } else {
+            FZ_CHECK(fix_msg_get(&h->out, 122) != NULL);
+        }
+        h->dup_next = next;
     }
     h->sent++;
+    h->last_tx_now = h->now;
 }
 
 static inline void fh_disconnect_cb(void *ctx, const char *reason)
@@ -192,14 +211,20 @@ static inline bool fh_step(fz_in_t *in)
 {
     if (!in->n) return false;
     uint8_t op = fz_u8(in);
+    FH.dup_next = 0; /* each step's answers stand alone */
     switch (op % 8) {
     case 0: case 1: case 2: case 3:
         fh_message(in);
         break;
-    case 4:
+    case 4: {
         FH.now += (uint64_t)fz_u16(in) * 10u;
+        bool active = fix_session_state(&FH.s) == FIX_SESS_ACTIVE;
+        uint32_t sent = FH.sent;
         fix_session_poll(&FH.s, FH.now);
+        /* liveness: logged on and silent for more than HeartBtInt (30 s), the session sends something */
+        if (active && FH.connected && FH.now - FH.last_tx_now > 31000u) FZ_CHECK(FH.sent > sent || !FH.connected);
         break;
+    }
     case 5: {
         uint8_t f = fz_u8(in);
         if (FH.connected) {

@@ -98,6 +98,7 @@ static void fh_owner_send(uint8_t what)
         char id[FIX_ID_MAX];
         fix_app_take_clordid(&APP, id);
         uint32_t seq = fix_session_reserve_seqnum(&FH.s, 1);
+        FH.last_new_seq = seq; /* the hardware's order used it */
         (void)fix_app_adopt_order(&APP, id, sym, '1', 10, 1000000, seq, FH.now);
         if (what & 0x80) (void)fix_session_fill_gap(&FH.s, seq, 1, FH.now);
         break;
