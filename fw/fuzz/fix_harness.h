@@ -111,10 +111,11 @@ static inline void fh_event_cb(void *ctx, fix_event_t ev, uint32_t arg, const ch
 
 static const fix_session_ops_t fh_ops = {fh_send_cb, fh_disconnect_cb, fh_event_cb, NULL};
 
-/* Frames [8=FIX.4.4|9=n|][head][body][10=ccc|] into out (cap FIX_MAX_MSG_LEN + 64); '|' in body becomes SOH. */
-static inline size_t fh_frame(uint8_t *out, const char *head, size_t hl, const uint8_t *body, size_t bl)
+/* Frames [8=<begin>|9=n|][head][body][10=ccc|] into out (cap FIX_MAX_MSG_LEN + 64); '|' in body becomes SOH. */
+static inline size_t fh_frame(uint8_t *out, const char *begin, const char *head, size_t hl, const uint8_t *body,
+                              size_t bl)
 {
-    int n = snprintf((char *)out, 32, "8=FIX.4.4\x01" "9=%zu\x01", hl + bl);
+    int n = snprintf((char *)out, 32, "8=%s\x01" "9=%zu\x01", begin, hl + bl);
     memcpy(out + n, head, hl);
     n += (int)hl;
     for (size_t i = 0; i < bl; i++) out[n++] = body[i] == '|' ? FIX_SOH : body[i];
@@ -134,7 +135,7 @@ static const char *const fh_types[] = {"0", "1", "2", "3", "4", "5", "A", "W", "
 
 /* A message from the counterparty: flags bit 0 PossDup (43=Y|122=...), bit 1 raw (no header added), bit 2 split
  * in two chunks, bit 3 a wrong TargetCompID, bit 4 a SendingTime off by the next byte in minutes, bit 5 a body
- * length of two bytes (up to 1023) instead of one. */
+ * length of two bytes (up to 1023) instead of one, bit 6 BeginString FIX.4.2. */
 static inline void fh_message(fz_in_t *in)
 {
     static uint8_t buf[FIX_MAX_MSG_LEN + 512];
@@ -157,7 +158,7 @@ static inline void fh_message(fz_in_t *in)
                               type, (unsigned long)seq, (flags & 1) ? "43=Y\x01" : "", ts, (flags & 8) ? "OTHER" : FH_US,
                               (flags & 1) ? "122=" : "", (flags & 1) ? orig : "", (flags & 1) ? "\x01" : "");
     }
-    size_t n = fh_frame(buf, head, hl, body, bl);
+    size_t n = fh_frame(buf, (flags & 64) ? "FIX.4.2" : FIX_BEGIN_STRING, head, hl, body, bl);
     if (flags & 4) {
         size_t cut = fz_u8(in) % (n + 1);
         fh_deliver(buf, cut);

@@ -35,12 +35,13 @@ static void on_connect(void)
 static void fh_owner_send(uint8_t what)
 {
     static const char *const types[] = {"D", "F", "B", "V"};
-    const char *t = types[what % 4];
-    fix_builder_t *b = fix_session_begin(&FH.s, t, FH.now);
-    if (!b) {
-        if ((what >> 2) % 4 == 0) fix_session_logout(&FH.s, "fuzz", FH.now);
+    if (what % 8 == 7) { /* the owner logs out (or gives up on the Logon) */
+        fix_session_logout(&FH.s, "fuzz", FH.now);
         return;
     }
+    const char *t = types[what % 4];
+    fix_builder_t *b = fix_session_begin(&FH.s, t, FH.now);
+    if (!b) return;
     fix_build_str(b, 11, "FZ1");
     fix_build_uint(b, 38, what);
     if (what & 0x80) { /* a big one, so that the store wraps and evicts */
