@@ -3,7 +3,9 @@
  * Input: 2 bytes seeding how the stream is cut into TCP-like chunks, then the byte stream itself.
  * Checks (beyond ASan/UBSan): both receive paths deliver the same messages (bytes, field count) and drop the same
  * number of frames; each delivered message really has the BodyLength and CheckSum it carries (recomputed here);
- * fields lie inside the message; a decimal that parses is written back by fix_fmt_decimal as the same value. */
+ * fields lie inside the message; every field's value parsed as a decimal (fix_parse_decimal) gives exactly the result
+ * worked out here with 128-bit arithmetic (ref_decimal), and a decimal that parses is written back by fix_fmt_decimal
+ * as the same value. */
 #include <string.h>
 
 #include "fix/codec.h"
@@ -60,6 +62,40 @@ static void check_frame(const uint8_t *p, size_t n)
     FZ_CHECK(bl == n - 7 - (i + 1));
 }
 
+/* The value of a FIX float written s (n chars) with dec implied decimals, worked out here with 128-bit arithmetic,
+ * as fix_parse_decimal documents it: an optional '-', digits with at most one '.', at least one digit; fraction digits
+ * beyond dec must be zeros (else FIX_E_RANGE), the scaled magnitude must fit int64 (else FIX_E_RANGE); anything else
+ * is FIX_E_FORMAT. Exact: never rounded. */
+static int ref_decimal(const char *s, size_t n, unsigned dec, int64_t *out)
+{
+    size_t i = 0;
+    bool neg = n && s[0] == '-', dot = false, extra = false;
+    unsigned frac = 0, digits = 0;
+    __int128 v = 0;
+    const __int128 lim = ((__int128)1 << 63) - 1;
+    for (i = neg ? 1 : 0; i < n; i++) {
+        if (s[i] == '.') {
+            if (dot) return FIX_E_FORMAT;
+            dot = true;
+            continue;
+        }
+        if (s[i] < '0' || s[i] > '9') return FIX_E_FORMAT;
+        digits++;
+        if (dot && frac >= dec) {
+            extra |= s[i] != '0';
+            continue;
+        }
+        if (dot) frac++;
+        if (v <= lim) v = v * 10 + (s[i] - '0');
+    }
+    if (!digits) return FIX_E_FORMAT;
+    if (extra) return FIX_E_RANGE;
+    for (; frac < dec && v <= lim; frac++) v *= 10;
+    if (v > lim) return FIX_E_RANGE;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return FIX_OK;
+}
+
 /* Every accessor on every field of m; a parsed decimal must survive formatting and parsing back. */
 static void exercise(const fix_msg_t *m)
 {
@@ -77,7 +113,11 @@ static void exercise(const fix_msg_t *m)
         (void)fix_msg_get_str(m, f->tag, s, sizeof s);
         (void)fix_msg_get_char(m, f->tag);
         unsigned dec = f->tag % (FIX_MAX_DECIMALS + 1);
-        if (fix_parse_decimal(f->val, f->len, dec, &v) == FIX_OK) {
+        int64_t want = 0;
+        int rc = fix_parse_decimal(f->val, f->len, dec, &v), want_rc = ref_decimal(f->val, f->len, dec, &want);
+        FZ_CHECK(rc == want_rc);
+        if (rc == FIX_OK) FZ_CHECK(v == want);
+        if (rc == FIX_OK) {
             char txt[32];
             int64_t back;
             size_t tl = fix_fmt_decimal(txt, v, dec);
