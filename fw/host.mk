@@ -30,3 +30,29 @@ host-test: host-build
 	  if [ $$rc -ne 0 ] && [ -z "$$f" ]; then fail=$$((fail + 1)); echo "!! $$(basename $$t) exited $$rc"; fi; \
 	done; \
 	echo "firmware host tests: $$pass passed, $$fail failed, $$skip skipped"; [ $$fail -eq 0 ]
+
+# ---- libFuzzer harnesses (fuzz/README.md) ----
+# Each fuzz/fuzz_<name>.c becomes build/fw/fuzz/fuzz_<name>, linked with the same host-testable sources as the
+# unit tests, compiled by clang with libFuzzer, ASan and UBSan (every UBSan finding aborts), and with the
+# firmware's own limits (NET_LIMITS: one TCP connection, 4 KiB send ring, 40 FIX fields...), so that what is fuzzed
+# is configured as on the target (-Wno-unknown-attributes: clang ignores gcc's optimize("O2") on the hot paths).
+# Harnesses that reach into app/ add those files (FUZZ_EXTRA) and find a host stand-in of the generated soc.h in
+# fuzz/stub/. `make -C fw fuzz-build` builds them; fuzz/run.sh builds and runs them.
+FUZZ_CC      ?= clang-14
+FUZZ_BUILD   ?= ../build/fw/fuzz
+FUZZ_NAMES   := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_BINS    := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_NAMES))
+FUZZ_CFLAGS  ?= -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+                -Wno-unknown-attributes -I. -Ifuzz/stub -DTF_HOST=1 $(NET_LIMITS)
+$(FUZZ_BUILD)/fuzz_app: FUZZ_EXTRA := app/stops.c
+$(FUZZ_BUILD)/fuzz_app: app/stops.c
+$(FUZZ_BUILD)/fuzz_console: FUZZ_EXTRA := app/machine.c
+$(FUZZ_BUILD)/fuzz_console: app/machine.c app/stops.c
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(HOST_SRCS) $(HOST_HDRS) $(wildcard fuzz/*.h fuzz/stub/*.h app/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_EXTRA) $(HOST_SRCS)
+
+.PHONY: fuzz-build
+fuzz-build: $(FUZZ_BINS)

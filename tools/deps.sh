@@ -11,13 +11,15 @@ APT_PACKAGES=(
   openjdk-17-jdk-headless maven
   verilator zlib1g-dev
   gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
-  libcmocka-dev
+  libcmocka-dev clang-14 libclang-rt-14-dev
   iproute2 iputils-ping libslirp-dev tcpdump tshark
   procps util-linux coreutils
   openfpgaloader
 )
 # procps: pgrep and sysctl (the tests' "nothing left running" checks and the namespaces' settings); util-linux:
 # setpriv (drops root in test_slirp); coreutils: timeout (every test's wall-clock limit).
+# clang-14 + libclang-rt-14-dev: Debian 12's clang and its runtime libraries (libFuzzer, ASan, UBSan), which
+# -fsanitize=fuzzer,address,undefined needs: the firmware fuzzers (fw/fuzz).
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -3,6 +3,7 @@
 #   "N passed, M failed, K skipped". A skipped test is counted as skipped, never as passed.
 #   1. SpinalSim unit tests of the hardware blocks (hw/test, Mill + ScalaTest + Verilator)
 #   2. firmware host unit tests (fw/tests, cmocka, with ASan/UBSan)
+#      coverage-guided fuzzing of the firmware (fw/fuzz, libFuzzer + ASan/UBSan): each fuzzer one test, ~50 s each
 #   3. the firmware network stack against the Linux kernel through a TAP device (root only)
 #   4. exchange simulator tests (tools/exchange, JUnit, QuickFIX/J on loopback)
 #   5. the LiteEth MAC on its own (hw/liteeth/test: frames through the GMII pins, the CRC fix)
@@ -10,8 +11,8 @@
 #   7. whole-SoC simulation tests (sim/tests, Verilator; the network ones need root)
 #   8. the latency analysis tool (tools/latency, unittest on synthetic captures)
 #      tfctl, the machine protocol's host library and CLI (tools/tfctl/tests, pytest: codec, settings, client)
-#   9. the benchmark's Linux baseline and burst phase (tools/bench: its QuickFIX/J client in JUnit, the pcap pairing and
-#      the burst figures in unittest)
+#   9. the benchmark's Linux baseline and burst phase (tools/bench: its QuickFIX/J client in JUnit, the pcap pairing,
+#      the burst and fuzzing figures in unittest)
 #  10. board builds (tools/test-boards.sh): both Colorlight bitstreams meeting timing, both Zynq syntheses
 # TF_TESTS="hw fw" runs a subset. Logs: build/test-logs/<suite>.log.
 # Every suite runs under a wall-clock limit (the table in limit_for; TF_LIMIT_<suite>=seconds overrides it): a
@@ -20,7 +21,7 @@ set -u
 cd "$(dirname "$0")/.."
 LOGS=build/test-logs
 mkdir -p "$LOGS"
-SUITES=${TF_TESTS:-hw fw net exchange liteeth simeth sim latency tfctl bench boards}
+SUITES=${TF_TESTS:-hw fw fuzz net exchange liteeth simeth sim latency tfctl bench boards}
 VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
 total_pass=0; total_fail=0; total_skip=0; summary=()
 
@@ -109,6 +110,10 @@ fw)
   run fw "firmware host tests (cmocka)" $LOGS/fw.log make -s -C fw host-test; rc=$?
   grep -E '^== |^\[  (PASSED|FAILED|SKIPPED)|^\[  ERROR|^\[   LINE' $LOGS/fw.log | sed 's/^/   /'
   rec "firmware host tests" "$(plain_counts $LOGS/fw.log 'firmware host tests: ')" $rc ;;
+fuzz)
+  run fuzz "firmware fuzzers (libFuzzer, ${TF_FUZZ_SECONDS:-50} s each)" $LOGS/fuzz.log fw/fuzz/run.sh -t "${TF_FUZZ_SECONDS:-50}"; rc=$?
+  grep -E '^\[(ok|FAIL)\]|^       ' $LOGS/fuzz.log | sed 's/^/   /'
+  rec "firmware fuzzers" "$(plain_counts $LOGS/fuzz.log 'fuzzers: ')" $rc ;;
 net)
   if [ "$(id -u)" -ne 0 ]; then
     echo "== network stack vs Linux kernel: skipped (needs root for a namespace)"
@@ -149,14 +154,14 @@ bench)
   sed -i 's/\x1b\[[0-9;]*m//g' $LOGS/bench-client.log
   grep -o 'Test run .* finished: .*total' $LOGS/bench-client.log | sed 's/^/   /'
   rec "Linux baseline client" "$(junit_counts $LOGS/bench-client.log)" $rc
-  run bench "Linux baseline pairing, bench clock, burst figures (unittest)" $LOGS/bench-pairing.log "$VENV/bin/python" -m unittest -v tools/bench/test_linux_baseline.py tools/bench/test_bench.py tools/bench/test_burst.py; rc=$?
+  run bench "Linux baseline pairing, bench clock, burst figures (unittest)" $LOGS/bench-pairing.log "$VENV/bin/python" -m unittest -v tools/bench/test_linux_baseline.py tools/bench/test_bench.py tools/bench/test_burst.py tools/bench/test_fuzz.py; rc=$?
   grep -E 'FAIL|ERROR|skipped' $LOGS/bench-pairing.log | grep -v '^Ran' | sed 's/^/   /' | head -20
   rec "Linux baseline pairing" "$(unittest_counts $LOGS/bench-pairing.log)" $rc ;;
 boards)
   run boards "board builds (ECP5 bitstreams, Zynq synthesis)" $LOGS/boards.log tools/test-boards.sh; rc=$?
   grep -E '^\[(ok|FAIL|skip)\]|^     |^== cache' $LOGS/boards.log | sed 's/^/   /'
   rec "board builds" "$(plain_counts $LOGS/boards.log '^')" $rc ;;
-*) echo "unknown suite $s (hw fw net exchange liteeth simeth sim latency tfctl bench boards)"; exit 2 ;;
+*) echo "unknown suite $s (hw fw fuzz net exchange liteeth simeth sim latency tfctl bench boards)"; exit 2 ;;
 esac; done
 
 echo

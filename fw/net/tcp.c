@@ -543,8 +543,9 @@ static void sync_input(struct tcp_conn *c, struct seg *g)
         seq += (uint32_t)g->dlen;
     }
 
-    /* FIN, when it is the next thing in sequence */
-    if (fin && seq == c->rcv_nxt) {
+    /* FIN, when it is the next thing in sequence and the peer's stream has not ended yet: after its FIN
+     * (LAST_ACK, CLOSING, TIME_WAIT) a FIN at the next number is bogus (a retransmission has the old one) */
+    if (fin && receiving && seq == c->rcv_nxt) {
         c->rcv_nxt++;
         c->ack_pending = true;
         fin_acked = c->fin_sent && c->snd_una == c->snd_nxt;

@@ -681,6 +681,26 @@ static void test_passive_close_sends_queued_data_first(void **state)
     assert_int_equal(T.closed, 1);
 }
 
+/* Found by fw/fuzz (fuzz_tcp, regress/tcp/second-fin-after-fin): a FIN at the sequence number after the peer's
+ * FIN is not a retransmission (that would be at the old number) but a bogus segment; the peer's stream ended at its
+ * first FIN, so nothing after it is acknowledged (Linux drops such a segment in LAST_ACK, CLOSING and TIME_WAIT). */
+static void test_second_fin_after_fin_not_acked(void **state)
+{
+    (void)state;
+    struct tcp_conn *c = open_conn(1460, 65535);
+    peer(PSEQ, ISS + 1, TCP_FLAG_ACK | TCP_FLAG_FIN, 65535, NULL, 0);
+    check_seg(0, ISS + 1, PSEQ + 1, TCP_FLAG_ACK | TCP_FLAG_FIN, 0);
+    assert_int_equal(tcp_get_state(c), TCP_LAST_ACK);
+    peer(PSEQ + 1, ISS + 1, TCP_FLAG_ACK | TCP_FLAG_FIN, 65535, NULL, 0);   /* a "FIN" beyond the FIN */
+    for (unsigned i = 1; i < T.ncap; i++)
+        assert_int_equal(t_tcp_of(i).ack, PSEQ + 1);
+    assert_int_equal(tcp_hw_rcv_nxt(c), PSEQ + 1);
+    assert_int_equal(tcp_get_state(c), TCP_LAST_ACK);
+    peer(PSEQ + 1, ISS + 2, TCP_FLAG_ACK, 65535, NULL, 0);                 /* our FIN ACKed: closed as usual */
+    assert_int_equal(T.closed, 1);
+    assert_int_equal(tcp_get_state(c), TCP_CLOSED);
+}
+
 static void test_rst_received(void **state)
 {
     (void)state;
@@ -926,6 +946,7 @@ int main(void)
         cmocka_unit_test_setup(test_fin_piggybacked_on_queued_data, setup),
         cmocka_unit_test_setup(test_passive_close, setup),
         cmocka_unit_test_setup(test_passive_close_sends_queued_data_first, setup),
+        cmocka_unit_test_setup(test_second_fin_after_fin_not_acked, setup),
         cmocka_unit_test_setup(test_rst_received, setup),
         cmocka_unit_test_setup(test_rst_sent_for_closed_port, setup),
         cmocka_unit_test_setup(test_abort_sends_rst, setup),

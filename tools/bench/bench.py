@@ -19,11 +19,14 @@ papers in ../shared/seeds) are quoted as citations, marked as such, next to ours
    duplication, 10 % reordering, 0.1 % corruption) with hardware and firmware stops firing again and again, for 30
    minutes of the SoC's clock or as far as --soak-minutes of wall time allow (report["soak"] says how far): orders
    lost / duplicated, false fires, reconnects, resends, frames impaired per kind.
+6. Fuzzing (tools/bench/fuzz.py, issue 19): every firmware fuzzer (fw/fuzz) for --fuzz-minutes each, longer than
+   `make test` runs them: executions, exec/s, coverage, corpus, crashes (report["fuzz"]).
 
 Usage: tools/bench/bench.py [--fires 1000] [--soc-minutes 7] [--step-ms 100] [--baseline-fires 1000] [--skip-baseline]
                             [--datapath-volumes 25000,50000] [--datapath-linerate 50000] [--skip-datapath]
                             [--burst 10000] [--burst-shapes segment,coalesced] [--burst-minutes 15] [--burst-only]
                             [--soak-soc-minutes 30] [--soak-minutes 120] [--skip-soak] [--soak-only]
+                            [--fuzz-minutes 5] [--fuzz-only]
 """
 import argparse
 import datetime
@@ -38,6 +41,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import linux_baseline  # noqa: E402  (report_figures)
 import soc_latency  # noqa: E402  (the console tally and the per-path figures of the whole-SoC run)
 import burst  # noqa: E402  (the burst phase, issue 15: its figures and report.md section)
+import fuzz  # noqa: E402  (the fuzzing phase, issue 19: its figures and report.md section)
 OUT = os.path.join(ROOT, "build/bench")
 ETH_MHZ = 125.0  # GMII/RGMII at 1 Gb/s: both Ethernet domains run at 125 MHz; the ECP5 build must meet it
 
@@ -419,11 +423,21 @@ def main(argv=None):
     ap.add_argument("--skip-soak", action="store_true")
     ap.add_argument("--soak-only", action="store_true", help="run the long soak alone and put its figures into the "
                     "report.json and report.md already in --out (or new ones)")
+    ap.add_argument("--fuzz-minutes", type=float, default=5, help="minutes per firmware fuzzer in the fuzzing phase "
+                    "(five fuzzers; 0: no fuzzing phase)")
+    ap.add_argument("--fuzz-only", action="store_true", help="run the fuzzing phase alone and put its figures into the "
+                    "report.json and report.md already in --out (or new ones)")
     args = ap.parse_args(argv)
     if args.burst_only:
         return burst_only(args)
     if args.soak_only:
         return soak_only(args)
+    if args.fuzz_only:
+        out = os.path.abspath(args.out)
+        f = fuzz.run(args.fuzz_minutes, os.path.join(out, "fuzz"))
+        fuzz.merge_report(out, f)
+        print("\n".join(fuzz.md(f)))
+        return f
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.monotonic()
     out = os.path.abspath(args.out)
@@ -446,6 +460,8 @@ def main(argv=None):
         run_burst(args, out)
     if not args.report_only and not args.skip_soak:
         run_soak(args, out)
+    if not args.report_only and args.fuzz_minutes > 0:
+        fuzz.run(args.fuzz_minutes, os.path.join(out, "fuzz"))
     found = [bc for bc in (board_clock(b, args.boards_dir) for b in args.board.split(",") if b) if bc is not None]
     bc = next((b for b in found if b["with_offload_and_met"]), found[0] if found else None)
     note = clock_note(bc)
@@ -481,7 +497,7 @@ def main(argv=None):
                          "soc_minutes_per_phase": args.soc_minutes, "step_ms": args.step_ms,
                          "baseline_fires": None if args.skip_baseline else args.baseline_fires,
                          "datapath_volumes": None if args.skip_datapath else args.datapath_volumes,
-                         "burst_messages": args.burst or None}
+                         "burst_messages": args.burst or None, "fuzz_minutes_each": args.fuzz_minutes or None}
     if report["run"]:
         r = report["run"]
         lines[1:1] = ["", f"Measured {r['started_utc']} UTC, {r['wall_seconds'] // 60} min {r['wall_seconds'] % 60} s; "
@@ -495,6 +511,10 @@ def main(argv=None):
     if sk is not None:
         report["soak"] = sk
         lines += soak_md(sk)
+    f = fuzz.load(os.path.join(out, "fuzz")) if args.report_only or args.fuzz_minutes > 0 else None
+    if f is not None:
+        report["fuzz"] = f
+        lines += fuzz.md(f)
     soc_latency.plot(soc["records"], os.path.join(out, "latency.png"), ETH_MHZ)
     if dp is not None:
         datapath_plot(dp, os.path.join(out, "datapath.png"))
