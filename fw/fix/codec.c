@@ -145,6 +145,19 @@ fix_frame_res_t fix_framer_next(fix_framer_t *f, const uint8_t **msg, size_t *le
     if (h == FIX_FRAME_GARBLED) goto garbled;
     if (f->len < total) return FIX_FRAME_NEED_MORE;
     if (!frame_trailer_ok(f->buf, total, fix_checksum(f->buf, total))) goto garbled;
+    /* A CheckSum field (tag 10, leading zeros or not, as the parser reads tags) before the trailer: garbled (3.d). */
+    for (size_t k = 0, t0 = total - 7; k + 1 < t0; k++) {
+        if (f->buf[k] != FIX_SOH) continue;
+        size_t j = k + 1;
+        uint32_t tag = 0;
+        bool bad = false;
+        for (; j < t0 && f->buf[j] != '=' && f->buf[j] != FIX_SOH; j++) {
+            uint32_t d = (uint32_t)f->buf[j] - '0';
+            if (d > 9 || tag > 99999999u) bad = true;
+            else tag = tag * 10u + d;
+        }
+        if (!bad && j > k + 1 && j < t0 && f->buf[j] == '=' && tag == 10) goto garbled;
+    }
     *msg = f->buf;
     *len = total;
     f->consumed = total;
