@@ -237,11 +237,23 @@ void EthPort::impair_log(const char *dir, const std::vector<Impairment::Frame> &
          what.empty() ? " delayed" : what.c_str(), (unsigned long long)f.release_ns);
 }
 
+void EthPort::flood_one(uint64_t now_ns) {
+    const std::vector<uint8_t> &f = flood_frames_[flood_idx_++ % flood_frames_.size()];
+    send_to_soc(f.data(), f.size(), Kind::kNormal, "flood");
+    rxq_.back().log = cfg_.verbose;
+    st_.rx_flood++;
+    // its time on the wire at 1 Gb/s (8 ns a byte: preamble and SFD, the frame padded to 60, FCS, the gap), stretched
+    // so that the flood takes flood_pct_ % of the line
+    uint64_t wire = 8 + std::max<size_t>(f.size(), kMinFrame) + 4 + ser_.ifg();
+    flood_next_ns_ = now_ns + wire * 8 * 100 / flood_pct_;
+}
+
 void EthPort::rx_edge(uint64_t now_ns, uint8_t &dv, uint8_t &data) {
     last_ns_ = now_ns;
     uint64_t cyc = rx_cycle_++;
     if (!deferred_.empty() && deferred_.front().at_ns <= now_ns) run_deferred(now_ns);
     if (imp_rx_.due(now_ns)) rx_impair_release(now_ns);
+    if (flood_pct_ && ser_.queued() == 0 && now_ns >= flood_next_ns_) flood_one(now_ns);
     unsigned r = ser_.edge(dv, data);
     if (!dv) return;
     if (r & GmiiSerializer::kStart) {
@@ -681,6 +693,31 @@ bool EthPort::exec(const std::string &line, uint64_t now_ns) {
         print_stats(stderr);
         return true;
     }
+    if (cmd == "flood") {
+        std::istringstream is(rest);
+        std::string pct;
+        is >> pct;
+        if (pct == "off") {
+            logf(now_ns, "ctl: flood off after %llu frames", (unsigned long long)st_.rx_flood);
+            flood_pct_ = 0;
+            return true;
+        }
+        uint64_t p;
+        if (!parse_u64(pct, p) || p == 0 || p > 100) return fail("want 'flood <percent 1..100> <hex> [<hex>...]' or 'flood off'");
+        std::vector<std::vector<uint8_t>> frames;
+        std::string hex;
+        while (is >> hex) {
+            std::vector<uint8_t> b;
+            if (!parse_hex(hex, b) || b.size() < 14 || b.size() > 1514) return fail("flood: bad frame (hex, 14..1514 bytes)");
+            frames.push_back(std::move(b));
+        }
+        if (frames.empty()) return fail("want 'flood <percent 1..100> <hex> [<hex>...]' or 'flood off'");
+        flood_frames_ = std::move(frames);
+        flood_pct_ = (unsigned)p;
+        flood_next_ns_ = now_ns;
+        logf(now_ns, "ctl: flood: %zu frame(s) in turn at %u %% of the line", flood_frames_.size(), flood_pct_);
+        return true;
+    }
     if (cmd == "pcap-flush") {
         pcap_release();
         pcap_.flush();
@@ -702,6 +739,8 @@ bool EthPort::exec(const std::string &line, uint64_t now_ns) {
                 "  inject-runt <hex>      no padding, correct FCS\n"
                 "  inject-raw <hex>       exactly these bytes after the SFD (no FCS added)\n"
                 "  inject-burst <n> <hex> n copies at the current gap\n"
+                "  flood <pct> <hex>...   other traffic: the frames in turn at pct % of the line when the wire is idle\n"
+                "  flood off              stop it (stats counts its frames)\n"
                 "  drop-tx <n> | drop-rx <n>  drop the next n frames from the SoC | from the host\n"
                 "  drop-tx-match <n> <text>   drop the next n frames from the SoC whose bytes contain text\n"
                 "  ifg <n>                idle byte times between frames to the SoC (default 12)\n"
@@ -732,6 +771,7 @@ void EthPort::print_stats(FILE *f) const {
             u(s.tx_frames), u(s.tx_good), u(s.tx_bytes), u(s.tx_bad_fcs), u(s.tx_bad_preamble), u(s.tx_too_short),
             u(s.tx_runts), u(s.tx_odd_preamble), u(s.tx_short_ifg), u(s.tx_forwarded), u(s.tx_dropped_ctl),
             u(s.tx_backend_errors));
+    if (s.rx_flood) fprintf(f, "eth: flood: %llu frames to the SoC\n", u(s.rx_flood));
     print_impair(f, "to SoC (rx)", imp_rx_);
     print_impair(f, "from SoC (tx)", imp_tx_);
     if (s.tx_impair_fcs_discards)

@@ -90,6 +90,7 @@ struct EthStats {
     uint64_t rx_from_backend = 0, rx_injected = 0;
     uint64_t rx_injected_badfcs = 0, rx_injected_runt = 0, rx_injected_raw = 0;
     uint64_t rx_dropped_overflow = 0, rx_dropped_ctl = 0;
+    uint64_t rx_flood = 0;                  // frames of the `flood` command (other traffic on the wire)
     // from the SoC
     uint64_t tx_frames = 0;                 // bursts with tx_en high
     uint64_t tx_good = 0, tx_bytes = 0;     // good FCS; their bytes without FCS
@@ -205,6 +206,13 @@ private:
     bool ctl_created_ = false;
     std::string ctl_path_, ctl_buf_;
     std::vector<Deferred> deferred_;  // sorted by at_ns
+    // `flood <percent> <hex>...`: other traffic on the wire in simulated time, one frame whenever the wire to the SoC
+    // is idle and the share allows, the frames in turn; the host's frames wait behind at most one of them.
+    std::vector<std::vector<uint8_t>> flood_frames_;
+    unsigned flood_pct_ = 0;
+    uint64_t flood_next_ns_ = 0;
+    size_t flood_idx_ = 0;
+    void flood_one(uint64_t now_ns);
     uint64_t last_ns_ = 0;
 };
 
