@@ -104,7 +104,7 @@ void stops_fire_fw(unsigned i, int64_t trade_px) {
 }
 
 static void md_entry(const fix_md_snapshot_t *md, const fix_md_entry_t *e) {
-    if (e->type != '2' || !e->has_price) return;
+    if (e->type != '2' || !e->has_price || md->symbol_cut) return;
     for (unsigned i = 0; i < STOPS_MAX; i++) {
         stop_t *s = &stops[i];
         if (s->state == STOP_ARMED && !s->hw && strcmp(s->symbol, md->symbol) == 0 &&

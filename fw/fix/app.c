@@ -301,6 +301,7 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
     const fix_field_t *sym = fix_msg_get(m, 55);
     if (!sym) return reject_code(rej, FIX_E_MISSING, 55);
     copy_field(md->symbol, sizeof md->symbol, sym);
+    md->symbol_cut = sym->len >= sizeof md->symbol;
     copy_field(md->md_req_id, sizeof md->md_req_id, fix_msg_get(m, 262));
     md->seq = 0;
     (void)fix_msg_get_u32(m, 34, &md->seq);

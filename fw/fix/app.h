@@ -88,6 +88,7 @@ typedef struct {
 
 typedef struct {
     char symbol[FIX_SYMBOL_MAX];
+    bool symbol_cut; /* the Symbol was longer than FIX_SYMBOL_MAX - 1: symbol holds its start, and equals no other */
     char md_req_id[FIX_ID_MAX];
     uint32_t seq;     /* MsgSeqNum */
     uint32_t count;   /* NoMDEntries (268) */

@@ -89,6 +89,19 @@ static void test_symbol_prefix_extension_and_entry_types(void **st)
     assert_true(fired(0));
 }
 
+/* A symbol longer than the snapshot holds (FIX_SYMBOL_MAX - 1 characters) is not cut down to match a stop's. */
+static void test_long_symbol_does_not_match_its_prefix(void **st)
+{
+    (void)st;
+    sh_start(2);
+    sh_arm(0, '1', "ABCDEFGHIJKLMNO", 100); /* 15 characters, the longest a stop takes */
+    w("55=ABCDEFGHIJKLMNOP|268=1|269=2|270=5|");
+    w("55=ABCDEFGHIJKLMNOPQRSTUVWXYZ|268=1|269=2|270=5|");
+    assert_false(fired(0));
+    w("55=ABCDEFGHIJKLMNO|268=1|269=2|270=5|");
+    assert_true(fired(0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -96,6 +109,7 @@ int main(void)
         cmocka_unit_test(test_trade_past_the_kept_entries_fires),
         cmocka_unit_test(test_huge_and_negative_prices),
         cmocka_unit_test(test_symbol_prefix_extension_and_entry_types),
+        cmocka_unit_test(test_long_symbol_does_not_match_its_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
