@@ -56,3 +56,16 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(HOST_SRCS) $(HOST_HDRS) $(wildcard fuzz/*.
 
 .PHONY: fuzz-build
 fuzz-build: $(FUZZ_BINS)
+
+# The firmware's stop logic (app/stops.c) on the host, with tests/stops_host/soc.h for the SoC header:
+# tests/stops_replay (run by the hardware's differential test, StopDiffSpec) and the test_app_stops unit test.
+STOPS_HOST_SRCS := app/stops.c
+STOPS_HOST_DEPS := tests/stops_host.h tests/stops_host/soc.h app/stops.h app/fixclient.h
+$(HOST_BUILD)/stops_replay: tests/stops_replay.c $(STOPS_HOST_SRCS) $(STOPS_HOST_DEPS) $(HOST_SRCS) $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -Itests/stops_host -o $@ $< $(STOPS_HOST_SRCS) $(HOST_SRCS) $(HOST_LDLIBS)
+$(HOST_BUILD)/test_app_stops: tests/test_app_stops.c $(STOPS_HOST_SRCS) $(STOPS_HOST_DEPS) $(HOST_SRCS) $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) -Itests/stops_host -o $@ $< $(STOPS_HOST_SRCS) $(HOST_SRCS) $(HOST_LDLIBS)
+.PHONY: stops-replay
+stops-replay: $(HOST_BUILD)/stops_replay

@@ -26,6 +26,14 @@ bool stop_crosses(char side, int64_t stop_px, int64_t trade_px) {
     return side == '1' ? trade_px >= stop_px : trade_px <= stop_px;
 }
 
+/* The price as written is px, or strictly between px and px + 1 when inexact (nonzero digits past the
+ * configured decimals, or a magnitude past INT64_MAX): exactly, price >= stop is px >= stop, and price <= stop
+ * is px < stop. Never rounded. */
+bool stop_crosses_md(char side, int64_t stop_px, int64_t trade_px, bool inexact) {
+    if (side == '1') return trade_px >= stop_px;
+    return inexact ? trade_px < stop_px : trade_px <= stop_px;
+}
+
 #define print_px fixclient_print_px
 
 /* A stop's record in the machine protocol (docs/PROTOCOL.md): the events stop.armed, stop.canceled and the
@@ -95,16 +103,21 @@ void stops_fire_fw(unsigned i, int64_t trade_px) {
     fired_event(i, 0, 0);
 }
 
-void stops_on_market_data(const fix_md_snapshot_t *md) {
-    for (unsigned k = 0; k < md->n; k++) {
-        const fix_md_entry_t *e = &md->e[k];
-        if (e->type != '2' || !e->has_price) continue;
-        for (unsigned i = 0; i < STOPS_MAX; i++) {
-            stop_t *s = &stops[i];
-            if (s->state == STOP_ARMED && !s->hw && strcmp(s->symbol, md->symbol) == 0 && stop_crosses(s->side, s->stop_px, e->price))
-                stops_fire_fw(i, e->price);
-        }
+static void md_entry(const fix_md_snapshot_t *md, const fix_md_entry_t *e) {
+    if (e->type != '2' || !e->has_price || md->symbol_cut) return;
+    for (unsigned i = 0; i < STOPS_MAX; i++) {
+        stop_t *s = &stops[i];
+        if (s->state == STOP_ARMED && !s->hw && strcmp(s->symbol, md->symbol) == 0 &&
+            stop_crosses_md(s->side, s->stop_px, e->price, e->price_inexact))
+            stops_fire_fw(i, e->price);
     }
+}
+
+/* Every trade entry of the 35=W in order, the kept ones and then those past them. */
+void stops_on_market_data(const fix_md_snapshot_t *md) {
+    for (unsigned k = 0; k < md->n; k++) md_entry(md, &md->e[k]);
+    fix_md_entry_t e;
+    for (unsigned it = 0; fix_md_next_more(md, &it, &e);) md_entry(md, &e);
 }
 
 /* The stop table, as one machine-protocol "stop" event per stop (docs/PROTOCOL.md), for people and programs alike;

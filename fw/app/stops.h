@@ -41,6 +41,8 @@ typedef struct {
 void stops_on_market_data(const fix_md_snapshot_t *md);
 /* Does this trade price cross the stop? (shared with the host tests and the hardware's reference) */
 bool stop_crosses(char side, int64_t stop_px, int64_t trade_px);
+/* The same for a market data price (fix_md_entry_t: truncated, inexact when digits were dropped), exactly. */
+bool stop_crosses_md(char side, int64_t stop_px, int64_t trade_px, bool inexact);
 const stop_t *stops_get(unsigned i);
 stop_t *stops_slot(unsigned i);
 

@@ -249,6 +249,48 @@ static inline bool md_member(uint32_t tag)
     return tag == 15 || tag == 58 || tag == 326 || tag == 336 || tag == 346 || tag == 625;
 }
 
+/* The entry starting with the 269 at m->f[*at] (fields up to the next 269 or non-member tag; *at moves past
+ * them): its values into *e. Returns FIX_OK, or the error and the tag of its first bad value in entry order
+ * (269, 270, 271, 290). */
+static inline int parse_entry(const fix_msg_t *m, unsigned *at, unsigned price_dec, unsigned qty_dec, fix_md_entry_t *e,
+                              uint32_t *err_tag)
+{
+    unsigned n = m->n;
+    const fix_field_t *t = &m->f[*at], *px = NULL, *sz = NULL, *pos = NULL;
+    for ((*at)++; *at < n; (*at)++) {
+        const fix_field_t *f = &m->f[*at];
+        if (f->tag == 269 || !md_member(f->tag)) break;
+        if (f->tag == 270) {
+            if (!px) px = f;
+        } else if (f->tag == 271) {
+            if (!sz) sz = f;
+        } else if (f->tag == 290) {
+            if (!pos) pos = f;
+        }
+    }
+    int r;
+    if (t->len != 1) return *err_tag = 269, FIX_E_FORMAT;
+    e->type = t->val[0];
+    e->price = e->size = 0;
+    e->position = 0;
+    e->has_price = e->has_size = e->price_inexact = false;
+    if (px) {
+        if ((r = fix_parse_decimal_trunc(px->val, px->len, price_dec, &e->price, &e->price_inexact))) return *err_tag = 270, r;
+        e->has_price = true;
+    }
+    if (sz) {
+        bool size_inexact; /* a size is not compared: its floor */
+        if ((r = fix_parse_decimal_trunc(sz->val, sz->len, qty_dec, &e->size, &size_inexact))) return *err_tag = 271, r;
+        e->has_size = true;
+    }
+    if (pos) {
+        int64_t p;
+        if (fix_parse_int(pos->val, pos->len, &p) || p < 0 || p > INT32_MAX) return *err_tag = 290, FIX_E_FORMAT;
+        e->position = (int32_t)p;
+    }
+    return FIX_OK;
+}
+
 /* One pass over the group: entries start with 269 right after 268 and hold member tags only. The count is
  * checked first, then the first bad value in entry order (269, 270, 271, 290 within an entry) is rejected,
  * as the group accessors did. The snapshot is not cleared: every field the callback reads is written. */
@@ -259,6 +301,7 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
     const fix_field_t *sym = fix_msg_get(m, 55);
     if (!sym) return reject_code(rej, FIX_E_MISSING, 55);
     copy_field(md->symbol, sizeof md->symbol, sym);
+    md->symbol_cut = sym->len >= sizeof md->symbol;
     copy_field(md->md_req_id, sizeof md->md_req_id, fix_msg_get(m, 262));
     md->seq = 0;
     (void)fix_msg_get_u32(m, 34, &md->seq);
@@ -270,62 +313,40 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
     uint32_t seen = 0, err_tag = 0;
     int err = FIX_OK;
     md->n = 0;
+    md->more_at = 0;
     while (at < n && m->f[at].tag == 269) {
-        const fix_field_t *t = &m->f[at], *px = NULL, *sz = NULL, *pos = NULL;
         seen++;
-        for (at++; at < n; at++) {
-            const fix_field_t *f = &m->f[at];
-            if (f->tag == 269 || !md_member(f->tag)) break;
-            if (f->tag == 270) {
-                if (!px) px = f;
-            } else if (f->tag == 271) {
-                if (!sz) sz = f;
-            } else if (f->tag == 290) {
-                if (!pos) pos = f;
-            }
-        }
-        if (err) continue; /* only the first bad entry is reported; the count still covers them all */
+        if (seen == FIX_APP_MAX_MD_ENTRIES + 1) md->more_at = at;
         /* Parsed straight into the next slot (a spare entry past the kept ones takes the values of entries that
          * are counted but not kept), which is taken only when the whole entry is valid. */
         fix_md_entry_t *e = &md->e[md->n < FIX_APP_MAX_MD_ENTRIES ? md->n : FIX_APP_MAX_MD_ENTRIES];
-        int r;
-        if (t->len != 1) {
-            err = FIX_E_FORMAT, err_tag = 269;
+        if (err) { /* only the first bad entry is reported; the count still covers them all */
+            uint32_t t;
+            (void)parse_entry(m, &at, a->price_dec, a->qty_dec, e, &t);
             continue;
         }
-        e->type = t->val[0];
-        e->price = e->size = 0;
-        e->position = 0;
-        e->has_price = e->has_size = false;
-        if (px) {
-            if ((r = fix_parse_decimal(px->val, px->len, a->price_dec, &e->price))) {
-                err = r, err_tag = 270;
-                continue;
-            }
-            e->has_price = true;
-        }
-        if (sz) {
-            if ((r = fix_parse_decimal(sz->val, sz->len, a->qty_dec, &e->size))) {
-                err = r, err_tag = 271;
-                continue;
-            }
-            e->has_size = true;
-        }
-        if (pos) {
-            int64_t p;
-            if (fix_parse_int(pos->val, pos->len, &p) || p < 0 || p > INT32_MAX) {
-                err = FIX_E_FORMAT, err_tag = 290;
-                continue;
-            }
-            e->position = (int32_t)p;
-        }
+        if ((err = parse_entry(m, &at, a->price_dec, a->qty_dec, e, &err_tag))) continue;
         if (md->n < FIX_APP_MAX_MD_ENTRIES) md->n++;
     }
     if ((int64_t)seen != cnt) return reject(rej, FIX_RR_GROUP_COUNT, 268, "Incorrect NumInGroup count for repeating group");
     if (err) return reject_code(rej, err, err_tag);
     md->count = seen;
+    md->msg = m;
+    md->price_dec = (uint8_t)a->price_dec;
+    md->qty_dec = (uint8_t)a->qty_dec;
     if (a->ops.on_market_data) a->ops.on_market_data(a->ctx, md);
+    md->msg = NULL;
     return FIX_APP_OK;
+}
+
+bool fix_md_next_more(const fix_md_snapshot_t *md, unsigned *it, fix_md_entry_t *e)
+{
+    if (!md->msg || !md->more_at) return false;
+    if (*it == 0) *it = md->more_at;
+    const fix_msg_t *m = md->msg;
+    if (*it >= m->n || m->f[*it].tag != 269) return false;
+    uint32_t t;
+    return parse_entry(m, it, md->price_dec, md->qty_dec, e, &t) == FIX_OK; /* valid: checked before the callback */
 }
 
 static uint32_t fnv1a(const fix_field_t *f)

@@ -10,7 +10,8 @@
  *      a fixed-size order table (fix_app_order / fix_app_find).
  * Prices and quantities are fixed-point int64 with cfg.price_decimals / cfg.qty_decimals; a value with
  * more decimals than configured is rejected (session Reject 373=5), except AvgPx (6), which is an
- * average and is truncated.
+ * average and is truncated, and market data (35=W 270/271), which is taken truncated with a flag
+ * (fix_md_entry_t.price_inexact) so that a stop compares the price exactly.
  * ClOrdIDs are cfg.clordid_prefix + a counter; the owner makes the prefix unique per boot.
  */
 #ifndef TF_FIX_APP_H
@@ -75,6 +76,11 @@ typedef struct {
 typedef struct {
     char type; /* 269: '0' bid, '1' offer, '2' trade, ... */
     bool has_price, has_size;
+    /* A price or size written with more decimals than configured, or too large for int64, is taken, never
+     * refused (valid market data): the floor of the value at the configured decimals, a magnitude past
+     * INT64_MAX held there, and price_inexact says that this changed it (the price lies strictly between
+     * price and price + 1). Stops compare it exactly with that flag (stop_crosses_md). */
+    bool price_inexact;
     int64_t price; /* 270 */
     int64_t size;  /* 271 */
     int32_t position; /* 290, 0 if absent */
@@ -82,12 +88,21 @@ typedef struct {
 
 typedef struct {
     char symbol[FIX_SYMBOL_MAX];
+    bool symbol_cut; /* the Symbol was longer than FIX_SYMBOL_MAX - 1: symbol holds its start, and equals no other */
     char md_req_id[FIX_ID_MAX];
     uint32_t seq;     /* MsgSeqNum */
     uint32_t count;   /* NoMDEntries (268) */
     uint8_t n;        /* entries kept */
     fix_md_entry_t e[FIX_APP_MAX_MD_ENTRIES + 1]; /* the last one is scratch for entries counted, not kept */
+    /* During the callback only: the message, for the entries past the kept ones (fix_md_next_more). */
+    const fix_msg_t *msg;
+    unsigned more_at; /* field index of the first entry not kept, 0 if all are kept */
+    uint8_t price_dec, qty_dec;
 } fix_md_snapshot_t;
+
+/* In an on_market_data callback: the entries counted but not kept, one at a time, in message order (set
+ * *it = 0 first). Returns false when there are no more. Stops see every trade of a 35=W this way. */
+bool fix_md_next_more(const fix_md_snapshot_t *md, unsigned *it, fix_md_entry_t *e);
 
 typedef struct {
     void (*on_market_data)(void *ctx, const fix_md_snapshot_t *md);

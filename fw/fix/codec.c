@@ -524,6 +524,48 @@ HOT int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *o
     return FIX_OK;
 }
 
+/* v * 10 + d, held at INT64_MAX when it would pass it (no 64-bit division: a compare with INT64_MAX / 10). */
+static bool sat_mul10_add(uint64_t *v, uint32_t d)
+{
+    if (*v > 922337203685477580ull || (*v == 922337203685477580ull && d > 7)) {
+        *v = (uint64_t)INT64_MAX;
+        return false;
+    }
+    *v = *v * 10u + d;
+    return true;
+}
+
+HOT int fix_parse_decimal_trunc(const char *s, size_t n, unsigned decimals, int64_t *out, bool *inexact)
+{
+    *inexact = false;
+    int r = fix_parse_decimal(s, n, decimals, out); /* the common case, and the format check */
+    if (r != FIX_E_RANGE || decimals > FIX_MAX_DECIMALS) return r;
+    /* well formed, but with nonzero digits past `decimals` or a magnitude past INT64_MAX */
+    size_t i = (n && s[0] == '-') ? 1 : 0;
+    uint64_t v = 0;
+    unsigned frac = 0;
+    bool dot = false, sat = false;
+    for (; i < n; i++) {
+        if (s[i] == '.') {
+            dot = true;
+            continue;
+        }
+        uint32_t d = (uint32_t)(uint8_t)s[i] - '0';
+        if (dot && frac >= decimals) {
+            if (d) *inexact = true;
+            continue;
+        }
+        if (dot) frac++;
+        if (!sat && !sat_mul10_add(&v, d)) sat = true;
+    }
+    for (; frac < decimals && !sat; frac++)
+        if (!sat_mul10_add(&v, 0)) sat = true;
+    if (sat) *inexact = true;
+    /* the floor: a negative value that lost digits goes one down (INT64_MIN at most) */
+    *out = s[0] == '-' ? -(int64_t)v - (*inexact ? 1 : 0) : (int64_t)v;
+    return FIX_OK;
+}
+
 HOT int fix_msg_get_int(const fix_msg_t *m, uint32_t tag, int64_t *out)
 {
     const fix_field_t *f = fix_msg_get(m, tag);

@@ -160,6 +160,11 @@ unsigned fix_msg_count(const fix_msg_t *m, uint32_t tag);
  * fractional digits than `decimals` is FIX_E_RANGE unless the extra digits are all zeros. */
 int fix_parse_int(const char *s, size_t n, int64_t *out);
 int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *out);
+/* The same numbers, never refused for their size: the floor of the value at `decimals` (nonzero digits past
+ * them dropped), a magnitude past INT64_MAX held there; *inexact is set when that changed the value (then the
+ * number lies strictly between *out and *out + 1). Format errors as fix_parse_decimal. For market data, where a
+ * price is compared exactly (see fix_md_entry_t) and valid data must never be refused. */
+int fix_parse_decimal_trunc(const char *s, size_t n, unsigned decimals, int64_t *out, bool *inexact);
 
 /* ---- Repeating groups ----
  * A group is the NumInGroup tag followed by entries; every entry starts with the delimiter tag

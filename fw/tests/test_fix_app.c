@@ -166,25 +166,43 @@ static void test_app_snapshot_reordered_fields_and_one_entry(void **st)
     assert_true(seen.md.e[0].has_price && seen.md.e[0].has_size);
 }
 
-static void test_app_snapshot_price_with_too_many_decimals_rejected(void **st)
+/* A price with more decimals than configured is valid market data: taken (never a session Reject), its floor
+ * at the configured decimals and a flag that it lies above it, so that a stop compares it exactly. */
+static void test_app_snapshot_price_with_too_many_decimals_taken_exactly(void **st)
 {
     (void)st;
     start_default();
-    fx_in(&T, 2000, "35=W|34=2|55=AAPL|268=1|269=2|270=1170.12345|271=5|");
-    assert_int_equal(seen.n_md, 0);
-    FX_EXPECT(&T, 1, "35=3|34=2|" HDR_US "45=2|371=270|372=W|373=5|58=Value is incorrect (out of range)|");
+    fx_in(&T, 2000, "35=W|34=2|55=AAPL|268=3|269=2|270=1170.12345|271=5.5|269=2|270=-0.00001|269=2|270=7.000000|");
+    assert_int_equal(T.nsent, 1); /* the Logon only: no Reject */
+    assert_int_equal(seen.n_md, 1);
+    assert_int_equal(seen.md.n, 3);
+    assert_int_equal(seen.md.e[0].price, 11701234);
+    assert_true(seen.md.e[0].price_inexact);
+    assert_int_equal(seen.md.e[0].size, 5);
+    assert_int_equal(seen.md.e[1].price, -1); /* floor(-0.00001) at 4 decimals */
+    assert_true(seen.md.e[1].price_inexact);
+    assert_int_equal(seen.md.e[2].price, 70000);
+    assert_false(seen.md.e[2].price_inexact);
     assert_int_equal(fix_session_next_in(&T.s), 3);
 }
 
-static void test_app_snapshot_price_overflow_and_format_rejected(void **st)
+/* A price too large for int64 is above every stop: held at INT64_MAX, inexact; a malformed one is rejected. */
+static void test_app_snapshot_price_overflow_held_and_format_rejected(void **st)
 {
     (void)st;
     start_default();
-    fx_in(&T, 2000, "35=W|34=2|55=AAPL|268=1|269=2|270=99999999999999999|");
-    FX_EXPECT(&T, 1, "35=3|34=2|" HDR_US "45=2|371=270|372=W|373=5|58=*|");
+    fx_in(&T, 2000, "35=W|34=2|55=AAPL|268=2|269=2|270=99999999999999999|269=2|270=-99999999999999999.5|");
+    assert_int_equal(T.nsent, 1); /* the Logon only: no Reject */
+    assert_int_equal(seen.n_md, 1);
+    assert_int_equal(seen.md.e[0].price, INT64_MAX);
+    assert_true(seen.md.e[0].price_inexact);
+    assert_int_equal(seen.md.e[1].price, INT64_MIN);
+    assert_true(seen.md.e[1].price_inexact);
     fx_in(&T, 2001, "35=W|34=3|55=AAPL|268=1|269=2|270=12,5|");
-    FX_EXPECT(&T, 2, "35=3|34=3|" HDR_US "45=3|371=270|372=W|373=6|58=Incorrect data format for value|");
-    assert_int_equal(seen.n_md, 0);
+    FX_EXPECT(&T, 1, "35=3|34=2|" HDR_US "45=3|371=270|372=W|373=6|58=Incorrect data format for value|");
+    fx_in(&T, 2002, "35=W|34=4|55=AAPL|268=1|269=2|270=+12.5|");
+    FX_EXPECT(&T, 2, "35=3|34=3|" HDR_US "45=4|371=270|372=W|373=6|58=Incorrect data format for value|");
+    assert_int_equal(seen.n_md, 1);
 }
 
 static void test_14i_group_count_mismatch_rejected(void **st)
@@ -421,8 +439,8 @@ int main(void)
         cmocka_unit_test(test_app_snapshot_paper_layout_parsed),
         cmocka_unit_test(test_app_snapshot_split_at_every_position),
         cmocka_unit_test(test_app_snapshot_reordered_fields_and_one_entry),
-        cmocka_unit_test(test_app_snapshot_price_with_too_many_decimals_rejected),
-        cmocka_unit_test(test_app_snapshot_price_overflow_and_format_rejected),
+        cmocka_unit_test(test_app_snapshot_price_with_too_many_decimals_taken_exactly),
+        cmocka_unit_test(test_app_snapshot_price_overflow_held_and_format_rejected),
         cmocka_unit_test(test_14i_group_count_mismatch_rejected),
         cmocka_unit_test(test_14b_snapshot_without_symbol_rejected),
         cmocka_unit_test(test_app_snapshot_more_entries_than_kept),

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "fix_fixtures.h"
@@ -267,6 +268,40 @@ static void test_tag_slots_exact(void **st)
     assert_int_equal(fix_tag_slot(34u + (1u << 31)), -1);
 }
 
+/* Market data never refuses a number for its size: the floor at the decimals, and whether digits were lost
+ * (then the number is strictly between the value and the value + 1). Expected values worked out by hand. */
+static void test_numbers_trunc_floor_and_inexact(void **st)
+{
+    (void)st;
+    int64_t v;
+    bool x;
+#define TRUNC(str, dec, want, wantx)                                                           \
+    do {                                                                                       \
+        assert_int_equal(fix_parse_decimal_trunc(str, strlen(str), dec, &v, &x), FIX_OK);      \
+        assert_true(v == (want));                                                              \
+        assert_int_equal(x, wantx);                                                            \
+    } while (0)
+    TRUNC("1170.25", 4, 11702500, false);
+    TRUNC("1170.250000000000000", 4, 11702500, false);
+    TRUNC("1170.25000000001", 4, 11702500, true);
+    TRUNC("0.00009", 4, 0, true);
+    TRUNC("-0.00009", 4, -1, true);
+    TRUNC("-0.00000", 4, 0, false);
+    TRUNC("-5.12345", 2, -513, true);
+    TRUNC("12.", 0, 12, false);
+    TRUNC(".5", 0, 0, true);
+    TRUNC("000000000000000000000000000000042.5", 1, 425, false);
+    TRUNC("92233720368547758070", 0, INT64_MAX, true);
+    TRUNC("9223372036854775807", 0, INT64_MAX, false);
+    TRUNC("9223372036854775807.1", 0, INT64_MAX, true);
+    TRUNC("922337203685477580.8", 1, INT64_MAX, true);
+#undef TRUNC
+    assert_int_equal(fix_parse_decimal_trunc("1.2.3", 5, 4, &v, &x), FIX_E_FORMAT);
+    assert_int_equal(fix_parse_decimal_trunc("+1", 2, 4, &v, &x), FIX_E_FORMAT);
+    assert_int_equal(fix_parse_decimal_trunc("-", 1, 4, &v, &x), FIX_E_FORMAT);
+    assert_int_equal(fix_parse_decimal_trunc("1.99999x", 8, 4, &v, &x), FIX_E_FORMAT);
+}
+
 /* Prices with many fraction digits are exact (never rounded): extra zeros pass, an extra non-zero digit is out of
  * range; leading zeros are fine; values past 32 bits go on in 64 bits. Expected values computed here. */
 static void test_numbers_exact(void **st)
@@ -492,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_stream_duplicate_tags_flagged),
         cmocka_unit_test(test_tag_slots_exact),
         cmocka_unit_test(test_numbers_exact),
+        cmocka_unit_test(test_numbers_trunc_floor_and_inexact),
         cmocka_unit_test(test_stream_too_many_fields_still_framed),
         cmocka_unit_test(test_stream_matches_copying_framer),
         cmocka_unit_test(test_stream_message_at_limit_and_over),

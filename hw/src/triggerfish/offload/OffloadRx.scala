@@ -472,6 +472,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val isSymChar = cls(x => !x(7) && ((x(6 downto 5) === 1 && x(4 downto 0) =/= 0) || x(6 downto 5) === 2))   // 0x21..0x5F
       val isEq = cls(_ === 0x3D)
       val isDot = cls(_ === 0x2E)
+      val isMinus = cls(_ === 0x2D)
       val is8 = cls(_ === 0x38)
       val isWch = cls(_ === 0x57)
       val is1 = cls(_ === 0x31)
@@ -522,6 +523,9 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val pAny = snapshotted(RegInit(False))
       val pSig = snapshotted(RegInit(False))
       val pBad = snapshotted(RegInit(False))
+      val pNeg = snapshotted(RegInit(False))              // a leading '-'
+      val pNz = snapshotted(RegInit(False))               // a digit other than 0 (a negative price is below 0)
+      val pHuge = snapshotted(RegInit(False))             // more integer digits than a stop has room for: above every stop
       val pAcc = snapshotted(Reg(UInt(OffloadFire.priceWidth bits)) init 0)
       val padCnt = Reg(UInt(4 bits)) init 0
       val segW = Reg(UInt(6 bits)) init 0        // this segment: W messages committed, messages rejected
@@ -640,6 +644,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
                 when(evalPrice) {
                   priceStartA := True
                   pK := 0; pFrac := 0; pDot := False; pAny := False; pSig := False; pBad := False
+                  pNeg := False; pNz := False; pHuge := False
                   intFull := maxIntDigits === 0; fracFull := cfgDecimals === 0
                 }
               } otherwise {
@@ -664,10 +669,21 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
                     when(!pBad) {
                       when(isDig) {
                         pAny := True
-                        accStep := True
+                        when(dig =/= 0) { pNz := True }
                         when(pDot || pSig || dig =/= 0) {
                           pSig := True
-                          when(pDot ? fracFull | intFull) { pBad := True } otherwise {
+                          when(pHuge) {
+                            // above every stop already: nothing more to compare or accumulate
+                          } elsewhen (pDot && fracFull) {
+                            // past the implied decimals: compared exactly, never rounded (row k is past the stop's
+                            // last digit, so a digit other than 0 is above a stop equal so far), not accumulated
+                            // (the logged price is the value truncated to the decimals)
+                            aPriceLook := True; aPriceDigit := True
+                          } elsewhen (!pDot && intFull) {
+                            // more integer digits than any stop: k = 15, whose '.' and end rows say "above"
+                            pHuge := True; pK := 15
+                          } otherwise {
+                            accStep := True
                             aPriceLook := True; aPriceDigit := True
                             pK := pK + 1
                             intFull := pK + 1 === maxIntDigits
@@ -677,6 +693,8 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
                       } elsewhen (in1.isDot && !pDot) {
                         pDot := True
                         aPriceLook := True
+                      } elsewhen (in1.isMinus && valLen === 0) {
+                        pNeg := True
                       } otherwise { pBad := True }
                     }
                   }
@@ -828,6 +846,10 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       when(RegNext(feed && priceStartA) init False) { pAcc := 0 }
       val priceFinal = padStep ? times10 | pAcc
       val endStamp = RegNextWhen(sb.cyc, evPriceEnd) init 0
+      // the logged price of a price past every stop is all ones, of a negative one 0 (the crossing is exact)
+      val endHuge = RegNextWhen(pHuge, evPriceEnd) init False
+      val endNeg = RegNextWhen(pNeg && pNz, evPriceEnd) init False
+      val priceLogged = endNeg ? U(0, OffloadFire.priceWidth bits) | (endHuge ? U(OffloadFire.priceWidth bits, default -> True) | priceFinal)
     }
 
 
@@ -874,7 +896,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val priceRow2 = rowOf(priceMem, priceRdAddr, priceRdEn, priceWr)
 
       // Events into the per-entry state, and their pipeline.
-      val inSymStart, inSymLook, inSymKill, inPriceStart, inPriceLook, inPriceDot, inPriceEnd = Bool()
+      val inSymStart, inSymLook, inSymKill, inPriceStart, inPriceLook, inPriceDot, inPriceEnd, inPriceNeg = Bool()
       // (the in* events come from the scanner's stage B, a cycle after the byte: lag 2 after one register)
       val symStart1 = RegNext(inSymStart) init False
       val symLook1 = RegNext(inSymLook) init False
@@ -883,6 +905,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val priceLook1 = RegNext(inPriceLook && !inPriceEnd) init False
       val priceDot1 = RegNext(inPriceDot) init False
       val priceEnd1 = RegNext(inPriceEnd) init False
+      val priceNeg1 = RegNext(inPriceNeg) init False
       val msgStart1 = RegNext(RegNext(feed && scan.evMsgStart) init False) init False
       val symDone1 = RegNext(scan.symDone) init False     // (stage B: already a cycle late)
       val symStart2 = RegNext(symStart1) init False
@@ -892,6 +915,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val priceLook2 = RegNext(priceLook1) init False
       val priceDot2 = RegNext(priceDot1) init False
       val priceEnd2 = RegNext(priceEnd1) init False
+      val priceNeg2 = RegNext(priceNeg1) init False
       val msgStart2 = RegNext(msgStart1) init False
       val symDone2 = RegNext(symDone1) init False
       val endDelay = History(scan.evPriceEnd, 8, init = False)   // endDelay(7): 8 cycles after the price's SOH
@@ -908,6 +932,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val NP = Reg(Bits(N bits)) init 0                       // what the message in progress would add to P
       val armed = Reg(Bits(N bits)) init 0
       val oneShot = Reg(Bits(N bits)) init 0
+      val sell = Reg(Bits(N bits)) init 0                     // sell stops (a negative price crosses them all)
       val tmplMem = Mem(UInt(4 bits), N)
       // Trade log: a ring of 15 slots, [tail, head) live; msgStartHead: head when the message in progress started.
       val head = snapshotted(Reg(UInt(4 bits)) init 0)
@@ -926,7 +951,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
         val take = priceLook2 && (priceDot2 || !dec(j)) && code =/= 0
         when(take) { dec(j) := True; ltv(j) := code(0) }
         val crossing = code.mux(0 -> !(dec(j) && ltv(j)), 1 -> (dec(j) && !ltv(j)), 2 -> True, 3 -> False)
-        crossR(j) := priceEnd2 && crossing && elig(j)
+        crossR(j) := priceEnd2 && (priceNeg2 ? sell(j) | crossing) && elig(j)
       }
       val msgStart3 = RegNext(msgStart2) init False
       val sClear = RegNext(symKill1 || msgStart2) init False   // symKill2 || msgStart3, as one register
@@ -949,7 +974,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val tradeLogWrite = Flow(MemWriteCmd(tradeLog))
       tradeLogWrite.valid := logPend && endDelay(7)
       tradeLogWrite.address := logSlot
-      tradeLogWrite.data := scan.priceFinal ## scan.endStamp
+      tradeLogWrite.data := scan.priceLogged ## scan.endStamp
       tradeLog.write(tradeLogWrite.address, tradeLogWrite.data, tradeLogWrite.valid)
       when(endDelay(7)) { logPend := False }
 
@@ -966,6 +991,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     table.inPriceLook := scan.evPriceLook
     table.inPriceDot := scan.evPriceLook && !scan.evPriceDigit && !scan.evPriceEnd
     table.inPriceEnd := scan.evPriceEnd
+    table.inPriceNeg := scan.evPriceEnd && scan.pNeg && scan.pNz
 
     // -------------------------------------------------------------------------------------------
     // End of frame: fire sequencer (t+1, the last byte in scanner time) and housekeeping (t+11)
@@ -1278,7 +1304,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val fireClr = fireCommitR ? (table.P & table.oneShot) | B(0, N bits)
       table.armed := ((table.armed & ~fireClr & ~((armClrR || armClrAllR) ? (armClrAllR ? table.allOnes | entryBits) | B(0, N bits))) |
         (armSetR ? entryBits | B(0, N bits)))
-      for (j <- 0 until N) when(post && tok(j)) { table.oneShot(j) := x.xOneShot }
+      for (j <- 0 until N) when(post && tok(j)) { table.oneShot(j) := x.xOneShot; table.sell(j) := x.xSell }
       table.tmplMem.write(entryR, x.xTmpl, post)
 
       // The new bits of the entry for the row being read, computed from the row number in two registered

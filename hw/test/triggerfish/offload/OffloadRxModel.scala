@@ -348,23 +348,36 @@ class OffloadRxModel(val n: Int) {
     s.inTag = true; s.tag = ""
   }
 
-  /** A FIX price as fixed point, or None if it is not usable. */
-  def parsePrice(v: Seq[Int]): Option[Long] = {
-    if (v.isEmpty || !v.forall(c => isDig(c) || c == '.') || v.count(_ == '.') > 1 || !v.exists(isDig)) return None
-    val str = new String(v.map(_.toChar).toArray)
-    val (ip, fp) = str.indexOf('.') match { case -1 => (str, ""); case i => (str.take(i), str.drop(i + 1)) }
-    val sigInt = ip.dropWhile(_ == '0')
-    if (fp.length > decimals || sigInt.length > 14 - decimals) return None
-    Some((BigInt(if (sigInt.isEmpty) "0" else sigInt) * BigInt(10).pow(decimals) +
-      (if (fp.isEmpty) BigInt(0) else BigInt(fp) * BigInt(10).pow(decimals - fp.length))).toLong)
+  /** A FIX price (a float: optional '-', digits with at most one '.', at least one digit), or None if it is not
+    * one. Compared exactly with the stops (see `crosses`), whatever its number of digits. */
+  def parsePrice(v: Seq[Int]): Option[Px] = {
+    val neg = v.nonEmpty && v.head == '-'
+    val u = if (neg) v.tail else v
+    if (u.isEmpty || !u.forall(c => isDig(c) || c == '.') || u.count(_ == '.') > 1 || !u.exists(isDig)) return None
+    val str = new String(u.map(_.toChar).toArray)
+    Some(Px(BigDecimal(if (str.startsWith(".")) "0" + str else if (str.endsWith(".")) str + "0" else str) * (if (neg) -1 else 1)))
   }
 
-  private def priceEnd(price: Long, where: (Int, Int)): Unit = {
+  /** A price as the trigger table sees it: its exact value; the logged price is its floor at the implied decimals
+    * (0 for a negative price, all ones for one of 10^14 or more). */
+  case class Px(value: BigDecimal) {
+    def crosses(e: ModelEntry): Boolean = {
+      val stop = BigDecimal(e.stop) / BigDecimal(10).pow(decimals)
+      if (e.sell) value <= stop else value >= stop
+    }
+    def logged: Long = {
+      val f = (value * BigDecimal(10).pow(decimals)).setScale(0, BigDecimal.RoundingMode.FLOOR).toBigInt
+      if (value < 0) 0L else if (f >= BigInt(10).pow(14)) (1L << 48) - 1 else f.toLong
+    }
+  }
+
+  private def priceEnd(px: Px, where: (Int, Int)): Unit = {
     val s = st
+    val price = px.logged
     val newCross = ArrayBuffer[Int]()
     for (j <- 0 until n) {
       val e = entries(j)
-      val crossing = s.elig(j) && (if (e.sell) price <= e.stop else price >= e.stop)
+      val crossing = s.elig(j) && px.crosses(e)
       if (crossing) {
         if (!s.C(j) && !P.contains(j)) newCross += j
         s.C(j) = true
