@@ -15,11 +15,11 @@
 // connection (no RST is answered for it). Disabled (the reset state), every frame is kept.
 //
 // Pipeline: each header byte is captured into a register as it passes (position counter, one enable each);
-// comparisons against the configuration are registered every cycle; the verdict is computed at the frame's last
-// beat from those registered flags and held in a register until the next frame ends. The frame buffers register
+// comparisons against the configuration are registered (in two stages for the wide ones); the verdict is computed at
+// the frame's last beat from those registered flags and held in a register until the next frame ends. The frame buffers register
 // the MAC's outputs once, so they see the last beat one cycle later, when the verdict is there. Every field the
 // verdict reads ends at byte 37 and every frame that reaches a slot has at least 60 bytes: the flags are settled
-// twenty cycles before the verdict is taken. (Shorter frames are runts and dropped as such, whatever the verdict.)
+// nineteen cycles before the verdict is taken. (Shorter frames are runts and dropped as such, whatever the verdict.)
 //
 // The configuration arrives from sys through a StreamCCByToggle (EthFrameBuffers) and changes between two cycles as
 // a whole; a frame in flight at that moment gets a verdict from a mix of the old and new flags, which only matters
@@ -107,16 +107,20 @@ case class EthRxFilter(conns: Int, minFrameBytes: Int = 60) extends Component {
   capture(srcPort, 34)
   capture(dstPort, 36)
 
-  // Comparisons, registered every cycle (settled a cycle after the last header byte).
+  // Comparisons, registered every cycle, in two stages for the wide ones (16-bit halves, then their AND): settled two
+  // cycles after the last header byte, with at most three LUT levels between registers (125 MHz on ECP5).
+  def eq16(a: Bits, b: Bits): Vec[Bool] =
+    Vec((0 until a.getWidth / 16).map(k => RegNext(a(16 * k + 15 downto 16 * k) === b(16 * k + 15 downto 16 * k)) init False))
   val isArp = RegNext(etherType === 0x0806) init False
   val isIpv4 = RegNext(etherType === 0x0800) init False
   val noOptions = RegNext(verIhl === 0x45) init False
-  val toUs = RegNext(dstIp === cfg.localIp) init False
+  val toUs = RegNext(eq16(dstIp, cfg.localIp).andR) init False
   val isTcp = RegNext(proto === 6) init False
   val isEcho = RegNext(proto === 1 && srcPort(15 downto 8) === 8) init False
   val connHit = Vec((0 until conns).map { i =>
     val c = cfg.conn(i)
-    RegNext(c.valid && srcIp === c.remoteIp && srcPort === c.remotePort && dstPort === c.localPort) init False
+    val halves = eq16(srcIp ## srcPort ## dstPort, c.remoteIp ## c.remotePort ## c.localPort)
+    RegNext(RegNext(c.valid) && halves.andR) init False
   })
 
   // ICMP echo rate limit: a token bucket.

@@ -123,7 +123,7 @@ class EthRxFilterSpec extends AnyFunSuite {
         if (n % 500 == 0 && n > 0) {
           c = randomCfg(rnd, if (n >= 3000) 65535 else 0)
           drive(dut, c)
-          cd.waitSampling(3) // the verdict's flags settle from the configuration in two cycles
+          cd.waitSampling(4) // the verdict's flags settle from the configuration in three cycles
         }
         val f = makeFrame(rnd, c)
         val want = verdict(c, f, tokens > 0)
