@@ -10,6 +10,8 @@
 // row i of a slice in bits [i*20 +: 18] (20-bit slots, the top two bits unused).
 //   x18: address AD[13:4], write byte enables AD[1:0] (bits 8:0, 17:9)
 //   x9:  address AD[13:3]: row AD[13:4], half AD[3] (bits 8:0 or 17:9)
+//   x4, x2, x1: address AD[13:2], AD[13:1], AD[13:0]; the words fill the 8 data bits of each 9-bit half in
+//        order (the ninth bit unused): word a is byte b = a / (8/W) (row b/2, half b%2), bits W*(a%(8/W)) up
 //   x36 (pseudo dual port: port A writes, port B reads; yosys maps PDPW16KD onto DP16KD this way, and
 //        TfTableRam instantiates it so): word AD[13:5] is rows 2w (DIA, DOA) and 2w+1 (DIB, DOB); write byte
 //        enables ADA[3:0] (row 2w bits 8:0, 17:9; row 2w+1 bits 8:0, 17:9). The read, its output register
@@ -19,7 +21,7 @@
 // (ASYNC; the release is not synchronised here: ASYNC_RESET_RELEASE is a timing matter).
 // WRITEMODE on a port that writes: NORMAL (its output keeps its value), WRITETHROUGH (shows the new data),
 // READBEFOREWRITE (shows the old data). Chip selects: a port works when {CS2,CS1,CS0} equals its CSDECODE.
-// Widths 1, 2 and 4 are not modelled (fatal).
+// Any other width is refused (fatal).
 module DP16KD(
   input DIA17, DIA16, DIA15, DIA14, DIA13, DIA12, DIA11, DIA10, DIA9, DIA8, DIA7, DIA6, DIA5, DIA4, DIA3, DIA2, DIA1, DIA0,
   input ADA13, ADA12, ADA11, ADA10, ADA9, ADA8, ADA7, ADA6, ADA5, ADA4, ADA3, ADA2, ADA1, ADA0,
@@ -132,10 +134,16 @@ module DP16KD(
     for (i = 0; i < 16; i = i + 1) mem[idx * 16 + i] = v[i * 20 +: 18];
   endtask
 
+
+  // narrow words (x1, x2, x4): the lowest bit of the word at address ad in its row (row: ad[13:4])
+  function [4:0] nbit(input integer w, input [13:0] ad);
+    // byte b = word / (8/w): its half is address bit 3; the word's place in the byte comes from the bits below
+    nbit = (ad[3] ? 5'd9 : 5'd0) + (w == 4 ? {ad[2], 2'b00} : w == 2 ? {1'b0, ad[2:1], 1'b0} : {2'b00, ad[2:0]});
+  endfunction
   localparam PDP = (DATA_WIDTH_A == 36);
   initial begin
-    if (!(DATA_WIDTH_A == 9 || DATA_WIDTH_A == 18 || DATA_WIDTH_A == 36) ||
-        !(DATA_WIDTH_B == 9 || DATA_WIDTH_B == 18 || DATA_WIDTH_B == 36))
+    if (!(DATA_WIDTH_A == 1 || DATA_WIDTH_A == 2 || DATA_WIDTH_A == 4 || DATA_WIDTH_A == 9 || DATA_WIDTH_A == 18 || DATA_WIDTH_A == 36) ||
+        !(DATA_WIDTH_B == 1 || DATA_WIDTH_B == 2 || DATA_WIDTH_B == 4 || DATA_WIDTH_B == 9 || DATA_WIDTH_B == 18 || DATA_WIDTH_B == 36))
       $fatal(1, "DP16KD model: data widths %0d/%0d are not modelled", DATA_WIDTH_A, DATA_WIDTH_B);
     if ((DATA_WIDTH_A == 36) != (DATA_WIDTH_B == 36))
       $fatal(1, "DP16KD model: x36 needs both ports at 36 (pseudo dual port)");
@@ -223,7 +231,11 @@ module DP16KD(
     end else begin
       if (srsta) qa <= 18'd0;
       else if (CEA && sela) begin
-        if (WEA) begin
+        if (WEA && DATA_WIDTH_A < 9) begin
+          if (WRITEMODE_A == "READBEFOREWRITE") qa <= {14'd0, mem[rowa][nbit(DATA_WIDTH_A, ada) +: 4]} & ((18'd1 << DATA_WIDTH_A) - 1);
+          else if (WRITEMODE_A == "WRITETHROUGH") qa <= {14'd0, dia[3:0]} & ((18'd1 << DATA_WIDTH_A) - 1);
+          for (integer k = 0; k < DATA_WIDTH_A; k = k + 1) mem[rowa][nbit(DATA_WIDTH_A, ada) + k] <= dia[k];
+        end else if (WEA) begin
           if (DATA_WIDTH_A == 18) begin
             if (ada[0]) mem[rowa][8:0] <= dia[8:0];
             if (ada[1]) mem[rowa][17:9] <= dia[17:9];
@@ -235,6 +247,8 @@ module DP16KD(
             if (WRITEMODE_A == "WRITETHROUGH") qa <= {9'd0, dia[8:0]};
             else if (WRITEMODE_A == "READBEFOREWRITE") qa <= {9'd0, ada[3] ? mem[rowa][17:9] : mem[rowa][8:0]};
           end
+        end else if (DATA_WIDTH_A < 9) begin
+          qa <= {14'd0, mem[rowa][nbit(DATA_WIDTH_A, ada) +: 4]} & ((18'd1 << DATA_WIDTH_A) - 1);
         end else begin
           if (DATA_WIDTH_A == 18) qa <= mem[rowa];
           else qa <= {9'd0, ada[3] ? mem[rowa][17:9] : mem[rowa][8:0]};
@@ -262,7 +276,11 @@ module DP16KD(
     end else begin
       if (srstb) qb <= 18'd0;
       else if (CEB && selb) begin
-        if (WEB) begin
+        if (WEB && DATA_WIDTH_B < 9) begin
+          if (WRITEMODE_B == "READBEFOREWRITE") qb <= {14'd0, mem[rowb][nbit(DATA_WIDTH_B, adb) +: 4]} & ((18'd1 << DATA_WIDTH_B) - 1);
+          else if (WRITEMODE_B == "WRITETHROUGH") qb <= {14'd0, dib[3:0]} & ((18'd1 << DATA_WIDTH_B) - 1);
+          for (integer k = 0; k < DATA_WIDTH_B; k = k + 1) mem[rowb][nbit(DATA_WIDTH_B, adb) + k] <= dib[k];
+        end else if (WEB) begin
           if (DATA_WIDTH_B == 18) begin
             if (adb[0]) mem[rowb][8:0] <= dib[8:0];
             if (adb[1]) mem[rowb][17:9] <= dib[17:9];
@@ -274,6 +292,8 @@ module DP16KD(
             if (WRITEMODE_B == "WRITETHROUGH") qb <= {9'd0, dib[8:0]};
             else if (WRITEMODE_B == "READBEFOREWRITE") qb <= {9'd0, adb[3] ? mem[rowb][17:9] : mem[rowb][8:0]};
           end
+        end else if (DATA_WIDTH_B < 9) begin
+          qb <= {14'd0, mem[rowb][nbit(DATA_WIDTH_B, adb) +: 4]} & ((18'd1 << DATA_WIDTH_B) - 1);
         end else begin
           if (DATA_WIDTH_B == 18) qb <= mem[rowb];
           else qb <= {9'd0, adb[3] ? mem[rowb][17:9] : mem[rowb][8:0]};

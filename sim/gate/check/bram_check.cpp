@@ -3,6 +3,7 @@
 // Prints "bram check: <n> reads, <m> mismatches"; exit 1 on any mismatch.
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <vector>
@@ -12,12 +13,16 @@
 
 int main(int argc, char **argv) {
     Verilated::commandArgs(argc, argv);
-    if (argc < 2) { fprintf(stderr, "usage: bram_check <hex file>\n"); return 2; }
-    std::vector<unsigned> hex;
-    std::ifstream in(argv[1]);
-    unsigned v;
-    while (in >> std::hex >> v) hex.push_back(v);
-    if (hex.size() != 2048) { fprintf(stderr, "bram check: %zu words in %s, want 2048\n", hex.size(), argv[1]); return 2; }
+    if (argc < 3) { fprintf(stderr, "usage: bram_check <x9 hex file> <x4 hex file>\n"); return 2; }
+    auto load = [](const char *path, size_t n) {
+        std::vector<unsigned> h;
+        std::ifstream in(path);
+        unsigned v;
+        while (in >> std::hex >> v) h.push_back(v);
+        if (h.size() != n) { fprintf(stderr, "bram check: %zu words in %s, want %zu\n", h.size(), path, n); exit(2); }
+        return h;
+    };
+    std::vector<unsigned> hex = load(argv[1], 2048), hex4 = load(argv[2], 4096);
     VBramCheck t;
     long reads = 0, bad = 0;
     auto tick = [&] { t.clk = 1; t.eval(); t.clk = 0; t.eval(); };
@@ -26,6 +31,10 @@ int main(int argc, char **argv) {
     for (unsigned a = 0; a < 2048; a++) {
         t.ra = a; tick(); reads++;
         if (t.rq != hex[a]) { if (bad++ < 10) printf("rom[%u] = %02x, want %02x\n", a, t.rq, hex[a]); }
+    }
+    for (unsigned a = 0; a < 4096; a++) {
+        t.na = a; tick(); reads++;
+        if (t.nq != hex4[a]) { if (bad++ < 10) printf("nib[%u] = %x, want %x\n", a, t.nq, hex4[a]); }
     }
     // table: zero at start; read latency 2 (TableRam.scala): the address in cycle c, the data in cycle c+2, i.e.
     // after the second clock edge; here, after the tick that presents address a, the data of address a-1
