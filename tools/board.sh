@@ -2,6 +2,8 @@
 # Board builds: `make bitstream BOARD=<b>` and `make flash BOARD=<b> [FLASH=spi]` call this.
 #   tools/board.sh bitstream <board>   build/boards/<board>/: <board>.bit, report.txt, summary.json, logs
 #   tools/board.sh flash <board> [spi] load the bitstream with openFPGALoader (SRAM; "spi": the SPI flash)
+#   tools/board.sh generate <board>    only the sources synthesis reads and the board's firmware (RAM image), into
+#                                      build/boards/<board>/ (what the gate-level simulation, tools/gate-sim.sh, starts from)
 #   tools/board.sh list                the boards (one folder each in boards/)
 #   tools/board.sh cache-key <board> [--manifest] [--constraints FILE]
 #                                      the build cache's key for the files the last bitstream build generated
@@ -27,7 +29,7 @@ cd "$(dirname "$0")/.."
 . tools/fpga-lib.sh
 
 boards() { for d in boards/*/board.mk; do basename "$(dirname "$d")"; done; }
-usage() { echo "usage: tools/board.sh bitstream|flash <board> [spi] | cache-key <board> [--manifest] [--constraints FILE] | list"; echo "boards: $(boards | tr '\n' ' ')"; exit 2; }
+usage() { echo "usage: tools/board.sh bitstream|generate|flash <board> [spi] | cache-key <board> [--manifest] [--constraints FILE] | list"; echo "boards: $(boards | tr '\n' ' ')"; exit 2; }
 
 # board.mk: "KEY := value" (or "KEY = value") lines; comments after '#'.
 BOARD_KEYS=""
@@ -77,13 +79,12 @@ step_time() { echo "   ($(( SECONDS - $1 )) s)"; }
 result_names() { echo "$BOARD.bit STATUS report.txt summary.json report-seed*.txt stat.txt report.json yosys.log yosys.out nextpnr.log nextpnr.out ecppack.log"; }
 result_files() { (cd "$OUT" && for f in $(result_names); do [ -f "$f" ] && echo "$f"; done; true); }
 
-bitstream() {
-  load_board "$1"
-  local t0=$SECONDS t
+# generate: the sources synthesis reads (the CPU, the board's LiteEth variant, the board top and SoC from GenBoard)
+# and the board's firmware (the RAM image), into $OUT; sets t_gen (seconds GenBoard took). The bitstream and the
+# gate-level simulation (tools/gate-sim.sh) start from here.
+generate() {
+  local t
   mkdir -p "$OUT"
-  # (the netlists too: after a cache hit, an old build's top.json/top.config would not be this bitstream's)
-  # shellcheck disable=SC2046
-  (cd "$OUT" && rm -f $(result_names) top.json top.config top.fasm top.frames)
   echo "== $BOARD_NAME ($PART), sys clock $SYS_MHZ MHz, Ethernet $ETH_PHY"
   echo "== the CPU and the LiteEth MAC ($ETH_PHY ${MAC_FLAGS:-})"
   make -s build/cpu/VexRiscv.v
@@ -97,12 +98,22 @@ bitstream() {
     --eth-rx-slots "${ETH_RX_SLOTS:-}" --offload-entries "${OFFLOAD_ENTRIES:-}" \
     > "$OUT/gen.log" 2>&1 || { grep -E "error|ERROR|Exception" "$OUT/gen.log" | head -20; exit 1; }
   sed 's/^/   /' "$OUT/hw/clocks.txt"
-  local t_gen=$(( SECONDS - t ))
+  t_gen=$(( SECONDS - t ))
   echo "== the firmware for $BOARD (MAC $NET_MAC, IPv4 $NET_IP, exchange ${FIX_HOST:-default}:${FIX_PORT:-default})"
   make -s -C fw TARGET="${BOARD//-/_}" HWDIR="$PWD/$OUT/hw" OUT="$PWD/$OUT/fw" FW_VERSION="$(fw_version)" NET_MAC="$NET_MAC" NET_IP="$NET_IP" \
     NET_NETMASK="$NET_NETMASK" NET_GATEWAY="$NET_GATEWAY" ${FIX_HOST:+FIX_HOST=$FIX_HOST} ${FIX_PORT:+FIX_PORT=$FIX_PORT} \
     > "$OUT/fw.log" 2>&1 || { tail -20 "$OUT/fw.log"; exit 1; }
   grep -A1 "text" "$OUT/fw.log" | tail -1 | awk '{printf "   firmware: %d bytes code+data, %d bytes bss\n", $1+$2, $3}'
+}
+
+bitstream() {
+  load_board "$1"
+  local t0=$SECONDS t_gen
+  mkdir -p "$OUT"
+  # (the netlists too: after a cache hit, an old build's top.json/top.config would not be this bitstream's)
+  # shellcheck disable=SC2046
+  (cd "$OUT" && rm -f $(result_names) top.json top.config top.fasm top.frames)
+  generate
 
   # The cache: everything synthesis, place and route and packing start from is now on disk.
   cache_manifest > "$OUT/cache-key.txt"
@@ -357,6 +368,7 @@ KEY_CONSTRAINTS=""
 case ${1:-} in
   cache-key) [ $# -ge 2 ] || usage; cache_key "${@:2}" ;;
   bitstream) [ $# -ge 2 ] || usage; bitstream "$2" ;;
+  generate) [ $# -ge 2 ] || usage; load_board "$2"; generate ;;
   flash) [ $# -ge 2 ] || usage; flash "$2" "${3:-}" ;;
   list) boards ;;
   *) usage ;;

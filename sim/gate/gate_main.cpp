@@ -1,0 +1,208 @@
+// Gate-level simulation harness (tools/gate-sim.sh): drives the ECP5 board netlist (GateTb around yosys's Top)
+// the way the Colorlight i5 board does, with the clocks its EHXPLLL makes, and watches its pins.
+//   clocks    the PLL stand-in's CLKOP (125 MHz, RGMII transmit) and CLKOS (sys, +sys-hz=) and LOCK (low for the
+//             first +lock-cycles= sys cycles); the PHY's receive clock RXC, 125 MHz (+rx-clock=0 holds it still).
+//             Every clock has its own period (in fs); the harness steps from one clock edge to the next.
+//   UART      uart_tx decoded at +baud= (8N1, sampled mid-bit on the sys clock) to stdout; +uart-in=<text> (\r, \n
+//             escapes) typed into uart_rx after +uart-in-delay= sys cycles, or when the console output has shown
+//             +uart-in-after=<text>.
+//   Ethernet  RGMII transmit pins sampled at both CLKOP edges (data low nibble at the rising edge, high nibble at
+//             the falling one; TX_CTL = TX_EN at the rising edge); each frame is printed as
+//             "gate: tx frame <n> bytes fcs ok|BAD <first bytes>". +eth-in=<hex> sends that frame (destination
+//             MAC .. payload, the harness adds preamble and FCS) on the RGMII receive pins, DDR, once the console
+//             has shown +eth-in-after=<text>; +eth-in-count=N sends it N times, 20000 sys cycles apart.
+//   end       +until=<text>: stop with status 0 once the console has shown it; +until-tx=<hex>: once a frame the
+//             SoC sent (with its FCS) contains these bytes; both given: once both happened; +timeout=<sys cycles>:
+//             stop with status 124. The last line is "gate: <cycles> sys cycles in <s> s (<cycles/s>)".
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cctype>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "VGateTb.h"
+#include "verilated.h"
+
+static std::string plusarg(const char *name, const char *dflt) {
+    const char *v = Verilated::commandArgsPlusMatch(name);
+    std::string s(v ? v : "");
+    std::string key = std::string("+") + name + "=";
+    if (s.compare(0, key.size(), key) == 0) return s.substr(key.size());
+    return dflt;
+}
+static uint64_t plusnum(const char *name, uint64_t dflt) {
+    std::string s = plusarg(name, "");
+    if (s.empty()) return dflt;
+    char *end;
+    unsigned long long v = strtoull(s.c_str(), &end, 0);
+    if (*end) { fprintf(stderr, "gate: +%s=%s is not a number\n", name, s.c_str()); exit(2); }
+    return v;
+}
+static std::string unescape(const std::string &s) {
+    std::string o;
+    for (size_t i = 0; i < s.size(); i++) {
+        if (s[i] == '\\' && i + 1 < s.size()) {
+            char c = s[++i];
+            o.push_back(c == 'r' ? '\r' : c == 'n' ? '\n' : c);
+        } else o.push_back(s[i]);
+    }
+    return o;
+}
+static uint32_t crc32(const std::vector<uint8_t> &d, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= d[i];
+        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1)));
+    }
+    return ~c;
+}
+
+int main(int argc, char **argv) {
+    Verilated::commandArgs(argc, argv);
+    auto top = std::make_unique<VGateTb>();
+    const uint64_t sys_hz = plusnum("sys-hz", 37500000);
+    const uint64_t baud = plusnum("baud", 115200);
+    const uint64_t timeout = plusnum("timeout", 0);
+    const uint64_t lock_cycles = plusnum("lock-cycles", 16);
+    const bool rx_clock = plusnum("rx-clock", 1) != 0;
+    const std::string until = plusarg("until", "");
+    std::string until_tx = plusarg("until-tx", "");
+    for (auto &c : until_tx) c = (char)tolower((unsigned char)c);
+    bool seen_text = until.empty(), seen_tx = until_tx.empty();
+    const std::string uart_in = unescape(plusarg("uart-in", ""));
+    const uint64_t uart_in_delay = plusnum("uart-in-delay", 0);
+    const std::string uart_in_after = plusarg("uart-in-after", "");
+    std::string eth_in_hex = plusarg("eth-in", "");
+    const std::string eth_in_after = plusarg("eth-in-after", "");
+    uint64_t eth_in_count = plusnum("eth-in-count", eth_in_hex.empty() ? 0 : 1);
+
+    // the frame to send: preamble, SFD, frame, FCS
+    std::vector<uint8_t> eth_frame;
+    if (!eth_in_hex.empty()) {
+        std::vector<uint8_t> f;
+        for (size_t i = 0; i + 1 < eth_in_hex.size(); i += 2) f.push_back((uint8_t)strtoul(eth_in_hex.substr(i, 2).c_str(), nullptr, 16));
+        while (f.size() < 60) f.push_back(0);
+        uint32_t fcs = crc32(f, f.size());
+        for (int i = 0; i < 4; i++) f.push_back((uint8_t)(fcs >> (8 * i)));
+        for (int i = 0; i < 7; i++) eth_frame.push_back(0x55);
+        eth_frame.push_back(0xD5);
+        eth_frame.insert(eth_frame.end(), f.begin(), f.end());
+    }
+
+    // clocks, in femtoseconds: half periods and next edge times
+    const uint64_t sys_half = (uint64_t)(5e14 / (double)sys_hz + 0.5), eth_half = 4000000;
+    uint64_t t_sys = sys_half, t_tx = eth_half, t_rx = eth_half / 2, now = 0;
+    top->pll_clkos = 0; top->pll_clkop = 0; top->pll_lock = 0; top->clk25 = 0; top->btn_n = 1;
+    top->uart_rx = 1; top->rgmii_rx_clk = 0; top->rgmii_rx_ctl = 0; top->rgmii_rx_data = 0;
+    top->eval();
+
+    const uint64_t div = (sys_hz + baud / 2) / baud;
+    int rx_state = -1; uint64_t rx_count = 0; uint8_t rx_byte = 0;  // UART decoder
+    std::string console, line;
+    size_t uart_in_pos = 0; uint64_t tx_bit_count = 0; int tx_bit = -1; uint16_t tx_shift = 0;  // UART typing
+    bool typing = uart_in_after.empty() && !uart_in.empty();
+    bool sending = false; size_t eth_pos = 0; uint64_t eth_wait = 0; int eth_half_idx = 0;
+    std::vector<uint8_t> txf; bool tx_en = false; uint8_t tx_lo = 0; int txframes = 0;
+    uint64_t cycles = 0;
+    int status = -1;
+    auto t0 = std::chrono::steady_clock::now();
+
+    while (status < 0 && !Verilated::gotFinish()) {
+        uint64_t t = std::min(t_sys, std::min(t_tx, rx_clock ? t_rx : UINT64_MAX));
+        now = t;
+        bool sys_edge = t == t_sys, tx_edge = t == t_tx, rx_edge = rx_clock && t == t_rx;
+        if (sys_edge) { top->pll_clkos = !top->pll_clkos; t_sys += sys_half; }
+        if (tx_edge) { top->pll_clkop = !top->pll_clkop; t_tx += eth_half; }
+        if (rx_edge) {
+            top->rgmii_rx_clk = !top->rgmii_rx_clk; t_rx += eth_half;
+            // RGMII receive: low nibble and RX_DV for the rising edge, high nibble and DV^ER for the falling one
+            if (sending) {
+                uint8_t b = eth_frame[eth_pos];
+                top->rgmii_rx_ctl = 1;
+                top->rgmii_rx_data = top->rgmii_rx_clk ? (b & 0xF) : (b >> 4);
+                if (!top->rgmii_rx_clk && ++eth_pos == eth_frame.size()) { sending = false; eth_pos = 0; }
+            } else if (top->rgmii_rx_clk) { top->rgmii_rx_ctl = 0; top->rgmii_rx_data = 0; }
+            (void)eth_half_idx;
+        }
+        top->eval();
+        if (tx_edge) {
+            if (top->pll_clkop) {
+                bool en = top->rgmii_tx_ctl;
+                if (en) { tx_lo = top->rgmii_tx_data & 0xF; }
+                else if (tx_en) {  // end of a frame
+                    size_t p = 0;
+                    while (p < txf.size() && txf[p] == 0x55) p++;
+                    bool sfd = p < txf.size() && txf[p] == 0xD5;
+                    std::vector<uint8_t> fr(txf.begin() + (sfd ? p + 1 : 0), txf.end());
+                    bool ok = sfd && fr.size() >= 64 && crc32(fr, fr.size() - 4) ==
+                        (uint32_t)(fr[fr.size() - 4] | fr[fr.size() - 3] << 8 | fr[fr.size() - 2] << 16 | (uint32_t)fr[fr.size() - 1] << 24);
+                    txframes++;
+                    printf("gate: tx frame %zu bytes fcs %s at cycle %llu:", fr.size(), ok ? "ok" : "BAD", (unsigned long long)cycles);
+                    std::string hex;
+                    char h[4];
+                    for (size_t i = 0; i < fr.size(); i++) { snprintf(h, sizeof h, "%02x", fr[i]); hex += h; if (i < 64) printf(" %s", h); }
+                    printf("\n");
+                    if (ok && !seen_tx && hex.find(until_tx) != std::string::npos) {
+                        seen_tx = true;
+                        if (seen_text) status = 0;
+                    }
+                    fflush(stdout);
+                    txf.clear();
+                }
+                tx_en = en;
+            } else if (tx_en) {
+                txf.push_back((uint8_t)(tx_lo | (top->rgmii_tx_data & 0xF) << 4));
+            }
+        }
+        if (!(sys_edge && top->pll_clkos)) continue;
+
+        // one sys cycle
+        cycles++;
+        if (cycles == lock_cycles) top->pll_lock = 1;
+        bool txd = top->uart_tx;
+        if (rx_state < 0) {
+            if (!txd) { rx_state = 0; rx_count = div / 2; }
+        } else if (--rx_count == 0) {
+            rx_count = div;
+            if (rx_state == 0) rx_state = txd ? -1 : 1;
+            else if (rx_state <= 8) { rx_byte = (uint8_t)(rx_byte >> 1 | (txd ? 0x80 : 0)); rx_state++; }
+            else {
+                rx_state = -1;
+                char c = (char)rx_byte;
+                putchar(c);
+                if (c == '\n') fflush(stdout);
+                console.push_back(c);
+                if (console.size() > 65536) console.erase(0, 32768);
+                if (!seen_text && console.find(until) != std::string::npos) { seen_text = true; if (seen_tx) status = 0; }
+                if (!typing && !uart_in_after.empty() && uart_in_pos == 0 && console.find(uart_in_after) != std::string::npos) typing = true;
+                if (!sending && eth_in_count && !eth_in_after.empty() && console.find(eth_in_after) != std::string::npos && eth_wait == 0) eth_wait = 1;
+            }
+        }
+        // the console input
+        if (typing && cycles >= uart_in_delay) {
+            if (tx_bit < 0 && uart_in_pos < uart_in.size()) {
+                tx_shift = (uint16_t)(0x200 | (uint8_t)uart_in[uart_in_pos++] << 1);  // start, 8 data, stop
+                tx_bit = 0; tx_bit_count = div;
+            }
+            if (tx_bit >= 0) {
+                top->uart_rx = (tx_shift >> tx_bit) & 1;
+                if (--tx_bit_count == 0) { tx_bit_count = div; if (++tx_bit == 10) { tx_bit = -1; top->uart_rx = 1; } }
+            }
+        }
+        // the Ethernet input
+        if (eth_wait && !sending && eth_in_count) {
+            if (--eth_wait == 0) { sending = true; eth_pos = 0; eth_in_count--; if (eth_in_count) eth_wait = 20000; }
+            else if (eth_wait == 0) eth_wait = 1;
+        }
+        if (timeout && cycles >= timeout) status = 124;
+    }
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    printf("\ngate: %s after %llu sys cycles in %.1f s (%.0f cycles/s), %d frames sent by the SoC\n",
+           status == 0 ? "done" : "TIMEOUT", (unsigned long long)cycles, s, cycles / (s > 0 ? s : 1), txframes);
+    top->final();
+    return status;
+}

