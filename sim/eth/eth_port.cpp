@@ -739,7 +739,7 @@ bool EthPort::exec(const std::string &line, uint64_t now_ns) {
                 "  inject-runt <hex>      no padding, correct FCS\n"
                 "  inject-raw <hex>       exactly these bytes after the SFD (no FCS added)\n"
                 "  inject-burst <n> <hex> n copies at the current gap\n"
-                "  flood <pct> <hex>...   other traffic: the frames in turn at pct % of the line when the wire is idle\n"
+                "  flood <pct> <hex>...   other traffic: the frames in turn at pct %% of the line when the wire is idle\n"
                 "  flood off              stop it (stats counts its frames)\n"
                 "  drop-tx <n> | drop-rx <n>  drop the next n frames from the SoC | from the host\n"
                 "  drop-tx-match <n> <text>   drop the next n frames from the SoC whose bytes contain text\n"
