@@ -34,6 +34,14 @@ void fixclient_print_px(int64_t v)
 }
 
 static bool crosses(char side, int64_t stop, int64_t trade) { return side == '1' ? trade >= stop : trade <= stop; }
+/* The price as written against the stop, exactly: `trade` is its floor at DECIMALS, `inexact` says digits were cut. A
+ * buy stop is crossed when the price is at or above it (the floor is, as the stop has DECIMALS); a sell stop when the
+ * price is at or below it: a cut price lies strictly above its floor, so the floor must then be below the stop. */
+static bool crosses_exact(char side, int64_t stop, int64_t trade, bool inexact)
+{
+    if (side == '1') return trade >= stop;
+    return inexact ? trade < stop : trade <= stop;
+}
 
 static void on_md(void *ctx, const fix_md_snapshot_t *md)
 {
@@ -45,11 +53,17 @@ static void on_md(void *ctx, const fix_md_snapshot_t *md)
         const stop_t *s = stops_get(i);
         before[i] = s->fires;
         want[i] = 0;
-        if (s->state != STOP_ARMED || s->hw || strcmp(s->symbol, md->symbol) != 0) continue;
+        /* a Symbol cut to fit the snapshot equals no stop's */
+        if (s->state != STOP_ARMED || s->hw || md->symbol_cut || strcmp(s->symbol, md->symbol) != 0) continue;
+        /* every trade entry: the kept ones and those past them */
         for (unsigned k = 0; k < md->n; k++) {
             const fix_md_entry_t *e = &md->e[k];
-            if (e->type == '2' && e->has_price && crosses(s->side, s->stop_px, e->price)) want[i]++;
+            if (e->type == '2' && e->has_price && crosses_exact(s->side, s->stop_px, e->price, e->price_inexact)) want[i]++;
         }
+        fix_md_entry_t more;
+        for (unsigned it = 0; fix_md_next_more(md, &it, &more);)
+            if (more.type == '2' && more.has_price && crosses_exact(s->side, s->stop_px, more.price, more.price_inexact))
+                want[i]++;
         if (!s->repeat && want[i] > 1) want[i] = 1;
     }
     stops_on_market_data(md);
