@@ -42,6 +42,7 @@ import linux_baseline  # noqa: E402  (report_figures)
 import soc_latency  # noqa: E402  (the console tally and the per-path figures of the whole-SoC run)
 import burst  # noqa: E402  (the burst phase, issue 15: its figures and report.md section)
 import fuzz  # noqa: E402  (the fuzzing phase, issue 19: its figures and report.md section)
+import report_merge  # noqa: E402  (a phase's figures into an existing report)
 OUT = os.path.join(ROOT, "build/bench")
 ETH_MHZ = 125.0  # GMII/RGMII at 1 Gb/s: both Ethernet domains run at 125 MHz; the ECP5 build must meet it
 
@@ -594,25 +595,14 @@ def soak_only(args):
     os.makedirs(out, exist_ok=True)
     run_soak(args, out)
     sk = soak_load(out)
-    try:
-        with open(os.path.join(out, "report.json")) as f:
-            report = json.load(f)
-    except (OSError, ValueError):
-        report = {}
-    report["soak"] = sk
-    with open(os.path.join(out, "report.json"), "w") as f:
-        json.dump(report, f, indent=1)
-    try:
-        with open(os.path.join(out, "report.md")) as f:
-            md = f.read()
-    except OSError:
-        md = "# Triggerfish benchmark report\n"
-    cut = md.find("\n## Long soak through an impaired wire")
-    if cut >= 0:
-        nxt = md.find("\n## ", cut + 1)
-        md = md[:cut] + (md[nxt:] if nxt >= 0 else "\n")
-    with open(os.path.join(out, "report.md"), "w") as f:
-        f.write(md.rstrip("\n") + "\n" + "\n".join(soak_md(sk)) + "\n")
+
+    def replace_section(md):
+        cut = md.find("\n## Long soak through an impaired wire")
+        if cut >= 0:
+            nxt = md.find("\n## ", cut + 1)
+            md = md[:cut] + (md[nxt:] if nxt >= 0 else "\n")
+        return md.rstrip("\n") + "\n" + "\n".join(soak_md(sk)) + "\n"
+    report = report_merge.merge(out, "soak", sk, replace_section)
     print("\n".join(soak_md(sk)))
     print(f"\nbench: {os.path.relpath(out, ROOT)}/report.md, report.json (soak)")
     return report
@@ -627,21 +617,7 @@ def burst_only(args):
     b = burst.load(out)
     if b is None:
         raise SystemExit(f"bench: the burst phase wrote no {os.path.join(out, 'burst', 'burst.json')}")
-    try:
-        with open(os.path.join(out, "report.json")) as f:
-            report = json.load(f)
-    except (OSError, ValueError):
-        report = {}
-    report["burst"] = b
-    with open(os.path.join(out, "report.json"), "w") as f:
-        json.dump(report, f, indent=1)
-    try:
-        with open(os.path.join(out, "report.md")) as f:
-            md = f.read()
-    except OSError:
-        md = "# Triggerfish benchmark report\n"
-    with open(os.path.join(out, "report.md"), "w") as f:
-        f.write(burst.merge_md(md, burst.burst_md(b)))
+    report = report_merge.merge(out, "burst", b, lambda md: burst.merge_md(md, burst.burst_md(b)))
     print("\n".join(burst.burst_md(b)))
     print(f"\nbench: {os.path.relpath(out, ROOT)}/report.md, report.json (burst)")
     return report

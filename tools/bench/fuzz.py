@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 
+import report_merge  # a phase's figures into an existing report
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HEADING = "## Fuzzing"
 
@@ -79,22 +81,7 @@ def merge_md(text, section):
 
 def merge_report(out_dir, f):
     """Puts the figures into out_dir's report.json (report["fuzz"]) and report.md (new ones if there are none)."""
-    try:
-        with open(os.path.join(out_dir, "report.json")) as fh:
-            report = json.load(fh)
-    except (OSError, ValueError):
-        report = {}
-    report["fuzz"] = f
-    with open(os.path.join(out_dir, "report.json"), "w") as fh:
-        json.dump(report, fh, indent=1)
-    try:
-        with open(os.path.join(out_dir, "report.md")) as fh:
-            text = fh.read()
-    except OSError:
-        text = "# Triggerfish benchmark report\n"
-    with open(os.path.join(out_dir, "report.md"), "w") as fh:
-        fh.write(merge_md(text, md(f)))
-
+    report_merge.merge(out_dir, "fuzz", f, lambda text: merge_md(text, md(f)))
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
