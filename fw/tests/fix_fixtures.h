@@ -160,11 +160,9 @@ static inline const char *fx_text(const fx_t *t, int i)
     return buf;
 }
 
-/* Checks the framing of message i independently (8 first, 9 = body length, 10 = checksum). */
-static inline bool fx_framing_ok(const fx_t *t, int i)
+/* Checks the framing of a message independently of the codec (8 first, 9 = body length, 10 = checksum). */
+static inline bool fx_framed(const uint8_t *m, size_t n)
 {
-    const uint8_t *m = t->sent[i];
-    size_t n = t->sent_len[i];
     if (n < 20 || memcmp(m, "8=FIX.4.4\x01" "9=", 12) != 0) return false;
     size_t k = 12, bl = 0;
     while (k < n && m[k] >= '0' && m[k] <= '9') bl = bl * 10 + (size_t)(m[k++] - '0');
@@ -176,6 +174,12 @@ static inline bool fx_framing_ok(const fx_t *t, int i)
     char want[8];
     snprintf(want, sizeof want, "10=%03u", sum % 256u);
     return memcmp(m + k + bl, want, 6) == 0 && m[n - 1] == 0x01;
+}
+
+/* The framing of message i sent by the session (fx_framed). */
+static inline bool fx_framing_ok(const fx_t *t, int i)
+{
+    return fx_framed(t->sent[i], t->sent_len[i]);
 }
 
 /* The value of the first tag in message i ("" if absent). */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fix/codec.h"
+#include "fix_fixtures.h"
 #include "fix/session.h"
 #include "fix/utc.h"
 
@@ -85,23 +86,6 @@ static const char *show(const uint8_t *m, size_t n)
     for (size_t i = 0; i < n; i++) b[i] = m[i] == 0x01 ? '|' : (char)m[i];
     b[n] = '\0';
     return b;
-}
-
-/* The file's own expected messages must be well framed (8 first, 9 = the body's length, 10 = the checksum):
- * checked here, with nothing from the codec, so that a slip in the file cannot make a case pass or fail. */
-static bool framed(const uint8_t *m, size_t n)
-{
-    if (n < 20 || memcmp(m, "8=FIX.4.4\x01" "9=", 12) != 0) return false;
-    size_t k = 12, bl = 0;
-    while (k < n && m[k] >= '0' && m[k] <= '9') bl = bl * 10 + (size_t)(m[k++] - '0');
-    if (k >= n || m[k] != 0x01) return false;
-    k++;
-    if (k + bl + 7 != n) return false;
-    unsigned sum = 0;
-    for (size_t j = 0; j < k + bl; j++) sum += m[j];
-    char want[8];
-    snprintf(want, sizeof want, "10=%03u", sum % 256u);
-    return memcmp(m + k + bl, want, 6) == 0 && m[n - 1] == 0x01;
 }
 
 static fix_sess_state_t state_named(const char *s, int lineno)
@@ -203,7 +187,7 @@ static void run_case(void **st)
         } else if (!strcmp(verb, "out")) {
             uint8_t want[LINE_MAX];
             size_t wn = to_wire(p, want, sizeof want);
-            if (!framed(want, wn))
+            if (!fx_framed(want, wn)) /* checked with nothing from the codec: a slip in the file cannot make a case pass */
                 fail_msg("%s:%d: the expected message itself is not well framed (9 or 10 wrong in the file)",
                          case_file, ln);
             if (cap.matched >= cap.nsent)
