@@ -54,6 +54,6 @@ for k in ("TRELLIS_COMB", "TRELLIS_FF", "TRELLIS_RAMW", "DP16KD", "TRELLIS_IO"):
 ok = True
 for clk, f in rep.get("fmax", {}).items():
     print(f"nextpnr: Fmax {clk}: {f['achieved']:.2f} MHz (constraint {f['constraint']:.2f} MHz)")
-    ok = ok and f["achieved"] >= f["constraint"]
+    ok = ok and f["achieved"] > f["constraint"]  # nextpnr: PASS only above the target
 sys.exit(0 if ok else 3)
 PY

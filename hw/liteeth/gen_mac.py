@@ -9,7 +9,7 @@
 #
 # Usage:
 #   gen_mac.py --phy {gmii,rgmii_ecp5,rgmii_s7,mii,rmii} --out DIR [--name NAME] [--no-crc-buffers] [--no-crc-fix]
-#              [--tx-delay NS] [--rx-delay NS] [--fast-crc-check]
+#              [--tx-delay NS] [--rx-delay NS] [--fast-crc-check] [--no-tx-skid]
 #   --no-crc-buffers  drop LiteEthMACCore's pipeline buffers before the CRC checker/inserter (-1 cycle each way)
 #   --no-crc-fix      stock liteeth 2024.12 RX behaviour (bad FCS never flagged); for the test only
 #   --tx-delay NS     RGMII only: delay of TXC against TX_CTL/TXD added by the FPGA (default 2.0; 0 when the
@@ -17,6 +17,7 @@
 #   --rx-delay NS     RGMII only: delay the FPGA adds to RX_CTL/RXD against RXC (default 2.0)
 #   --fast-crc-check  RX FCS verdict from precomputed registers: same behaviour and latency, shorter eth_rx
 #                     timing path (see FastCRC32Checker); the board builds use it
+#   --no-tx-skid      no skid register at the TX input (tx_ready combinational through the TX pipeline)
 # writes DIR/<NAME>.v (default NAME: liteeth_mac_<phy>) and DIR/<NAME>.ports.txt
 # (one port per line: direction width name).
 #
@@ -131,7 +132,8 @@ PHYS = ["gmii", "rgmii_ecp5", "rgmii_s7", "mii", "rmii"]
 class RawMAC(LiteXModule):
     """LiteEth PHY + MAC blocks (8-bit) with raw streams in eth_rx / eth_tx."""
 
-    def __init__(self, phy, crc_fix=True, crc_buffers=True, tx_delay=2e-9, rx_delay=2e-9, fast_crc_check=False):
+    def __init__(self, phy, crc_fix=True, crc_buffers=True, tx_delay=2e-9, rx_delay=2e-9, fast_crc_check=False,
+                 tx_skid=True):
         self.ios = ios = []
 
         def port(name, width=1):
@@ -315,6 +317,13 @@ class RawMAC(LiteXModule):
             tx_sink.last_be.eq(tx_last),
             tx_ready.eq(tx_sink.ready),
         ]
+        # A skid register at the input (LiteX stream.PipeReady): tx_ready is a flip-flop's output instead of a
+        # function of the preamble inserter's and the PHY's state through the whole pipeline. No latency (a byte
+        # passes straight through while the register is empty). Without it, that combinational tx_ready, routed
+        # from the PHY's corner of the chip to the SoC's transmit arbiter, was eth_tx's critical path on both
+        # Colorlights (5A-75B: 8.00 ns at 8.00 ns, zero slack, nextpnr seed 2).
+        if tx_skid:
+            self.tx_skid = ClockDomainsRenamer("eth_tx")(stream.PipeReady(eth_phy_description(8)))
         self.tx_padding = ClockDomainsRenamer("eth_tx")(
             padding.LiteEthMACPaddingInserter(8, eth_min_frame_length - eth_fcs_length))
         tx_crc = crc.LiteEthMACCRC32Inserter(eth_phy_description(8))
@@ -324,7 +333,8 @@ class RawMAC(LiteXModule):
         self.tx_preamble = ClockDomainsRenamer("eth_tx")(preamble.LiteEthMACPreambleInserter(8))
         self.tx_gap = ClockDomainsRenamer("eth_tx")(gap.LiteEthMACGap(8))
         self.comb += [
-            tx_sink.connect(self.tx_padding.sink),
+            *([tx_sink.connect(self.tx_skid.sink), self.tx_skid.source.connect(self.tx_padding.sink)] if tx_skid
+              else [tx_sink.connect(self.tx_padding.sink)]),
             self.tx_padding.source.connect(self.tx_crc.sink),
             self.tx_crc.source.connect(self.tx_preamble.sink),
             self.tx_preamble.source.connect(self.tx_gap.sink),
@@ -485,6 +495,9 @@ def main():
     ap.add_argument("--no-crc-buffers", action="store_true",
         help="omit the pipeline buffer LiteEthMACCore puts in front of the CRC checker and the CRC "
              "inserter (saves 1 cycle RX and 1 cycle TX; longer combinational ready/valid paths)")
+    ap.add_argument("--no-tx-skid", action="store_true",
+        help="omit the skid register at the TX input (tx_ready then combinational through the TX pipeline); "
+             "for comparison only")
     args = ap.parse_args()
 
     name = args.name or f"liteeth_mac_{args.phy}"
@@ -492,7 +505,7 @@ def main():
     platform = make_platform(args.phy)
     top = RawMAC(args.phy, crc_fix=not args.no_crc_fix, crc_buffers=not args.no_crc_buffers,
                  tx_delay=args.tx_delay * 1e-9, rx_delay=args.rx_delay * 1e-9,
-                 fast_crc_check=args.fast_crc_check)
+                 fast_crc_check=args.fast_crc_check, tx_skid=not args.no_tx_skid)
     so = {AsyncResetSynchronizer: _SimResetSync} if args.phy == "gmii" else {}
     conv = platform.get_verilog(top, ios=set(top.ios), name=name, special_overrides=so)
     path = os.path.join(args.out, name + ".v")
