@@ -102,13 +102,13 @@ __attribute__((optimize("O2"))) bool fix_utc_parse(const char *s, size_t len, ui
         /* Fraction: ".s" .. ".sssssssss"; keep milliseconds. */
         size_t fl = len - 18;
         if (s[17] != '.' || fl < 1 || fl > 9) return false;
-        uint32_t scale = 100;
-        for (size_t i = 0; i < fl; i++) {
+        for (size_t i = 0; i < fl; i++) { /* the first three digits kept, no division per digit */
             char c = s[18 + i];
             if (c < '0' || c > '9') return false;
-            ms += (uint32_t)(c - '0') * scale;
-            scale /= 10u;
+            if (i < 3) ms = ms * 10u + (uint32_t)(c - '0');
         }
+        if (fl == 1) ms *= 100u;
+        else if (fl == 2) ms *= 10u;
     }
     if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return false;
     *epoch_ms = (uint64_t)date_ms(s) + (h * 3600u + mi * 60u + se) * 1000u + ms;
