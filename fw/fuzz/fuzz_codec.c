@@ -5,12 +5,11 @@
  * number of frames; each delivered message really has the BodyLength and CheckSum it carries (recomputed here);
  * fields lie inside the message; every field's value parsed as a decimal (fix_parse_decimal) gives exactly the result
  * worked out here with 128-bit arithmetic (ref_decimal), and a decimal that parses is written back by fix_fmt_decimal
- * as the same value; fix_parse on the raw bytes gives what the previous tokeniser (ref_parse.h) gives. */
+ * as the same value. */
 #include <string.h>
 
 #include "fix/codec.h"
 #include "fuzz.h"
-#include "ref_parse.h"
 
 #define MAX_MSGS 64
 
@@ -153,31 +152,6 @@ static void exercise(const fix_msg_t *m)
     }
 }
 
-/* fix_parse against the previous tokeniser (ref_parse.h) on buf: the same fields, first error and its tag, byte
- * sum, duplicate mask, and the same field found for every tag with a slot (the index, which neither clears per
- * message: the structures are reused, so what an earlier parse left in them is there too). */
-static fix_msg_t tok_msg, tok_ref;
-static void check_tokeniser(const uint8_t *buf, size_t len)
-{
-    static const uint32_t slot_tags[FIX_SLOTS] = {34, 35, 43, 49, 52, 56, 97, 122, 6, 7, 11, 14, 16, 17, 31, 32, 36,
-                                                  37, 39, 41, 45, 54, 55, 58, 98, 108, 112, 123, 150, 151, 262, 268,
-                                                  281, 434};
-    int r = fix_parse(&tok_msg, buf, len), want = ref_fix_parse(&tok_ref, buf, len);
-    FZ_CHECK(r == want);
-    FZ_CHECK(tok_msg.n == tok_ref.n && tok_msg.err == tok_ref.err && tok_msg.err_tag == tok_ref.err_tag);
-    FZ_CHECK(tok_msg.sum == tok_ref.sum && tok_msg.dup == tok_ref.dup);
-    for (unsigned i = 0; i < tok_ref.n; i++) {
-        FZ_CHECK(tok_msg.f[i].tag == tok_ref.f[i].tag && tok_msg.f[i].len == tok_ref.f[i].len);
-        FZ_CHECK(tok_msg.f[i].val == tok_ref.f[i].val);
-    }
-    for (unsigned k = 0; k < FIX_SLOTS; k++) {
-        FZ_CHECK(fix_tag_slot(slot_tags[k]) == (int)k);
-        const fix_field_t *a = fix_msg_get(&tok_msg, slot_tags[k]), *b = fix_msg_get(&tok_ref, slot_tags[k]);
-        FZ_CHECK((a == NULL) == (b == NULL));
-        if (a) FZ_CHECK(a - tok_msg.f == b - tok_ref.f);
-    }
-}
-
 static fix_framer_t framer;
 static fix_stream_t stream;
 static fix_msg_t ref_msg, st_msg;
@@ -191,10 +165,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static seen_t ref, st;
     memset(&ref, 0, sizeof ref);
     memset(&st, 0, sizeof st);
-
-    /* the tokeniser on the raw bytes (framed or not), whole and from halfway (reusing what the first parse left) */
-    check_tokeniser(data, size < 2 * FIX_MAX_MSG_LEN ? size : 2 * FIX_MAX_MSG_LEN);
-    check_tokeniser(data + size / 2, size - size / 2 < FIX_MAX_MSG_LEN ? size - size / 2 : FIX_MAX_MSG_LEN);
 
     /* the reference: copy into the framer, frame, then parse */
     fix_framer_init(&framer);
