@@ -81,8 +81,9 @@ static uint64_t date_ms(uint32_t ymd)
     return cached_ms;
 }
 
-/* Seven digit pairs read at their fixed places, no loop per digit; the fraction keeps its first three digits. */
-__attribute__((optimize("O2"))) bool fix_utc_parse(const char *s, size_t len, uint64_t *epoch_ms)
+/* Seven digit pairs read at their fixed places, no loop per digit; the fraction keeps its first three digits. Built
+ * for size (the RAM is short): 176 bytes less code than at -O2, for about 150 cycles more per 35=W (w_cost). */
+bool fix_utc_parse(const char *s, size_t len, uint64_t *epoch_ms)
 {
     if (len < 17 || s[8] != '-' || s[11] != ':' || s[14] != ':') return false;
     uint32_t cy = two_digits(s), yy = two_digits(s + 2), mo = two_digits(s + 4), d = two_digits(s + 6),
