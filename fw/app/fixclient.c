@@ -366,7 +366,6 @@ static unsigned count_msg_types(const uint8_t *d, size_t len) {
 }
 
 static void tcp_data(struct tcp_conn *c, void *user, const uint8_t *data, size_t len) {
-    (void)c;
     (void)user;
     TF_PROF_MARK(1);
 #ifdef TF_HAS_OFFLOAD
@@ -375,7 +374,7 @@ static void tcp_data(struct tcp_conn *c, void *user, const uint8_t *data, size_t
     stops_flush_events(); /* the fires just adopted, before their execution reports */
     fc.cb_md = fc.cb_other = 0;
     TF_PROF_MARK(2);
-    fix_session_on_bytes(&session, data, len, now_ms());
+    fix_session_on_bytes(&session, data, len, c->stack->now_ms); /* the frame's time: no timer division here */
     /* A segment holding exactly one whole message, a 35=W, with nothing printed: the firmware's cost of a
      * market data message from its receive slot to the application callback (counted after the fact, so
      * that the check costs nothing on the measured path). */

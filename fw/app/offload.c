@@ -222,14 +222,7 @@ static bool load(unsigned i, const stop_t *st) {
 }
 
 /* Hardware stops that should be in the engine. */
-static uint32_t wanted(void) {
-    uint32_t want = 0;
-    for (unsigned i = 0; i < STOPS_MAX; i++) {
-        const stop_t *st = stops_get(i);
-        if (st->state == STOP_ARMED && st->hw) want |= 1u << i;
-    }
-    return want & ~ofl.fallback;
-}
+static uint32_t wanted(void) { return stops_hw_armed() & ~ofl.fallback; }
 
 static void release(void) {
     struct tcp_conn *c = fixclient_conn();
@@ -290,7 +283,7 @@ void offload_poll(void) {
     }
     /* the engine's clock runs on its own between settings: every second it gets firmware's UTC again (which
      * follows the exchange's; in the simulation the engine's clock runs at the simulator's speed) */
-    if (timer_ms() - ofl.time_set_ms >= 1000u) set_time();
+    if ((int64_t)(netif_stack()->now_ms - ofl.time_set_ms) >= 1000) set_time(); /* the stack's ms: no timer division */
     uint32_t todo = wanted() & ~ofl.loaded;
     for (unsigned i = 0; !ofl.locked && todo; i++, todo >>= 1)
         if ((todo & 1u) && fixclient_conn() && !load(i, stops_get(i))) take_lock(); /* no room in the lease */

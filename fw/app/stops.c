@@ -22,6 +22,13 @@ static const bool hw_mode = false;
 const stop_t *stops_get(unsigned i) { return i < STOPS_MAX ? &stops[i] : NULL; }
 stop_t *stops_slot(unsigned i) { return i < STOPS_MAX ? &stops[i] : NULL; }
 
+uint32_t stops_hw_armed(void) {
+    uint32_t m = 0;
+    for (unsigned i = 0; i < STOPS_MAX; i++)
+        if (stops[i].state == STOP_ARMED && stops[i].hw) m |= 1u << i;
+    return m;
+}
+
 bool stop_crosses(char side, int64_t stop_px, int64_t trade_px) {
     return side == '1' ? trade_px >= stop_px : trade_px <= stop_px;
 }

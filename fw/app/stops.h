@@ -45,6 +45,8 @@ bool stop_crosses(char side, int64_t stop_px, int64_t trade_px);
 bool stop_crosses_md(char side, int64_t stop_px, int64_t trade_px, bool inexact);
 const stop_t *stops_get(unsigned i);
 stop_t *stops_slot(unsigned i);
+/* Bit i set for each armed stop that is the hardware's (one loop: the offload asks on every segment). */
+uint32_t stops_hw_armed(void);
 
 /* From the offload (app/offload.c): stop i's order went out from hardware (the trade price that crossed,
  * or -1 if unknown; its order table index (negative: not tracked, the table is full) and ClOrdID; its MsgSeqNum; trade price on the parser -> order at the MAC,

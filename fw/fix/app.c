@@ -252,7 +252,7 @@ static inline bool md_member(uint32_t tag)
 /* The entry starting with the 269 at m->f[*at] (fields up to the next 269 or non-member tag; *at moves past
  * them): its values into *e. Returns FIX_OK, or the error and the tag of its first bad value in entry order
  * (269, 270, 271, 290). */
-static inline int parse_entry(const fix_msg_t *m, unsigned *at, unsigned price_dec, unsigned qty_dec, fix_md_entry_t *e,
+static int parse_entry(const fix_msg_t *m, unsigned *at, unsigned price_dec, unsigned qty_dec, fix_md_entry_t *e,
                               uint32_t *err_tag)
 {
     unsigned n = m->n;
@@ -320,12 +320,13 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
         /* Parsed straight into the next slot (a spare entry past the kept ones takes the values of entries that
          * are counted but not kept), which is taken only when the whole entry is valid. */
         fix_md_entry_t *e = &md->e[md->n < FIX_APP_MAX_MD_ENTRIES ? md->n : FIX_APP_MAX_MD_ENTRIES];
-        if (err) { /* only the first bad entry is reported; the count still covers them all */
-            uint32_t t;
-            (void)parse_entry(m, &at, a->price_dec, a->qty_dec, e, &t);
+        uint32_t t;
+        int r = parse_entry(m, &at, a->price_dec, a->qty_dec, e, &t);
+        if (err) continue; /* only the first bad entry is reported; the count still covers them all */
+        if ((err = r)) {
+            err_tag = t;
             continue;
         }
-        if ((err = parse_entry(m, &at, a->price_dec, a->qty_dec, e, &err_tag))) continue;
         if (md->n < FIX_APP_MAX_MD_ENTRIES) md->n++;
     }
     if ((int64_t)seen != cnt) return reject(rej, FIX_RR_GROUP_COUNT, 268, "Incorrect NumInGroup count for repeating group");
@@ -399,7 +400,7 @@ static fix_ord_state_t state_from_status(char st, fix_ord_state_t cur, bool *ok)
 
 static fix_app_result_t on_exec_report(fix_app_t *a, const fix_msg_t *m, fix_reject_t *rej)
 {
-    static const uint32_t required[] = {37, 17, 150, 39, 54, 55, 151, 14, 6};
+    static const uint16_t required[] = {37, 17, 150, 39, 54, 55, 151, 14, 6};
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         if (!fix_msg_get(m, required[i])) return reject_code(rej, FIX_E_MISSING, required[i]);
     const fix_field_t *exec_id = fix_msg_get(m, 17);
@@ -446,7 +447,7 @@ static fix_app_result_t on_exec_report(fix_app_t *a, const fix_msg_t *m, fix_rej
 
 static fix_app_result_t on_cancel_reject(fix_app_t *a, const fix_msg_t *m, fix_reject_t *rej)
 {
-    static const uint32_t required[] = {37, 11, 41, 39, 434};
+    static const uint16_t required[] = {37, 11, 41, 39, 434};
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         if (!fix_msg_get(m, required[i])) return reject_code(rej, FIX_E_MISSING, required[i]);
     fix_exec_event_t ev;

@@ -6,8 +6,9 @@
 #include "fix/utc.h"
 
 /* The receive hot path is built for speed (loops rotated so the backward branch is the predicted one, no
- * shared register save/restore calls); the rest of the file for size. */
-#define HOT __attribute__((optimize("O2")))
+ * shared register save/restore calls, loop heads on a 32-bit word so that a turn of a byte loop never fetches an
+ * instruction split across two words: the CPU runs compressed code); the rest of the file for size. */
+#define HOT __attribute__((optimize("O2", "align-loops=4")))
 
 /* All limits below are compile-time constants: no 64-bit division at run time in the parsers
  * (RV32IM would call libgcc's __udivdi3 for every digit). */
@@ -470,19 +471,19 @@ HOT int fix_parse_int(const char *s, size_t n, int64_t *out)
     return FIX_OK;
 }
 
-HOT int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *out)
+/* Any number fix_parse_decimal takes (a sign, up to 19 digits): in 64 bits, built for size, off the common path.
+ * decimals <= FIX_MAX_DECIMALS. */
+__attribute__((noinline)) static int parse_decimal_general(const char *s, size_t n, unsigned decimals, int64_t *out)
 {
-    if (decimals > FIX_MAX_DECIMALS) return FIX_E_RANGE;
     size_t i = 0;
     bool neg = false;
     if (n && s[0] == '-') {
         neg = true;
         i = 1;
     }
-    uint32_t v32 = 0;
     uint64_t v = 0;
     unsigned frac = 0, ndig = 0;
-    bool dot = false, range = false, big = false;
+    bool dot = false, range = false;
     for (; i < n; i++) {
         char c = s[i];
         if (c == '.') {
@@ -500,28 +501,37 @@ HOT int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *o
             }
             frac++;
         }
-        if (!big) {
-            if (v32 < V32_LIMIT) {
-                v32 = v32 * 10u + d;
-                continue;
-            }
-            big = true;
-            v = v32;
-        }
         if (!range && !mul10_add(&v, d)) range = true;
     }
     if (ndig == 0) return FIX_E_FORMAT;
-    if (range) return FIX_E_RANGE;
-    if (!big) {
-        /* v32 < 10^9 and the scale <= 10^9: the product fits in 63 bits (a 32x32 multiply, no division) */
-        uint64_t r = (uint64_t)v32 * pow10_tab[decimals - frac];
-        *out = neg ? -(int64_t)r : (int64_t)r;
-        return FIX_OK;
-    }
-    if (v > max_before_scale[decimals - frac]) return FIX_E_RANGE;
+    if (range || v > max_before_scale[decimals - frac]) return FIX_E_RANGE;
     v *= pow10_tab[decimals - frac];
     *out = neg ? -(int64_t)v : (int64_t)v;
     return FIX_OK;
+}
+
+HOT int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *out)
+{
+    if (decimals > FIX_MAX_DECIMALS) return FIX_E_RANGE;
+    /* The common number (market data's prices and sizes): digits and at most one '.', 1 to 9 digits, at most
+     * `decimals` after the '.'. One loop in 32 bits; anything else (a sign, more digits or decimals, a format
+     * error) takes the general loop (parse_decimal_general), which gives the same value for these. */
+    if (n - 1 < FIX_MAX_DECIMALS + 1) {
+        uint32_t v = 0;
+        size_t dot = n, i = 0;
+        for (; i < n; i++) {
+            uint32_t d = (uint32_t)(uint8_t)s[i] - '0';
+            if (d <= 9) v = v * 10u + d;
+            else if (s[i] == '.' && dot == n) dot = i;
+            else break;
+        }
+        size_t frac = dot == n ? 0 : n - 1 - dot;
+        if (i == n && n - (dot != n) - 1 < 9 && frac <= decimals) {
+            *out = (int64_t)((uint64_t)v * pow10_tab[decimals - frac]);
+            return FIX_OK;
+        }
+    }
+    return parse_decimal_general(s, n, decimals, out);
 }
 
 /* v * 10 + d, held at INT64_MAX when it would pass it (no 64-bit division: a compare with INT64_MAX / 10). */
@@ -535,12 +545,11 @@ static bool sat_mul10_add(uint64_t *v, uint32_t d)
     return true;
 }
 
-HOT int fix_parse_decimal_trunc(const char *s, size_t n, unsigned decimals, int64_t *out, bool *inexact)
+/* fix_parse_decimal_trunc past fix_parse_decimal: well formed, but with nonzero digits past `decimals` or a
+ * magnitude past INT64_MAX (built for size: off the common path). */
+__attribute__((noinline)) static int decimal_trunc_rest(const char *s, size_t n, unsigned decimals, int64_t *out,
+                                                        bool *inexact)
 {
-    *inexact = false;
-    int r = fix_parse_decimal(s, n, decimals, out); /* the common case, and the format check */
-    if (r != FIX_E_RANGE || decimals > FIX_MAX_DECIMALS) return r;
-    /* well formed, but with nonzero digits past `decimals` or a magnitude past INT64_MAX */
     size_t i = (n && s[0] == '-') ? 1 : 0;
     uint64_t v = 0;
     unsigned frac = 0;
@@ -564,6 +573,14 @@ HOT int fix_parse_decimal_trunc(const char *s, size_t n, unsigned decimals, int6
     /* the floor: a negative value that lost digits goes one down (INT64_MIN at most) */
     *out = s[0] == '-' ? -(int64_t)v - (*inexact ? 1 : 0) : (int64_t)v;
     return FIX_OK;
+}
+
+HOT int fix_parse_decimal_trunc(const char *s, size_t n, unsigned decimals, int64_t *out, bool *inexact)
+{
+    *inexact = false;
+    int r = fix_parse_decimal(s, n, decimals, out); /* the common case, and the format check */
+    if (r != FIX_E_RANGE || decimals > FIX_MAX_DECIMALS) return r;
+    return decimal_trunc_rest(s, n, decimals, out, inexact);
 }
 
 HOT int fix_msg_get_int(const fix_msg_t *m, uint32_t tag, int64_t *out)
@@ -606,11 +623,16 @@ HOT char fix_msg_get_char(const fix_msg_t *m, uint32_t tag)
     return (f && f->len == 1) ? f->val[0] : 0;
 }
 
+/* One pass, no strlen and memcmp calls (the session compares BeginString and both CompIDs of every message). */
 HOT bool fix_field_eq(const fix_field_t *f, const char *s)
 {
     if (!f) return false;
-    size_t n = strlen(s);
-    return f->len == n && memcmp(f->val, s, n) == 0;
+    const char *v = f->val;
+    for (size_t i = 0, n = f->len; i < n; i++) {
+        char c = s[i];
+        if (c == '\0' || c != v[i]) return false; /* s shorter than the value, or a different byte */
+    }
+    return s[f->len] == '\0';
 }
 
 bool fix_msg_is_type(const fix_msg_t *m, const char *msg_type)

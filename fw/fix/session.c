@@ -680,7 +680,7 @@ static void process(fix_session_t *s, uint64_t now)
         }
     }
     if (m->err == FIX_PERR_BAD_TAG || m->err == FIX_PERR_EMPTY_VALUE || m->err == FIX_PERR_TOO_MANY_FIELDS) {
-        static const int reason[] = {0, FIX_RR_INVALID_TAG, FIX_RR_NO_VALUE, FIX_RR_OTHER};
+        static const uint8_t reason[] = {0, FIX_RR_INVALID_TAG, FIX_RR_NO_VALUE, FIX_RR_OTHER};
         static const char *const text[] = {NULL, "Invalid tag number", "Tag specified without a value",
                                            "Too many fields"};
         send_reject(s, seq, m->err_tag, type, reason[m->err], text[m->err], now);
@@ -690,7 +690,7 @@ static void process(fix_session_t *s, uint64_t now)
     }
     /* 14h, for the tags the session relies on: slots 0.. FIX_SLOT_ONCE_N-1 are these tags in this order, and the
      * parser marks a slot whose tag occurs twice. */
-    static const uint32_t once[FIX_SLOT_ONCE_N] = {34, 35, 43, 49, 52, 56, 97, 122};
+    static const uint16_t once[FIX_SLOT_ONCE_N] = {34, 35, 43, 49, 52, 56, 97, 122};
     for (size_t i = 0; m->dup && i < FIX_SLOT_ONCE_N; i++) {
         if (fix_msg_dup(m, (int)i)) {
             send_reject(s, seq, once[i], type, FIX_RR_DUPLICATE_TAG, "Tag appears more than once", now);

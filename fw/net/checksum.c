@@ -25,38 +25,52 @@ static uint32_t csum_bytes(uint32_t sum, const uint8_t *data, size_t len)
 uint32_t net_csum_add(uint32_t sum, const uint8_t *data, size_t len)
 {
     if ((uintptr_t)data & 1u) return csum_bytes(sum, data, len);
-    uint64_t acc = 0;
+    /* the 64-bit sum of the words as lo + carries * 2^32: three instructions a word */
+    uint32_t lo = 0, carries = 0;
     if (((uintptr_t)data & 2u) && len >= 2) {
         uint16_t h;
         memcpy(&h, data, 2);
-        acc += h;
+        lo = h;
         data += 2;
         len -= 2;
     }
     const uint8_t *p = __builtin_assume_aligned(data, 4);
-    for (; len >= 8; p += 8, len -= 8) {
-        uint32_t a, b;
-        memcpy(&a, p, 4);
-        memcpy(&b, p + 4, 4);
-        acc += a;
-        acc += b;
+    if (len >= 16) { /* 16 bytes a turn, the test at the bottom */
+        const uint8_t *end = p + (len & ~(size_t)15);
+        do {
+            uint32_t a, b, c, d;
+            memcpy(&a, p, 4);
+            memcpy(&b, p + 4, 4);
+            memcpy(&c, p + 8, 4);
+            memcpy(&d, p + 12, 4);
+            lo += a;
+            carries += lo < a;
+            lo += b;
+            carries += lo < b;
+            lo += c;
+            carries += lo < c;
+            lo += d;
+            carries += lo < d;
+            p += 16;
+        } while (p < end);
+        len &= 15;
     }
-    if (len >= 4) {
+    for (; len >= 4; p += 4, len -= 4) {
         uint32_t a;
         memcpy(&a, p, 4);
-        acc += a;
-        p += 4;
-        len -= 4;
+        lo += a;
+        carries += lo < a;
     }
     if (len >= 2) {
         uint16_t h;
         memcpy(&h, p, 2);
-        acc += h;
+        lo += h;
+        carries += lo < h;
         p += 2;
         len -= 2;
     }
-    uint32_t w = (uint32_t)acc + (uint32_t)(acc >> 32);
-    if (w < (uint32_t)acc) w++; /* end-around carry */
+    uint32_t w = lo + carries;
+    if (w < lo) w++; /* end-around carry */
     w = (w & 0xFFFFu) + (w >> 16);
     w = (w & 0xFFFFu) + (w >> 16);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

@@ -515,6 +515,120 @@ static void test_stream_truncated_waits_and_zero_padding(void **st)
     free(k);
 }
 
+/* The 32-bit loop fix_parse_decimal takes for 1 to 9 digits with at most `decimals` after one '.', at its edges,
+ * and the general loop just past them: the same values either way. Expected values worked out by hand here. */
+static void test_numbers_fast_path_edges(void **st)
+{
+    (void)st;
+    int64_t v;
+    bool x;
+    assert_int_equal(fix_parse_decimal("123456789", 9, 0, &v), FIX_OK); /* 9 digits: the 32-bit loop */
+    assert_true(v == 123456789);
+    assert_int_equal(fix_parse_decimal("123456789", 9, 9, &v), FIX_OK);
+    assert_true(v == 123456789000000000);
+    assert_int_equal(fix_parse_decimal("999999999", 9, 9, &v), FIX_OK);
+    assert_true(v == 999999999000000000);
+    assert_int_equal(fix_parse_decimal("1234567890", 10, 0, &v), FIX_OK); /* 10 digits: the general loop */
+    assert_true(v == 1234567890);
+    assert_int_equal(fix_parse_decimal("12345678.9", 10, 1, &v), FIX_OK); /* 9 digits and a '.' */
+    assert_true(v == 123456789);
+    assert_int_equal(fix_parse_decimal("12345678.9", 10, 0, &v), FIX_E_RANGE); /* a nonzero decimal too many */
+    assert_int_equal(fix_parse_decimal("12345678.90", 11, 1, &v), FIX_OK);   /* a zero decimal too many */
+    assert_true(v == 123456789);
+    assert_int_equal(fix_parse_decimal("0.0001", 6, 4, &v), FIX_OK);
+    assert_true(v == 1);
+    assert_int_equal(fix_parse_decimal("0.0001", 6, 3, &v), FIX_E_RANGE);
+    assert_int_equal(fix_parse_decimal("0.0000", 6, 3, &v), FIX_OK);
+    assert_true(v == 0);
+    assert_int_equal(fix_parse_decimal(".5", 2, 1, &v), FIX_OK);
+    assert_true(v == 5);
+    assert_int_equal(fix_parse_decimal("5.", 2, 2, &v), FIX_OK);
+    assert_true(v == 500);
+    assert_int_equal(fix_parse_decimal("99.7", 4, 4, &v), FIX_OK);
+    assert_true(v == 997000);
+    assert_int_equal(fix_parse_decimal("-0.5", 4, 1, &v), FIX_OK);
+    assert_true(v == -5);
+    assert_int_equal(fix_parse_decimal(".", 1, 4, &v), FIX_E_FORMAT);
+    assert_int_equal(fix_parse_decimal("", 0, 4, &v), FIX_E_FORMAT);
+    assert_int_equal(fix_parse_decimal("1..2", 4, 4, &v), FIX_E_FORMAT);
+    assert_int_equal(fix_parse_decimal("1.2x", 4, 4, &v), FIX_E_FORMAT);
+    assert_int_equal(fix_parse_decimal("1 ", 2, 4, &v), FIX_E_FORMAT);
+    assert_int_equal(fix_parse_decimal("1", 1, FIX_MAX_DECIMALS + 1, &v), FIX_E_RANGE);
+    /* market data keeps the exact rule: a price with more decimals than configured is flagged, never rounded */
+    assert_int_equal(fix_parse_decimal_trunc("99.75", 5, 1, &v, &x), FIX_OK);
+    assert_true(v == 997 && x);
+    assert_int_equal(fix_parse_decimal_trunc("99.7", 4, 4, &v, &x), FIX_OK);
+    assert_true(v == 997000 && !x);
+}
+
+/* fix_utc_parse reads seven digit pairs at fixed places and keeps the first three fraction digits; the date's epoch
+ * comes from a one-entry cache keyed by the date. Epoch values from Python's datetime (UTC). */
+static void test_utc_parse_pairs_and_date_cache(void **st)
+{
+    (void)st;
+    uint64_t ms;
+    const uint64_t t0 = 1767623400000ull; /* 2026-01-05 14:30:00 */
+    assert_true(fix_utc_parse("20260105-14:30:00.1", 19, &ms));
+    assert_true(ms == t0 + 100);
+    assert_true(fix_utc_parse("20260105-14:30:00.12", 20, &ms));
+    assert_true(ms == t0 + 120);
+    assert_true(fix_utc_parse("20260105-14:30:00.987654321", 27, &ms));
+    assert_true(ms == t0 + 987);
+    assert_false(fix_utc_parse("20260105-14:30:00.1234567890", 28, &ms)); /* 10 fraction digits */
+    assert_false(fix_utc_parse("20260105-14:30:00.12x", 21, &ms));
+    assert_false(fix_utc_parse("20260105-14:30:00x123", 21, &ms));
+    /* a non-digit in any of the 14 digit places: just below '0', just above '9', a letter */
+    static const char good[] = "20260105-14:30:00";
+    static const unsigned places[] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 12, 13, 15, 16};
+    for (unsigned i = 0; i < sizeof places / sizeof places[0]; i++) {
+        for (const char *bad = "/:a"; *bad; bad++) {
+            char t[18];
+            memcpy(t, good, sizeof t);
+            t[places[i]] = *bad;
+            assert_false(fix_utc_parse(t, 17, &ms));
+        }
+    }
+    assert_false(fix_utc_parse("20260105:14:30:00", 17, &ms));
+    assert_false(fix_utc_parse("20260105-14-30:00", 17, &ms));
+    assert_false(fix_utc_parse("20260105-14:30-00", 17, &ms));
+    assert_false(fix_utc_parse("19691231-23:59:59", 17, &ms));
+    assert_true(fix_utc_parse("19700101-00:00:00", 17, &ms));
+    assert_true(ms == 0);
+    assert_false(fix_utc_parse("20260005-14:30:00", 17, &ms));
+    assert_false(fix_utc_parse("20260100-14:30:00", 17, &ms));
+    assert_false(fix_utc_parse("20260132-14:30:00", 17, &ms));
+    assert_false(fix_utc_parse("20260105-24:00:00", 17, &ms));
+    assert_false(fix_utc_parse("20260105-14:60:00", 17, &ms));
+    assert_false(fix_utc_parse("20260105-14:30:61", 17, &ms));
+    assert_true(fix_utc_parse("20260105-14:30:60", 17, &ms)); /* a leap second */
+    assert_true(ms == t0 + 60000);
+    /* the cache follows the date: another date, then back */
+    assert_true(fix_utc_parse("20240229-12:00:00", 17, &ms));
+    assert_true(ms == 1709208000000ull);
+    assert_true(fix_utc_parse("20260228-23:59:59.5", 19, &ms));
+    assert_true(ms == 1772323199500ull);
+    assert_true(fix_utc_parse("20260105-14:30:00", 17, &ms));
+    assert_true(ms == t0);
+}
+
+/* fix_field_eq compares in one pass (no strlen): the whole value and the whole string, a NUL in a value included. */
+static void test_field_eq(void **st)
+{
+    (void)st;
+    fix_field_t f = {56, 4, "EXCH"};
+    assert_true(fix_field_eq(&f, "EXCH"));
+    assert_false(fix_field_eq(&f, "EXC"));
+    assert_false(fix_field_eq(&f, "EXCHX"));
+    assert_false(fix_field_eq(&f, "EXCX"));
+    assert_false(fix_field_eq(&f, ""));
+    fix_field_t z = {56, 4, "EX\0H"};
+    assert_false(fix_field_eq(&z, "EX"));
+    fix_field_t e = {56, 0, ""};
+    assert_true(fix_field_eq(&e, ""));
+    assert_false(fix_field_eq(&e, "A"));
+    assert_false(fix_field_eq(NULL, "EXCH"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -527,6 +641,9 @@ int main(void)
         cmocka_unit_test(test_stream_duplicate_tags_flagged),
         cmocka_unit_test(test_tag_slots_exact),
         cmocka_unit_test(test_numbers_exact),
+        cmocka_unit_test(test_numbers_fast_path_edges),
+        cmocka_unit_test(test_utc_parse_pairs_and_date_cache),
+        cmocka_unit_test(test_field_eq),
         cmocka_unit_test(test_numbers_trunc_floor_and_inexact),
         cmocka_unit_test(test_stream_too_many_fields_still_framed),
         cmocka_unit_test(test_stream_matches_copying_framer),
