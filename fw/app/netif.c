@@ -28,7 +28,6 @@
 #endif
 
 static struct net_stack stack;
-static uint8_t rx_frame[ETH_MAX_FRAME] __attribute__((aligned(4))); /* word copies from the MAC */
 static uint32_t entropy = 0x9E3779B9u;
 
 static void stir(uint32_t v) { entropy = (entropy ^ v) * 0x01000193u + 0x7F4A7C15u; }
@@ -166,11 +165,13 @@ uint32_t netif_rx_cycle(void) { return rx_cycle; }
 void netif_poll(void) {
     rx_cycle = sysctrl_cycles32(); /* the cycle this frame's receive slot is taken (when there is one) */
     TF_PROF_BASE();
-    size_t len = ethmac_receive(rx_frame, sizeof rx_frame);
-    if (len) {
+    const uint8_t *frame;
+    size_t len = ethmac_rx_peek(&frame);
+    if (len) { /* parsed where the MAC put it (zero-copy): the slot goes back once the stack is done with it */
         TF_PROF_MARK(0);
         stir(sysctrl_cycles32());
-        net_input(&stack, rx_frame, len, now_ms());
+        net_input(&stack, frame, len, now_ms());
+        ethmac_rx_release();
     }
     net_poll(&stack, now_ms());
 }

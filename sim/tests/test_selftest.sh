@@ -25,4 +25,9 @@ bad=$(grep -E '^selftest: .* FAIL' "$log" | head -1)
 [ $rc -eq 0 ] || fail "firmware exited with code $rc"
 grep -q 'selftest: 4 passed, 0 failed' "$log" || fail "self-test summary missing"
 grep -q 'uptime [0-9]* ms' "$log" || fail "console did not answer 'info'"
-echo "ok selftest ($(grep -o 'sim: exit code .*' "$log"))"
+# `info`'s free RAM against the same figure computed from the ELF's symbols by fw/ram-report.sh
+free=$(sed -n 's/.*RAM free \([0-9]*\) bytes.*/\1/p' "$log" | head -1)
+want=$(sh fw/ram-report.sh "$FW.elf" | sed -n 's/.*; free \([0-9]*\) bytes.*/\1/p')
+[ -n "$free" ] || fail "'info' printed no free RAM figure"
+[ "$free" = "$want" ] || fail "'info' says $free bytes of RAM free, fw/ram-report.sh says $want"
+echo "ok selftest ($(grep -o 'sim: exit code .*' "$log"); RAM free $free bytes)"
