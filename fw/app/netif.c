@@ -61,12 +61,43 @@ static void filter_learn(const uint8_t *f) {
     }
 }
 
+/* Zero-copy transmit: the stack builds each IPv4 frame in the MAC's transmit buffer (tx_buffer waits until the previous
+ * frame has left it), so that tx only starts it. ARP frames come from the stack's own small buffer and are copied; one
+ * that comes while an IPv4 frame is half built in the MAC's buffer (an ARP refresh on the way out) is held and sent
+ * right after that frame, or at the end of the stack's call when the frame was not sent (no ARP entry yet). */
+static bool building;                     /* an IPv4 frame is being built in the MAC's buffer */
+static uint8_t arp_held[ETH_MIN_FRAME];   /* the ARP frame held meanwhile (a newer one replaces it: ARP retries) */
+static size_t arp_held_len;
+
+static void send_held(void) {
+    if (arp_held_len) ethmac_send(arp_held, arp_held_len);
+    arp_held_len = 0;
+}
+
+static uint8_t *tx_buffer(void *ctx) {
+    (void)ctx;
+    send_held();
+    while (ethmac_tx_busy()) {
+    }
+    building = true;
+    return ethmac_tx_buffer();
+}
+
 static void tx(void *ctx, const uint8_t *frame, size_t len) {
     (void)ctx;
     /* IPv4 (no options) TCP with SYN set: a connection we open */
     if (len >= 54 && frame[12] == 0x08 && frame[13] == 0x00 && frame[14] == 0x45 && frame[23] == 6 && (frame[47] & 0x02))
         filter_learn(frame);
-    ethmac_send(frame, len);
+    if (frame == ethmac_tx_buffer()) {
+        building = false;
+        ethmac_start(len);
+        send_held();
+    } else if (building && len <= sizeof arp_held) {
+        memcpy(arp_held, frame, len);
+        arp_held_len = len;
+    } else {
+        ethmac_send(frame, len);
+    }
 }
 
 /* Random numbers for ISNs and ports: xorshift stirred with the cycle counter at every received frame,
@@ -134,7 +165,7 @@ static void arp_result(void *ctx, uint32_t ip, bool ok) {
     mp_event("arp", "ip:s mac:s ok:b", ips, macs, ok);
 }
 
-static const struct net_ops ops = {tx, rand32, arp_result};
+static const struct net_ops ops = {tx, rand32, arp_result, tx_buffer};
 
 static uint64_t now_ms(void) { return timer_ms(); }
 
@@ -174,6 +205,8 @@ void netif_poll(void) {
         ethmac_rx_release();
     }
     net_poll(&stack, now_ms());
+    building = false; /* a frame built but not sent (no ARP entry yet) is dropped, as the stack's own buffer was */
+    send_held();
 }
 
 struct net_stack *netif_stack(void) { return &stack; }

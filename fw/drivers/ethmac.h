@@ -30,6 +30,9 @@ bool ethmac_send(const uint8_t *frame, size_t len);
 bool ethmac_load(const uint8_t *frame, size_t len);
 static inline void ethmac_start(size_t len) { tf_write32(ETH_BASE + ETH_TX_LEN, (uint32_t)len); }
 bool ethmac_tx_busy(void);
+/* The transmit buffer itself, for a frame built in place (byte stores honoured; reads return what was written):
+ * wait for ethmac_tx_busy() to clear before the first write, then ethmac_start(len). */
+static inline uint8_t *ethmac_tx_buffer(void) { return (uint8_t *)(uintptr_t)(ETH_BASE + ETH_TX_BUF); }
 void ethmac_read_counters(struct ethmac_counters *c);
 uint32_t ethmac_rx_too_long(void); /* frames longer than ETH_MAX_FRAME dropped by ethmac_rx_peek */
 
