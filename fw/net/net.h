@@ -9,7 +9,8 @@
  * Frames passed to tx are only valid during the call.
  *
  * Memory: sizeof(struct net_stack) is about NET_TCP_MAX_CONNS * (NET_TCP_SNDBUF + NET_TCP_OOO_BUF)
- * + 2 KB: 26992 bytes with the defaults (2 connections, 8 KB send ring, 4 KB out-of-order hold). */
+ * + 2 KB: 26992 bytes with the defaults (2 connections, 8 KB send ring, 4 KB out-of-order hold). 1.5 KB of the 2 KB
+ * is the frame buffer txbuf, which a stack compiled with NET_TX_EXTERNAL does not have (net_ops.tx_buffer). */
 #ifndef NET_NET_H
 #define NET_NET_H
 
