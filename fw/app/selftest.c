@@ -106,14 +106,17 @@ static int test_cycle_counter(void) {
 }
 
 /* 256 bytes: every lane and a spread of address bits. They are the bottom of the stack reserve, far below the stack
- * pointer while the self-test runs (it uses little stack; the reserve is sized for the deepest use measured, `info`),
- * and get their stack paint back afterwards. */
+ * pointer while the self-test runs (it uses little stack; the reserve is sized for the deepest use measured, `info`).
+ * Afterwards the words the stack had never reached get their paint back and the others a value that is not the paint,
+ * so that a self-test run from the console leaves `info`'s deepest use as it was. */
 #define RAM_TEST_WORDS 64
 
 static int test_ram(void) {
     volatile uint32_t *w = __heap_end;
     volatile uint8_t *b = (volatile uint8_t *)__heap_end;
     volatile uint16_t *h = (volatile uint16_t *)__heap_end;
+    uint32_t painted = 0; /* the words at the bottom the stack has never reached */
+    while (painted < RAM_TEST_WORDS && w[painted] == TF_STACK_PAINT) painted++;
     /* Walking ones on one word: every data bit. */
     for (int bit = 0; bit < 32; bit++) {
         w[0] = 1u << bit;
@@ -143,7 +146,7 @@ static int test_ram(void) {
     w[0] = 1; /* deliberately broken: the check below must fail */
     if (w[0] != 2) return printf("FAIL deliberately broken build (TF_SELFTEST_BREAK=fail)\n"), 1;
 #endif
-    for (uint32_t i = 0; i < RAM_TEST_WORDS; i++) w[i] = TF_STACK_PAINT;
+    for (uint32_t i = 0; i < RAM_TEST_WORDS; i++) w[i] = i < painted ? TF_STACK_PAINT : 0;
     printf("PASS (%u bytes: walking ones, address, inverse, byte and halfword lanes)\n", RAM_TEST_WORDS * 4u);
     return 0;
 }
