@@ -28,7 +28,6 @@
 #endif
 
 static struct net_stack stack;
-static uint8_t rx_frame[ETH_MAX_FRAME] __attribute__((aligned(4))); /* word copies from the MAC */
 static uint32_t entropy = 0x9E3779B9u;
 
 static void stir(uint32_t v) { entropy = (entropy ^ v) * 0x01000193u + 0x7F4A7C15u; }
@@ -62,12 +61,43 @@ static void filter_learn(const uint8_t *f) {
     }
 }
 
+/* Zero-copy transmit: the stack builds each IPv4 frame in the MAC's transmit buffer (tx_buffer waits until the previous
+ * frame has left it), so that tx only starts it. ARP frames come from the stack's own small buffer and are copied; one
+ * that comes while an IPv4 frame is half built in the MAC's buffer (an ARP refresh on the way out) is held and sent
+ * right after that frame, or at the end of the stack's call when the frame was not sent (no ARP entry yet). */
+static bool building;                     /* an IPv4 frame is being built in the MAC's buffer */
+static uint8_t arp_held[ETH_MIN_FRAME];   /* the ARP frame held meanwhile (a newer one replaces it: ARP retries) */
+static size_t arp_held_len;
+
+static void send_held(void) {
+    if (arp_held_len) ethmac_send(arp_held, arp_held_len);
+    arp_held_len = 0;
+}
+
+static uint8_t *tx_buffer(void *ctx) {
+    (void)ctx;
+    send_held();
+    while (ethmac_tx_busy()) {
+    }
+    building = true;
+    return ethmac_tx_buffer();
+}
+
 static void tx(void *ctx, const uint8_t *frame, size_t len) {
     (void)ctx;
     /* IPv4 (no options) TCP with SYN set: a connection we open */
     if (len >= 54 && frame[12] == 0x08 && frame[13] == 0x00 && frame[14] == 0x45 && frame[23] == 6 && (frame[47] & 0x02))
         filter_learn(frame);
-    ethmac_send(frame, len);
+    if (frame == ethmac_tx_buffer()) {
+        building = false;
+        ethmac_start(len);
+        send_held();
+    } else if (building && len <= sizeof arp_held) {
+        memcpy(arp_held, frame, len);
+        arp_held_len = len;
+    } else {
+        ethmac_send(frame, len);
+    }
 }
 
 /* Random numbers for ISNs and ports: xorshift stirred with the cycle counter at every received frame,
@@ -135,7 +165,7 @@ static void arp_result(void *ctx, uint32_t ip, bool ok) {
     mp_event("arp", "ip:s mac:s ok:b", ips, macs, ok);
 }
 
-static const struct net_ops ops = {tx, rand32, arp_result};
+static const struct net_ops ops = {tx, rand32, arp_result, tx_buffer};
 
 static uint64_t now_ms(void) { return timer_ms(); }
 
@@ -166,13 +196,17 @@ uint32_t netif_rx_cycle(void) { return rx_cycle; }
 void netif_poll(void) {
     rx_cycle = sysctrl_cycles32(); /* the cycle this frame's receive slot is taken (when there is one) */
     TF_PROF_BASE();
-    size_t len = ethmac_receive(rx_frame, sizeof rx_frame);
-    if (len) {
+    const uint8_t *frame;
+    size_t len = ethmac_rx_peek(&frame);
+    if (len) { /* parsed where the MAC put it (zero-copy): the slot goes back once the stack is done with it */
         TF_PROF_MARK(0);
         stir(sysctrl_cycles32());
-        net_input(&stack, rx_frame, len, now_ms());
+        net_input(&stack, frame, len, now_ms());
+        ethmac_rx_release();
     }
     net_poll(&stack, now_ms());
+    building = false; /* a frame built but not sent (no ARP entry yet) is dropped, as the stack's own buffer was */
+    send_held();
 }
 
 struct net_stack *netif_stack(void) { return &stack; }

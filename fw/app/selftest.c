@@ -10,6 +10,7 @@
 #include "drivers/sysctrl.h"
 #include "drivers/timer.h"
 #include "lib/softmath.h"
+#include "start/start.h"
 
 #define TF_BREAK_NONE 0
 #define TF_BREAK_FAIL 1
@@ -30,14 +31,13 @@ static uint32_t next_rand(void) {
 
 static int check_muldiv_pair(uint32_t a, uint32_t b) {
     int32_t sa = (int32_t)a, sb = (int32_t)b;
-    if (HW_OP("mul", a, b) != soft_mul(a, b)) return printf("FAIL mul %08lx %08lx\n", (unsigned long)a, (unsigned long)b), 1;
-    if (HW_OP("mulh", a, b) != soft_mulh(sa, sb)) return printf("FAIL mulh %08lx %08lx\n", (unsigned long)a, (unsigned long)b), 1;
-    if (HW_OP("mulhsu", a, b) != soft_mulhsu(sa, b)) return printf("FAIL mulhsu %08lx %08lx\n", (unsigned long)a, (unsigned long)b), 1;
-    if (HW_OP("mulhu", a, b) != soft_mulhu(a, b)) return printf("FAIL mulhu %08lx %08lx\n", (unsigned long)a, (unsigned long)b), 1;
-    if (HW_OP("div", a, b) != (uint32_t)soft_div(sa, sb)) return printf("FAIL div %08lx %08lx\n", (unsigned long)a, (unsigned long)b), 1;
-    if (HW_OP("divu", a, b) != soft_divu(a, b)) return printf("FAIL divu %08lx %08lx\n", (unsigned long)a, (unsigned long)b), 1;
-    if (HW_OP("rem", a, b) != (uint32_t)soft_rem(sa, sb)) return printf("FAIL rem %08lx %08lx\n", (unsigned long)a, (unsigned long)b), 1;
-    if (HW_OP("remu", a, b) != soft_remu(a, b)) return printf("FAIL remu %08lx %08lx\n", (unsigned long)a, (unsigned long)b), 1;
+    static const char names[] = "mul\0   mulh\0  mulhsu\0div\0   divu\0  rem\0   remu\0  mulhu"; /* 7 apart */
+    const uint32_t hw[8] = {HW_OP("mul", a, b), HW_OP("mulh", a, b), HW_OP("mulhsu", a, b), HW_OP("div", a, b),
+                            HW_OP("divu", a, b), HW_OP("rem", a, b), HW_OP("remu", a, b), HW_OP("mulhu", a, b)};
+    const uint32_t sw[8] = {soft_mul(a, b), soft_mulh(sa, sb), soft_mulhsu(sa, b), (uint32_t)soft_div(sa, sb),
+                            soft_divu(a, b), (uint32_t)soft_rem(sa, sb), soft_remu(a, b), soft_mulhu(a, b)};
+    for (unsigned k = 0; k < 8; k++)
+        if (hw[k] != sw[k]) return printf("FAIL %s %08lx %08lx\n", names + 7 * k, (unsigned long)a, (unsigned long)b), 1;
     return 0;
 }
 
@@ -105,13 +105,18 @@ static int test_cycle_counter(void) {
     return 0;
 }
 
-#define RAM_TEST_WORDS 64 /* 256 bytes: every lane and a spread of address bits; the RAM is too full for more */
-static uint32_t ram_area[RAM_TEST_WORDS];
+/* 256 bytes: every lane and a spread of address bits. They are the bottom of the stack reserve, far below the stack
+ * pointer while the self-test runs (it uses little stack; the reserve is sized for the deepest use measured, `info`).
+ * Afterwards the words the stack had never reached get their paint back and the others a value that is not the paint,
+ * so that a self-test run from the console leaves `info`'s deepest use as it was. */
+#define RAM_TEST_WORDS 64
 
 static int test_ram(void) {
-    volatile uint32_t *w = ram_area;
-    volatile uint8_t *b = (volatile uint8_t *)ram_area;
-    volatile uint16_t *h = (volatile uint16_t *)ram_area;
+    volatile uint32_t *w = __heap_end;
+    volatile uint8_t *b = (volatile uint8_t *)__heap_end;
+    volatile uint16_t *h = (volatile uint16_t *)__heap_end;
+    uint32_t painted = 0; /* the words at the bottom the stack has never reached */
+    while (painted < RAM_TEST_WORDS && w[painted] == TF_STACK_PAINT) painted++;
     /* Walking ones on one word: every data bit. */
     for (int bit = 0; bit < 32; bit++) {
         w[0] = 1u << bit;
@@ -141,7 +146,8 @@ static int test_ram(void) {
     w[0] = 1; /* deliberately broken: the check below must fail */
     if (w[0] != 2) return printf("FAIL deliberately broken build (TF_SELFTEST_BREAK=fail)\n"), 1;
 #endif
-    printf("PASS (%u bytes: walking ones, address, inverse, byte and halfword lanes)\n", (unsigned)sizeof ram_area);
+    for (uint32_t i = 0; i < RAM_TEST_WORDS; i++) w[i] = i < painted ? TF_STACK_PAINT : 0;
+    printf("PASS (%u bytes: walking ones, address, inverse, byte and halfword lanes)\n", RAM_TEST_WORDS * 4u);
     return 0;
 }
 

@@ -15,9 +15,12 @@ struct ethmac_counters {
 };
 
 void ethmac_init(void);
-/* Copies the oldest received frame (no FCS) into buf and gives its slot back. Returns its length, 0 when
- * no frame waits. A frame longer than cap is dropped (slot released) and counted in *truncated. */
-size_t ethmac_receive(uint8_t *buf, size_t cap);
+/* The oldest received frame (no FCS) where it is, in its receive slot: no copy (the slots are read by the CPU's
+ * ordinary loads; a byte or halfword load takes its lane of the word the bus returns). Returns its length and sets
+ * *frame, 0 when no frame waits. The bytes stay valid until ethmac_rx_release() gives the slot back. A frame longer
+ * than ETH_MAX_FRAME (the hardware stores none) would be released here and counted (ethmac_rx_too_long). */
+size_t ethmac_rx_peek(const uint8_t **frame);
+static inline void ethmac_rx_release(void) { tf_write32(ETH_BASE + ETH_RX_RELEASE, 1); }
 /* Sends one frame (DA..payload, no FCS; the MAC pads to 60). Waits for the previous one to leave the
  * buffer. Returns false if the frame is too long for the transmit buffer. */
 bool ethmac_send(const uint8_t *frame, size_t len);
@@ -27,8 +30,11 @@ bool ethmac_send(const uint8_t *frame, size_t len);
 bool ethmac_load(const uint8_t *frame, size_t len);
 static inline void ethmac_start(size_t len) { tf_write32(ETH_BASE + ETH_TX_LEN, (uint32_t)len); }
 bool ethmac_tx_busy(void);
+/* The transmit buffer itself, for a frame built in place (byte stores honoured; reads return what was written):
+ * wait for ethmac_tx_busy() to clear before the first write, then ethmac_start(len). */
+static inline uint8_t *ethmac_tx_buffer(void) { return (uint8_t *)(uintptr_t)(ETH_BASE + ETH_TX_BUF); }
 void ethmac_read_counters(struct ethmac_counters *c);
-uint32_t ethmac_rx_too_long(void); /* frames dropped by ethmac_receive for lack of room */
+uint32_t ethmac_rx_too_long(void); /* frames longer than ETH_MAX_FRAME dropped by ethmac_rx_peek */
 
 /* The receive filter (EthRxFilter in the frame buffers): enabled, only ARP, ICMP echo requests to ip (at most one per
  * icmp_interval * ETH_FILTER_TOKEN_CYCLES eth_rx cycles after a burst of 8; 0: no limit), IPv4 with options to ip,

@@ -83,7 +83,7 @@ static uint32_t fz_rand(void *ctx)
     return rng;
 }
 
-static const struct net_ops fz_ops = {fz_tx, fz_rand, NULL};
+static const struct net_ops fz_ops = {fz_tx, fz_rand, NULL, NULL};
 
 static struct net_stack S;
 

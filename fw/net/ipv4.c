@@ -56,7 +56,15 @@ void ipv4_input(struct net_stack *s, const struct eth_hdr *eh)
     }
 }
 
-uint8_t *ipv4_tx_payload(struct net_stack *s) { return s->txbuf + ETH_HDR_LEN + IPV4_HDR_LEN; }
+uint8_t *ipv4_tx_payload(struct net_stack *s)
+{
+#ifdef NET_TX_EXTERNAL
+    s->tx_frame = s->ops->tx_buffer(s->ctx);
+#else
+    s->tx_frame = s->ops->tx_buffer ? s->ops->tx_buffer(s->ctx) : s->txbuf;
+#endif
+    return s->tx_frame + ETH_HDR_LEN + IPV4_HDR_LEN;
+}
 
 uint32_t ipv4_next_hop(const struct net_stack *s, uint32_t dst)
 {
@@ -72,7 +80,7 @@ bool ipv4_send_to_mac(struct net_stack *s, const uint8_t mac[ETH_ADDR_LEN], uint
         s->cnt.ip_tx_too_big++;
         return false;
     }
-    uint8_t *f = s->txbuf;
+    uint8_t *f = s->tx_frame; /* the payload is there already: ipv4_tx_payload() */
     uint8_t *ip = f + ETH_HDR_LEN;
     eth_build(f, mac, s->mac, ETH_TYPE_IPV4);
     ip[0] = 0x45;

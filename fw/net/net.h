@@ -9,7 +9,8 @@
  * Frames passed to tx are only valid during the call.
  *
  * Memory: sizeof(struct net_stack) is about NET_TCP_MAX_CONNS * (NET_TCP_SNDBUF + NET_TCP_OOO_BUF)
- * + 2 KB: 26992 bytes with the defaults (2 connections, 8 KB send ring, 4 KB out-of-order hold). */
+ * + 2 KB: 26992 bytes with the defaults (2 connections, 8 KB send ring, 4 KB out-of-order hold). 1.5 KB of the 2 KB
+ * is the frame buffer txbuf, which a stack compiled with NET_TX_EXTERNAL does not have (net_ops.tx_buffer). */
 #ifndef NET_NET_H
 #define NET_NET_H
 
@@ -38,6 +39,11 @@ struct net_ops {
     uint32_t (*rand32)(void *ctx);
     /* Optional (may be NULL): an ARP resolution finished (ok) or timed out (!ok). */
     void (*arp_result)(void *ctx, uint32_t ip, bool ok);
+    /* Optional (NULL: the stack's own txbuf): where the next IPv4 frame is to be built, writable now (e.g. the
+     * MAC's transmit buffer once the previous frame has left it: no copy); tx is then called with that pointer.
+     * ARP frames are built in the stack's arp_txbuf still, and may be passed to tx while an IPv4 frame is half built
+     * there (an ARP refresh). Required when the stack is compiled with NET_TX_EXTERNAL (no txbuf of its own). */
+    uint8_t *(*tx_buffer)(void *ctx);
 };
 
 struct net_stack {
@@ -51,7 +57,10 @@ struct net_stack {
     struct arp_entry arp[NET_ARP_ENTRIES];
     struct arp_pending arp_pend[NET_ARP_PENDING];
     struct tcp_conn tcp[NET_TCP_MAX_CONNS];
-    uint8_t txbuf[ETH_FRAME_MAX];       /* IPv4 frames are built here */
+    uint8_t *tx_frame;                  /* the IPv4 frame being built (ipv4_tx_payload): txbuf or ops->tx_buffer's */
+#ifndef NET_TX_EXTERNAL
+    uint8_t txbuf[ETH_FRAME_MAX];       /* IPv4 frames are built here (without ops->tx_buffer) */
+#endif
     uint8_t arp_txbuf[ETH_FRAME_MIN];   /* ARP has its own: a request may go out while an
                                            IPv4 packet is half built in txbuf (ARP refresh) */
 };

@@ -12,4 +12,9 @@
 void tf_exit(int code) __attribute__((noreturn));
 void tf_trap_handler(uint32_t mcause, uint32_t mepc, uint32_t mtval);
 
+/* The stack reserve (start/link.ld): from __heap_end up to __stack_top. main paints what the stack has not used
+ * with TF_STACK_PAINT at boot, so that `info` can tell how deep it has been used. */
+#define TF_STACK_PAINT 0x5AC35AC3u
+extern uint32_t __heap_end[], __stack_top[];
+
 #endif

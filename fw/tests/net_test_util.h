@@ -70,7 +70,7 @@ static inline void t_arp_result(void *ctx, uint32_t ip, bool ok)
     h->arp_last_ok = ok;
 }
 
-static const struct net_ops t_ops = {t_tx, t_rand, t_arp_result};
+static const struct net_ops t_ops = {t_tx, t_rand, t_arp_result, NULL};
 
 static inline void t_setup(uint64_t now)
 {

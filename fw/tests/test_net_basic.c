@@ -268,6 +268,47 @@ static void test_icmp_echo(void **state)
     assert_int_equal(c->ip_tx, 1);
 }
 
+/* net_ops.tx_buffer (the firmware's MAC transmit buffer): IPv4 frames are built in the buffer it gives and tx gets
+ * that very buffer; ARP frames still come from the stack's own. */
+static uint8_t ext_buf[ETH_FRAME_MAX];
+static unsigned ext_calls, ext_frames;
+static uint8_t *ext_tx_buffer(void *ctx)
+{
+    (void)ctx;
+    ext_calls++;
+    memset(ext_buf, 0xEE, sizeof ext_buf); /* what was there before must not leak into the frame */
+    return ext_buf;
+}
+static void ext_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+    if (frame == ext_buf) ext_frames++;
+    t_tx(ctx, frame, len);
+}
+static const struct net_ops ext_ops = {ext_tx, t_rand, t_arp_result, ext_tx_buffer};
+
+static void test_ipv4_built_in_the_tx_buffer_given(void **state)
+{
+    (void)state;
+    struct net_config cfg = {T_OUR_IP, T_MASK, T_GW_IP};
+    net_init(&T.stack, T_OUR_MAC, &cfg, &ext_ops, &T, 1000);
+    ext_calls = ext_frames = 0;
+    uint8_t data[5] = {9, 8, 7, 6, 5};
+    size_t n = t_mk_echo(F, 0x1234, 9, data, sizeof(data));
+    t_input(F, n, 1000);
+    assert_int_equal(T.ncap, 1);
+    assert_int_equal(ext_calls, 1);
+    assert_int_equal(ext_frames, 1);
+    check_echo_reply(0, 0x1234, 9, data, sizeof(data));
+    assert_int_equal(T.cap[0][14 + 20 + 8 + 5], 0); /* padded with zeros in that buffer, not its old bytes */
+    /* an ARP request (a TCP connect to an unresolved peer) comes from the stack's own buffer */
+    T.ncap = 0;
+    struct tcp_callbacks cb = {0};
+    assert_non_null(tcp_connect(&T.stack, T_PEER_IP, 9876, &cb, NULL));
+    assert_int_equal(T.ncap, 1);
+    assert_int_equal(net_rd16(T.cap[0] + 12), ETH_TYPE_ARP);
+    assert_int_equal(ext_frames, 1);
+}
+
 static void test_icmp_echo_padded_frame(void **state)
 {
     (void)state;
@@ -463,6 +504,7 @@ int main(void)
         cmocka_unit_test_setup(test_gratuitous_arp, setup),
         cmocka_unit_test_setup(test_eth_filter, setup),
         cmocka_unit_test_setup(test_icmp_echo, setup),
+        cmocka_unit_test_setup(test_ipv4_built_in_the_tx_buffer_given, setup),
         cmocka_unit_test_setup(test_icmp_echo_padded_frame, setup),
         cmocka_unit_test_setup(test_icmp_bad_checksum_and_other_types, setup),
         cmocka_unit_test_setup(test_ipv4_bad_checksum, setup),

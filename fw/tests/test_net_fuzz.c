@@ -48,7 +48,7 @@ static uint32_t fz_rand(void *ctx)
     return rnd();
 }
 
-static const struct net_ops fz_ops = {fz_tx, fz_rand, NULL};
+static const struct net_ops fz_ops = {fz_tx, fz_rand, NULL, NULL};
 
 /* delivered-stream checker */
 static uint32_t expect_seq;     /* peer sequence of the next byte we should be given */

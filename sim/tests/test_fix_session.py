@@ -158,7 +158,7 @@ with rig:
     print(f"   | {seqtext}")
     print(f"   | 35=W in firmware: min {wcost['min']} / avg {wcost['avg']} / max {wcost['max']} cycles over {wcost['count']} "
           f"(receive slot to callback, one message per frame); firmware code+rodata {t} B, data+bss {d + b} B, "
-          f"stack: {info['stack_used']} of {info['stack_size']} bytes used at most")
+          f"stack: {info['stack_used']} of {info['stack_size']} bytes used at most; RAM free {info['ram_free']} bytes")
     print(f"   | offload parser on the live connection: {rx['w_hw']} 35=W found by the hardware, the same as the firmware; "
           "same next sequence number")
     rig.ok(f"fix-session (logon, market data, order filled, {hb_in} heartbeats at HeartBtInt {HB} s over {t_hb - t_logon:.0f} s, "

@@ -155,6 +155,6 @@ with rig:
     print(f"   | exchange log: 4 orders (3 from hardware, one of them retransmitted by TCP after a drop; {retx} TCP "
           f"retransmission(s) in the capture), {nfills} fills, 0 Rejects, 0 ResendRequests, MsgSeqNums without gaps")
     print(f"   | hardware orders: EOF2SOF {e['min']}..{e['max']} cycles, T2T {t['min']}..{t['max']}, SOF2SOF {s2['min']}..{s2['max']} "
-          f"(125 MHz Ethernet cycles); stack: {info['stack_used']} of {info['stack_size']} bytes used at most")
+          f"(125 MHz Ethernet cycles); stack: {info['stack_used']} of {info['stack_size']} bytes used at most; RAM free {info['ram_free']} bytes")
     rig.ok("offload (3 hardware fires accepted and filled, 2 stops that must not fire did not, a dropped order frame "
            "retransmitted once, firmware order after them)")

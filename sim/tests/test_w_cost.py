@@ -56,5 +56,5 @@ with rig:
     print(f"   | exchange sent {len(ws)} 35=W: {lens}")
     print(f"   | firmware, every 35=W alone in its frame: min {w['min']} / avg {w['avg']} / max {w['max']} cycles over {w['count']}")
     print(f"   | firmware, 35=W of 170-190 bytes: min {mn} / avg {avg} / max {mx} cycles over {n}")
-    print(f"   | stack: {info['stack_used']} of {info['stack_size']} bytes used at most")
+    print(f"   | stack: {info['stack_used']} of {info['stack_size']} bytes used at most; RAM free {info['ram_free']} bytes")
     rig.ok(f"w-cost ({n} 35=W of 170-190 bytes, receive slot to callback: min {mn} / avg {avg} / max {mx} cycles)")

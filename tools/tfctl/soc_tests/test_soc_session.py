@@ -187,7 +187,7 @@ def test_session_from_settings_fire_and_fill(rig, tmp_path):
         assert seqs[0] == first_seq
         assert tf.boots == 0
         info = tf.counters("info")["info"]  # the stack's deepest use, for the record
-        assert 0 < info["stack_used"] < info["stack_size"]
-        print(f"firmware: stack {info['stack_used']} of {info['stack_size']} bytes used at most")
+        assert 0 < info["stack_used"] < info["stack_size"] and info["ram_free"] >= 0
+        print(f"firmware: stack {info['stack_used']} of {info['stack_size']} bytes used at most; RAM free {info['ram_free']} bytes")
     finally:
         tf.close()
