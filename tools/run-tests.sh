@@ -16,8 +16,9 @@
 #  10. board builds (tools/test-boards.sh): both Colorlight bitstreams meeting timing, both Zynq syntheses
 #  11. gate-level simulation (tools/test-gate.sh): the Colorlight i5 netlist after synth_ecp5 with yosys's cell models
 #      boots the self-test from its block RAMs and answers ARP through the RGMII pins. NOT in the default list:
-#      cold it takes about 45 minutes on 2 cores (synthesis, a Verilator build of the netlist, 4.7 M cycles at about
-#      5,500 a second), which would take `make test` past CI's 90; TF_TESTS=gate runs it.
+#      cached it takes about 3 minutes (4.6 M cycles at about 30,000 a second), but cold it adds about 19 minutes
+#      on 2 loaded cores (synthesis 79 s, yosys's flattening 130 s, the Verilator build of the flat netlist 919 s),
+#      more than the 15 a default suite may add; TF_TESTS=gate runs it.
 # TF_TESTS="hw fw" runs a subset. Logs: build/test-logs/<suite>.log.
 # Every suite runs under a wall-clock limit (the table in limit_for; TF_LIMIT_<suite>=seconds overrides it): a
 # suite that reaches it is stopped and fails, with the last lines of its log, which say where it was.
@@ -34,7 +35,7 @@ limit_for() { # limit_for <suite>: seconds
   if [ -n "${!var:-}" ]; then echo "${!var}"; return; fi
   case $1 in
     hw|sim|boards) echo 4800 ;;   # cold: Mill and Verilator builds; the board suite builds four boards
-    gate) echo 4800 ;;            # cold: synthesis and a Verilator build of the 30,000-cell netlist (about 30 min loaded)
+    gate) echo 4800 ;;            # cold: synthesis, flattening and a Verilator build of the netlist (about 20 min loaded)
     exchange|bench|liteeth) echo 1200 ;;
     *) echo 900 ;;
   esac
