@@ -245,7 +245,7 @@ int main(int argc, char **argv)
     if (rng_state == 0)
         rng_state = 1;
 
-    static const struct net_ops ops = {tap_tx, host_rand, on_arp};
+    static const struct net_ops ops = {tap_tx, host_rand, on_arp, NULL}; /* NULL: frames built in the stack's own buffer */
     struct net_config cfg = {ip, prefix ? 0xFFFFFFFFu << (32 - prefix) : 0, gw};
     uint8_t mac[6] = {0x02, 0x54, 0x46, 0, 0, 0};
     uint32_t r = host_rand(NULL);
