@@ -478,35 +478,36 @@ endmodule
 module MMCME2_BASE(output CLKFBOUT, CLKFBOUTB, CLKOUT0, CLKOUT0B, CLKOUT1, CLKOUT1B, CLKOUT2, CLKOUT2B, CLKOUT3, CLKOUT3B,
                    CLKOUT4, CLKOUT5, CLKOUT6, LOCKED, input CLKFBIN, CLKIN1, PWRDWN, RST);
   parameter BANDWIDTH = "OPTIMIZED";
-  parameter real CLKFBOUT_MULT_F = 5.000;
-  parameter real CLKFBOUT_PHASE = 0.000;
-  parameter real CLKIN1_PERIOD = 0.000;
-  parameter real CLKOUT0_DIVIDE_F = 1.000;
-  parameter real CLKOUT0_DUTY_CYCLE = 0.500;
-  parameter real CLKOUT0_PHASE = 0.000;
+  parameter CLKFBOUT_MULT_F = "5.000";
+  parameter CLKFBOUT_PHASE = "0.000";
+  parameter CLKIN1_PERIOD = "0.000";
+  parameter CLKOUT0_DIVIDE_F = "1.000";
+  parameter CLKOUT0_DUTY_CYCLE = "0.500";
+  parameter CLKOUT0_PHASE = "0.000";
   parameter integer CLKOUT1_DIVIDE = 1;
-  parameter real CLKOUT1_DUTY_CYCLE = 0.500;
-  parameter real CLKOUT1_PHASE = 0.000;
+  parameter CLKOUT1_DUTY_CYCLE = "0.500";
+  parameter CLKOUT1_PHASE = "0.000";
   parameter integer CLKOUT2_DIVIDE = 1;
-  parameter real CLKOUT2_DUTY_CYCLE = 0.500;
-  parameter real CLKOUT2_PHASE = 0.000;
+  parameter CLKOUT2_DUTY_CYCLE = "0.500";
+  parameter CLKOUT2_PHASE = "0.000";
   parameter integer CLKOUT3_DIVIDE = 1;
-  parameter real CLKOUT3_DUTY_CYCLE = 0.500;
-  parameter real CLKOUT3_PHASE = 0.000;
+  parameter CLKOUT3_DUTY_CYCLE = "0.500";
+  parameter CLKOUT3_PHASE = "0.000";
   parameter CLKOUT4_CASCADE = "FALSE";
   parameter integer CLKOUT4_DIVIDE = 1;
-  parameter real CLKOUT4_DUTY_CYCLE = 0.500;
-  parameter real CLKOUT4_PHASE = 0.000;
+  parameter CLKOUT4_DUTY_CYCLE = "0.500";
+  parameter CLKOUT4_PHASE = "0.000";
   parameter integer CLKOUT5_DIVIDE = 1;
-  parameter real CLKOUT5_DUTY_CYCLE = 0.500;
-  parameter real CLKOUT5_PHASE = 0.000;
+  parameter CLKOUT5_DUTY_CYCLE = "0.500";
+  parameter CLKOUT5_PHASE = "0.000";
   parameter integer CLKOUT6_DIVIDE = 1;
-  parameter real CLKOUT6_DUTY_CYCLE = 0.500;
-  parameter real CLKOUT6_PHASE = 0.000;
+  parameter CLKOUT6_DUTY_CYCLE = "0.500";
+  parameter CLKOUT6_PHASE = "0.000";
   parameter integer DIVCLK_DIVIDE = 1;
-  parameter real REF_JITTER1 = 0.010;
+  parameter REF_JITTER1 = "0.010";
   parameter STARTUP_WAIT = "FALSE";
-  initial $display("gate: MMCME2_BASE CLKIN1_PERIOD=%.3f DIVCLK_DIVIDE=%0d CLKFBOUT_MULT_F=%.3f CLKOUT0_DIVIDE_F=%.3f CLKOUT0_PHASE=%.3f",
+  // (the real-valued settings are strings in the netlist, as synth_xilinx writes them: printed as they are)
+  initial $display("gate: MMCME2_BASE CLKIN1_PERIOD=%0s DIVCLK_DIVIDE=%0d CLKFBOUT_MULT_F=%0s CLKOUT0_DIVIDE_F=%0s CLKOUT0_PHASE=%0s",
                    CLKIN1_PERIOD, DIVCLK_DIVIDE, CLKFBOUT_MULT_F, CLKOUT0_DIVIDE_F, CLKOUT0_PHASE);
   assign CLKOUT0 = GateTb.mmcm_clkout0;
   assign CLKOUT0B = ~GateTb.mmcm_clkout0;
