@@ -203,7 +203,7 @@ echo "   $(grep -m1 '^gate: exchange: from the last byte' "$log" | sed 's/^gate:
 
 case ${TF_GATE_ZYNQ:-0} in
   1) zynq ;;
-  *) echo "[skip] the Zynq netlist (pynq-z1, synth_xilinx): TF_GATE_ZYNQ=1 tools/test-gate.sh runs it too, TF_GATE_ZYNQ=only alone (cold: synthesis and simulator build about 15 min; sim/gate/README.md)"
+  *) echo "[skip] the Zynq netlist (pynq-z1, synth_xilinx): TF_GATE_ZYNQ=1 tools/test-gate.sh runs it too, TF_GATE_ZYNQ=only alone (about 4 min warm, 20 min more when its simulator is not cached; sim/gate/README.md)"
      skip=$((skip + 1)) ;;
 esac
 finish
