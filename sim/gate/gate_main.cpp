@@ -1,5 +1,7 @@
 // Gate-level simulation harness (tools/gate-sim.sh): drives the ECP5 board netlist (GateTb around yosys's Top)
-// the way the Colorlight i5 board does, with the clocks its EHXPLLL makes, and watches its pins.
+// the way the Colorlight i5 board does, with the clocks its EHXPLLL makes, and watches its pins. Built with
+// -DGATE_XC7 it drives the PYNQ-Z1's netlist (gate_tb_xc7.v) instead: the MMCM stand-in's CLKOUT0 (sys) and
+// LOCKED, and an RMII PHY whose 50 MHz REF_CLK clocks both Ethernet directions (below: "RMII").
 //   clocks    the PLL stand-in's CLKOP (125 MHz, RGMII transmit) and CLKOS (sys, +sys-hz=) and LOCK (low for the
 //             first +lock-cycles= sys cycles); the PHY's receive clock RXC, 125 MHz (+rx-clock=0 holds it still).
 //             The harness steps from one clock edge to the next (times in fs); RXC has CLKOP's edges (the two are
@@ -9,6 +11,10 @@
 //             (default 2048) after, from the start, and from +eth-in-after's moment on. Idle means: the harness
 //             sends nothing, TX_EN is low. The SoC's clock domain crossings work at any ratio; what the slower
 //             idle clock changes is only how many Ethernet cycles pass between two frames.
+//   RMII      (-DGATE_XC7) REF_CLK 50 MHz in place of CLKOP and RXC (+eth-idle-div= as above, "at 50 MHz" in the
+//             last line); transmit: TX_EN and TXD[1:0] sampled at the rising edge, dibits least significant
+//             first; receive: CRS_DV and RXD[1:0] driven at the falling edge, frames at least 48 REF_CLK cycles
+//             (12 byte times) apart.
 //   UART      uart_tx decoded at +baud= (8N1, sampled mid-bit on the sys clock) to stdout, a line at a time;
 //             +uart-in=<text> (\r, \n escapes) typed into uart_rx after +uart-in-delay= sys cycles, or when the
 //             console output has shown +uart-in-after=<text>.
@@ -42,6 +48,22 @@
 #include <vector>
 
 #include "exchange.h"
+
+#ifdef GATE_XC7
+#define SYS_CLK mmcm_clkout0
+#define SYS_LOCK mmcm_locked
+#define ETH_CLK rmii_ref_clk
+static const uint64_t ETH_HALF_FS = 10000000;  // REF_CLK, 50 MHz
+static const int ETH_IFG = 48;                 // receive clock cycles between two frames (12 bytes)
+static const char *const ETH_FAST = "50 MHz";
+#else
+#define SYS_CLK pll_clkos
+#define SYS_LOCK pll_lock
+#define ETH_CLK pll_clkop
+static const uint64_t ETH_HALF_FS = 4000000;   // CLKOP and RXC, 125 MHz
+static const int ETH_IFG = 16;
+static const char *const ETH_FAST = "125 MHz";
+#endif
 #include "VGateTb.h"
 #include "verilated.h"
 
@@ -136,11 +158,16 @@ int main(int argc, char **argv) {
     int ifg = 0;  // receive clock cycles still to wait before the next frame
 
     // clocks, in femtoseconds: half periods and next edge times
-    const uint64_t sys_half = (uint64_t)(5e14 / (double)sys_hz + 0.5), eth_half = 4000000;
+    const uint64_t sys_half = (uint64_t)(5e14 / (double)sys_hz + 0.5), eth_half = ETH_HALF_FS;
     uint64_t t_sys = sys_half, t_eth = eth_half, now = 0;
     uint64_t guard = eth_guard, eth_cycles = 0, eth_fast = 0;  // Ethernet cycles of 125 MHz still due; counts
-    top->pll_clkos = 0; top->pll_clkop = 0; top->pll_lock = 0; top->clk25 = 0; top->btn_n = 1;
-    top->uart_rx = 1; top->rgmii_rx_clk = 0; top->rgmii_rx_ctl = 0; top->rgmii_rx_data = 0;
+    top->SYS_CLK = 0; top->ETH_CLK = 0; top->SYS_LOCK = 0; top->uart_rx = 1;
+#ifdef GATE_XC7
+    top->clk_in = 0; top->btn_reset = 0; top->rmii_crs_dv = 0; top->rmii_rx_data = 0;
+    int rx_dibit = 0, tx_dibit = 0; uint8_t tx_byte = 0;
+#else
+    top->clk25 = 0; top->btn_n = 1; top->rgmii_rx_clk = 0; top->rgmii_rx_ctl = 0; top->rgmii_rx_data = 0;
+#endif
     top->eval();
 
     const uint64_t div = (sys_hz + baud / 2) / baud;
@@ -158,13 +185,29 @@ int main(int argc, char **argv) {
         uint64_t t = std::min(t_sys, t_eth);
         now = t;
         bool sys_edge = t == t_sys, tx_edge = t == t_eth, rx_edge = rx_clock && tx_edge;
-        if (sys_edge) { top->pll_clkos = !top->pll_clkos; t_sys += sys_half; }
+        if (sys_edge) { top->SYS_CLK = !top->SYS_CLK; t_sys += sys_half; }
         if (tx_edge) {
-            top->pll_clkop = !top->pll_clkop;
+            top->ETH_CLK = !top->ETH_CLK;
             bool fast = idle_div == 1 || sending || tx_en || guard > 0;
             t_eth += fast ? eth_half : eth_half * idle_div;
-            if (top->pll_clkop) { eth_cycles++; if (fast) eth_fast++; if (guard) guard--; }
+            if (top->ETH_CLK) { eth_cycles++; if (fast) eth_fast++; if (guard) guard--; }
         }
+#ifdef GATE_XC7
+        // RMII receive: the next dibit at the falling edge, for the PHY's rising edge
+        if (rx_edge && !top->ETH_CLK) {
+            if (sending) {
+                top->rmii_crs_dv = 1;
+                top->rmii_rx_data = (eth_frame[eth_pos] >> (2 * rx_dibit)) & 3;
+                if (++rx_dibit == 4) {
+                    rx_dibit = 0;
+                    if (++eth_pos == eth_frame.size()) {
+                        sending = false; eth_pos = 0; guard = eth_guard; ifg = ETH_IFG + 1;
+                        if (ex.enabled) ex.on_sent(eth_tag, eth_cycles);
+                    }
+                }
+            } else { top->rmii_crs_dv = 0; top->rmii_rx_data = 0; if (ifg) ifg--; }
+        }
+#else
         if (rx_edge) {
             top->rgmii_rx_clk = !top->rgmii_rx_clk;
             // RGMII receive: low nibble and RX_DV for the rising edge, high nibble and DV^ER for the falling one
@@ -173,17 +216,28 @@ int main(int argc, char **argv) {
                 top->rgmii_rx_ctl = 1;
                 top->rgmii_rx_data = top->rgmii_rx_clk ? (b & 0xF) : (b >> 4);
                 if (!top->rgmii_rx_clk && ++eth_pos == eth_frame.size()) {
-                    sending = false; eth_pos = 0; guard = eth_guard; ifg = 16;
+                    sending = false; eth_pos = 0; guard = eth_guard; ifg = ETH_IFG;
                     if (ex.enabled) ex.on_sent(eth_tag, eth_cycles);
                 }
             } else if (top->rgmii_rx_clk) { top->rgmii_rx_ctl = 0; top->rgmii_rx_data = 0; if (ifg) ifg--; }
         }
+#endif
         top->eval();
         if (tx_edge) {
-            if (top->pll_clkop) {
+            if (top->ETH_CLK) {
+#ifdef GATE_XC7
+                bool en = top->rmii_tx_en;
+                if (en) {
+                    if (!tx_en) { tx_sof = eth_cycles; tx_dibit = 0; tx_byte = 0; }
+                    tx_byte |= (uint8_t)((top->rmii_tx_data & 3) << (2 * tx_dibit));
+                    if (++tx_dibit == 4) { txf.push_back(tx_byte); tx_dibit = 0; tx_byte = 0; }
+                }
+                (void)tx_lo;
+#else
                 bool en = top->rgmii_tx_ctl;
                 if (en) { tx_lo = top->rgmii_tx_data & 0xF; if (!tx_en) tx_sof = eth_cycles; }
-                else if (tx_en) {  // end of a frame
+#endif
+                if (!en && tx_en) {  // end of a frame
                     size_t p = 0;
                     while (p < txf.size() && txf[p] == 0x55) p++;
                     bool sfd = p < txf.size() && txf[p] == 0xD5;
@@ -207,15 +261,18 @@ int main(int argc, char **argv) {
                 }
                 tx_en = en;
                 if (en) guard = eth_guard;
-            } else if (tx_en) {
+            }
+#ifndef GATE_XC7
+            else if (tx_en) {
                 txf.push_back((uint8_t)(tx_lo | (top->rgmii_tx_data & 0xF) << 4));
             }
+#endif
         }
-        if (!(sys_edge && top->pll_clkos)) continue;
+        if (!(sys_edge && top->SYS_CLK)) continue;
 
         // one sys cycle
         cycles++;
-        if (cycles == lock_cycles) top->pll_lock = 1;
+        if (cycles == lock_cycles) top->SYS_LOCK = 1;
         bool txd = top->uart_tx;
         if (rx_state < 0) {
             if (!txd) { rx_state = 0; rx_count = div / 2; }
@@ -259,6 +316,9 @@ int main(int argc, char **argv) {
         if (!sending && ifg == 0 && !rxq.empty()) {
             eth_frame = std::move(rxq.front().first); eth_tag = rxq.front().second; rxq.pop_front();
             sending = true; guard = eth_guard; eth_pos = 0;
+#ifdef GATE_XC7
+            rx_dibit = 0;
+#endif
         }
         if (timeout && cycles >= timeout) status = 124;
     }
@@ -266,9 +326,9 @@ int main(int argc, char **argv) {
     ex.finish();
     if (status == 0 && ex.failures) status = 1;
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    printf("\ngate: %s after %llu sys cycles in %.1f s (%.0f cycles/s), %d frames sent by the SoC, %llu Ethernet cycles (%llu at 125 MHz)\n",
+    printf("\ngate: %s after %llu sys cycles in %.1f s (%.0f cycles/s), %d frames sent by the SoC, %llu Ethernet cycles (%llu at %s)\n",
            status == 0 ? "done" : status == 1 ? "done (exchange checks failed)" : "TIMEOUT", (unsigned long long)cycles, s, cycles / (s > 0 ? s : 1), txframes,
-           (unsigned long long)eth_cycles, (unsigned long long)eth_fast);
+           (unsigned long long)eth_cycles, (unsigned long long)eth_fast, ETH_FAST);
     top->final();
     return status;
 }
