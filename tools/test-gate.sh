@@ -34,11 +34,31 @@ finish() { echo "gate-level simulation: $pass passed, $fail failed, $skip skippe
 
 setting() { sed -n "s/^$1 *:\\?= *\\([^#]*[^# ]\\).*/\\1/p" "boards/$BOARD/board.mk"; }
 frames() { grep -oE "gate: tx frame [0-9]+ bytes fcs $1 at cycle [0-9]+:[0-9a-f ]*" "$log" | sed 's/.*://' | tr -d ' '; }
+# The boot checks both netlists share, on the console and the frames in $log: the banner, the self-test's four checks,
+# `info` answered, the gratuitous ARP ($garp) and the reply ($arp_reply) to the injected request (with the run's $rc).
+boot_checks() {  # <prefix of each line> <what the block RAMs start from> <the PHY's interface>
+local p=$1 init=$2 pins=$3 target=${BOARD//-/_}
+if grep -q "^Triggerfish firmware .*(target $target)" "$log" && grep -q "sys clock $sys_hz Hz" "$log"; then
+  ok "${p}boot from the block RAMs' $init: banner (target $target, sys clock $sys_hz Hz)"
+else bad "${p}no banner for target $target at $sys_hz Hz (console: $log)"; fi
+if grep -q 'selftest: 4 passed, 0 failed' "$log" && grep -q '^SELFTEST PASS' "$log" && ! grep -qE '^selftest: .*FAIL' "$log"; then
+  ok "${p}self-test: mul/div, cycle counter, timer interrupt, ram: 4 passed ($(grep -o 'selftest: 4 passed, 0 failed ([0-9]* cycles)' "$log"))"
+else bad "${p}self-test did not pass: $(grep -E 'selftest: .*(FAIL|passed)' "$log" | head -3 | tr '\n' ' ')"; fi
+if grep -qE '^  uptime [0-9]+ ms, cycles [0-9]+' "$log"; then ok "${p}console: 'info' typed into uart_rx answered ($(grep -oE 'uptime [0-9]+ ms' "$log"))"
+else bad "${p}the console did not answer 'info'"; fi
+# (a frame line can follow console text that has not reached its newline yet: frames are found anywhere in a line)
+if frames ok | grep -q "^$garp"; then ok "${p}$pins transmit: the boot's gratuitous ARP ($mac, $ip) with a good FCS"
+else bad "${p}no gratuitous ARP from $mac/$ip with a good FCS on the $pins pins: $(grep -o 'gate: tx frame' "$log" | wc -l) frames"; fi
+if [ $rc -eq 0 ] && frames ok | grep -q "^$arp_reply"; then
+  ok "${p}$pins receive and transmit: the injected ARP request answered by an ARP reply with a good FCS"
+else bad "${p}no ARP reply to the injected request (status $rc; $log)"; fi
+if grep -q 'gate: tx frame .* fcs BAD' "$log"; then bad "${p}a frame with a bad FCS or no SFD left the $pins pins"; fi
+}
 
 # --- the Zynq netlist (PYNQ-Z1, synth_xilinx) ---------------------------------------------------------------------
 zynq() {
 BOARD=pynq-z1
-local t=$SECONDS log rc wall clk0 target
+local t=$SECONDS log rc wall clk0
 if tools/gate-sim.sh build "$BOARD" > "$LOGS/build-$BOARD.log" 2>&1; then
   ok "$BOARD: gate-level simulator built ($(( SECONDS - t )) s): $(grep -E '^== gate-level simulator: cache hit|^   \([0-9]+ s\) cells' "$LOGS/build-$BOARD.log" | sed 's/^== gate-level simulator: //; s/^ *//' | tr '\n' ' ')"
 else
@@ -75,21 +95,7 @@ clk0=$(sed -n 's/^gate: MMCME2_BASE CLKIN1_PERIOD=\([0-9.]*\) DIVCLK_DIVIDE=\([0
   | awk '{ printf "%d\n", 1e9 / $1 * $3 / $2 / $4 + 0.5 }')
 if [ "${clk0:-0}" = "$sys_hz" ]; then ok "$BOARD: MMCME2_BASE settings give CLKOUT0 $sys_mhz MHz, the sys clock the harness drives"
 else bad "$BOARD: MMCME2_BASE settings give CLKOUT0 ${clk0:-?} Hz; the harness drives $sys_hz Hz"; fi
-target=${BOARD//-/_}
-if grep -q "^Triggerfish firmware .*(target $target)" "$log" && grep -q "sys clock $sys_hz Hz" "$log"; then
-  ok "$BOARD: boot from the block RAMs' INIT parameters: banner (target $target, sys clock $sys_hz Hz)"
-else bad "$BOARD: no banner for target $target at $sys_hz Hz (console: $log)"; fi
-if grep -q 'selftest: 4 passed, 0 failed' "$log" && grep -q '^SELFTEST PASS' "$log" && ! grep -qE '^selftest: .*FAIL' "$log"; then
-  ok "$BOARD: self-test: mul/div, cycle counter, timer interrupt, ram: 4 passed ($(grep -o 'selftest: 4 passed, 0 failed ([0-9]* cycles)' "$log"))"
-else bad "$BOARD: self-test did not pass: $(grep -E 'selftest: .*(FAIL|passed)' "$log" | head -3 | tr '\n' ' ')"; fi
-if grep -qE '^  uptime [0-9]+ ms, cycles [0-9]+' "$log"; then ok "$BOARD: console: 'info' typed into uart_rx answered ($(grep -oE 'uptime [0-9]+ ms' "$log"))"
-else bad "$BOARD: the console did not answer 'info'"; fi
-if frames ok | grep -q "^$garp"; then ok "$BOARD: RMII transmit: the boot's gratuitous ARP ($mac, $ip) with a good FCS"
-else bad "$BOARD: no gratuitous ARP from $mac/$ip with a good FCS on the RMII pins: $(grep -o 'gate: tx frame' "$log" | wc -l) frames"; fi
-if [ $rc -eq 0 ] && frames ok | grep -q "^$arp_reply"; then
-  ok "$BOARD: RMII receive and transmit: the injected ARP request answered by an ARP reply with a good FCS"
-else bad "$BOARD: no ARP reply to the injected request (status $rc; $log)"; fi
-if grep -q 'gate: tx frame .* fcs BAD' "$log"; then bad "$BOARD: a frame with a bad FCS or no SFD left the RMII pins"; fi
+boot_checks "$BOARD: " "INIT parameters" RMII
 echo "[skip] $BOARD: not run on the Zynq netlist yet: the FIX session and the hardware stop"
 skip=$((skip + 1))
 }
@@ -156,22 +162,7 @@ read -r op os < <(sed -n 's/^gate: EHXPLLL CLKI_DIV=\([0-9]*\) CLKFB_DIV=\([0-9]
 if [ "${op:-0}" = 125000000 ] && [ "${os:-0}" = "$sys_hz" ]; then ok "EHXPLLL settings give CLKOP 125 MHz and CLKOS $sys_mhz MHz, the clocks the harness drives"
 else bad "EHXPLLL settings give CLKOP ${op:-?} Hz and CLKOS ${os:-?} Hz; the harness drives 125 MHz and $sys_hz Hz"; fi
 
-target=${BOARD//-/_}
-if grep -q "^Triggerfish firmware .*(target $target)" "$log" && grep -q "sys clock $sys_hz Hz" "$log"; then
-  ok "boot from the block RAMs' initial contents: banner (target $target, sys clock $sys_hz Hz)"
-else bad "no banner for target $target at $sys_hz Hz (console: $log)"; fi
-if grep -q 'selftest: 4 passed, 0 failed' "$log" && grep -q '^SELFTEST PASS' "$log" && ! grep -qE '^selftest: .*FAIL' "$log"; then
-  ok "self-test: mul/div, cycle counter, timer interrupt, ram: 4 passed ($(grep -o 'selftest: 4 passed, 0 failed ([0-9]* cycles)' "$log"))"
-else bad "self-test did not pass: $(grep -E 'selftest: .*(FAIL|passed)' "$log" | head -3 | tr '\n' ' ')"; fi
-if grep -qE '^  uptime [0-9]+ ms, cycles [0-9]+' "$log"; then ok "console: 'info' typed into uart_rx answered ($(grep -oE 'uptime [0-9]+ ms' "$log"))"
-else bad "the console did not answer 'info'"; fi
-# (a frame line can follow console text that has not reached its newline yet: frames are found anywhere in a line)
-if frames ok | grep -q "^$garp"; then ok "RGMII transmit: the boot's gratuitous ARP ($mac, $ip) with a good FCS"
-else bad "no gratuitous ARP from $mac/$ip with a good FCS on the RGMII pins: $(grep -o 'gate: tx frame' "$log" | wc -l) frames"; fi
-if [ $rc -eq 0 ] && frames ok | grep -q "^$arp_reply"; then
-  ok "RGMII receive and transmit: the injected ARP request answered by an ARP reply with a good FCS"
-else bad "no ARP reply to the injected request (status $rc; $log)"; fi
-if grep -q 'gate: tx frame .* fcs BAD' "$log"; then bad "a frame with a bad FCS or no SFD left the RGMII pins"; fi
+boot_checks "" "initial contents" RGMII
 
 # The FIX session and the hardware stop (the exchange's own lines: "gate: exchange: ...")
 xcheck() {  # name, what: the exchange's check line for name
