@@ -16,6 +16,8 @@ SHELL        := /bin/bash
 export TRIGGERFISH_VENV ?= $(HOME)/.cache/triggerfish/venv
 VENV         := $(TRIGGERFISH_VENV)
 MILL         := ./mill -i
+# The checkout without spaces in its path, for the tools that cannot take them (tools/nospace.sh)
+NS_ROOT      := $(shell tools/nospace.sh root)
 HW_VERSION   := $(shell git rev-parse --short=8 HEAD 2>/dev/null || echo 0)
 CPU_SRCS     := $(shell find hw/cpu/src -name '*.scala')
 HW_SRCS      := $(shell find hw/src -name '*.scala')
@@ -58,15 +60,14 @@ $(FW_SIM): build/hw/sim/soc.h build/hw/sim/memory.ld $(FW_SRCS)
 firmware: $(FW_SIM)
 
 # --- simulation model ----------------------------------------------------------------------------------
-SIM_ETH_SRCS := $(addprefix $(CURDIR)/sim/eth/,eth_port.cpp eth_impair.cpp eth_gmii.cpp eth_pcap.cpp eth_tap.cpp eth_slirp.cpp)
+SIM_ETH_SRCS := $(addprefix $(NS_ROOT)/sim/eth/,eth_port.cpp eth_impair.cpp eth_gmii.cpp eth_pcap.cpp eth_tap.cpp eth_slirp.cpp)
 SIM_RTL      := build/hw/sim/Soc.v build/cpu/VexRiscv.v $(SIM_MAC_V)
 $(SIM_BIN): $(SIM_RTL) sim/main.cpp $(wildcard sim/eth/*.cpp sim/eth/*.h)
 	@echo "== building the Verilator model (takes a few minutes the first time)"
-	@mkdir -p build/sim/obj
-	verilator $(VERILATOR_FLAGS) -Mdir build/sim/obj \
-	  -CFLAGS "-O2 -std=c++17 -I$(CURDIR)/build/hw/sim -I$(CURDIR)/sim/eth $(if $(SIM_MAC_V),-DTF_HAS_ETH)" \
+	obj=$$(tools/nospace.sh dir build/sim/obj) && verilator $(VERILATOR_FLAGS) -Mdir "$$obj" \
+	  -CFLAGS "-O2 -std=c++17 -I$(NS_ROOT)/build/hw/sim -I$(NS_ROOT)/sim/eth $(if $(SIM_MAC_V),-DTF_HAS_ETH)" \
 	  -LDFLAGS "-lz $(if $(SIM_MAC_V),-lslirp)" \
-	  $(SIM_RTL) $(CURDIR)/sim/main.cpp $(if $(SIM_MAC_V),$(SIM_ETH_SRCS)) > build/sim-verilator.log 2>&1 \
+	  $(addprefix $(NS_ROOT)/,$(SIM_RTL)) $(NS_ROOT)/sim/main.cpp $(if $(SIM_MAC_V),$(SIM_ETH_SRCS)) > build/sim-verilator.log 2>&1 \
 	  || { tail -40 build/sim-verilator.log; exit 1; }
 
 # --- the Java tools -----------------------------------------------------------------------------------

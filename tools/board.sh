@@ -65,7 +65,7 @@ build_config() {
 # bitstream and of the build cache's key: with HEAD in it, every commit (a README, a test) changed the bitstream
 # and missed the cache.
 fw_version() {
-  local paths=(fw hw build.sc ':(exclude)hw/test' "boards/$BOARD/board.mk") v
+  local paths=(fw "${FPGA_HW_PATHS[@]}" "boards/$BOARD/board.mk") v
   v=$(git log -1 --format=%h --abbrev=8 -- "${paths[@]}" 2>/dev/null) || v=""
   [ -n "$v" ] || { echo unknown; return; }
   [ -z "$(git status --porcelain --untracked-files=no -- "${paths[@]}" 2>/dev/null)" ] || v=$v-dirty
@@ -100,7 +100,9 @@ generate() {
   sed 's/^/   /' "$OUT/hw/clocks.txt"
   t_gen=$(( SECONDS - t ))
   echo "== the firmware for $BOARD (MAC $NET_MAC, IPv4 $NET_IP, exchange ${FIX_HOST:-default}:${FIX_PORT:-default})"
-  make -s -C fw TARGET="${BOARD//-/_}" HWDIR="$PWD/$OUT/hw" OUT="$PWD/$OUT/fw" FW_VERSION="$(fw_version)" NET_MAC="$NET_MAC" NET_IP="$NET_IP" \
+  # (absolute paths for make: through tools/nospace.sh, as make cannot take a path with a space)
+  local ns; ns=$(tools/nospace.sh root)
+  make -s -C fw TARGET="${BOARD//-/_}" HWDIR="$ns/$OUT/hw" OUT="$ns/$OUT/fw" FW_VERSION="$(fw_version)" NET_MAC="$NET_MAC" NET_IP="$NET_IP" \
     NET_NETMASK="$NET_NETMASK" NET_GATEWAY="$NET_GATEWAY" ${FIX_HOST:+FIX_HOST=$FIX_HOST} ${FIX_PORT:+FIX_PORT=$FIX_PORT} \
     > "$OUT/fw.log" 2>&1 || { tail -20 "$OUT/fw.log"; exit 1; }
   grep -A1 "text" "$OUT/fw.log" | tail -1 | awk '{printf "   firmware: %d bytes code+data, %d bytes bss\n", $1+$2, $3}'

@@ -13,11 +13,12 @@ ECPPACK="$VENV/bin/yowasp-ecppack"
 PY="$VENV/bin/python"
 
 # The hardware's version register: the last commit that changed what can reach a netlist (hw/ and build.sc, without
-# hw/test: the SpinalSim tests never do), not HEAD. A commit elsewhere (firmware, tools, docs, a board's settings
-# in board.mk, a test under hw/test) then leaves the netlist's constants, and so nextpnr's placement for a seed and
+# hw/test and hw/liteeth/test, the tests, and the notes (*.md) under hw/, which never do), not HEAD. A commit elsewhere
+# (firmware, tools, docs, a board's settings in board.mk, a test, a README) then leaves the netlist's constants, and so nextpnr's placement for a seed and
 # the timing it reaches, exactly as they were: with HEAD in a constant, every commit moved the placement and a
 # design with a few MHz of margin met or missed 125 MHz by the commit.
-fpga_hw_version() { git log -1 --format=%h --abbrev=8 -- hw build.sc ':(exclude)hw/test' 2>/dev/null | grep . || echo 0; }
+FPGA_HW_PATHS=(hw build.sc ':(exclude)hw/test' ':(exclude)hw/liteeth/test' ':(exclude,glob)hw/**/*.md')
+fpga_hw_version() { git log -1 --format=%h --abbrev=8 -- "${FPGA_HW_PATHS[@]}" 2>/dev/null | grep . || echo 0; }
 
 # fpga_gen_mac OUTDIR PHY [gen_mac.py flags...]: the LiteEth PHY+MAC variant into OUTDIR.
 fpga_gen_mac() {

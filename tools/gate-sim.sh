@@ -23,6 +23,9 @@
 set -euo pipefail
 case ${TF_GATE_CACHE:-} in ""|off|no|0|false|/*) ;; *) TF_GATE_CACHE=$PWD/$TF_GATE_CACHE ;; esac
 cd "$(dirname "$0")/.."
+# Verilator builds with make, which cannot work in a directory whose path has a space: its object directories and
+# the sources it compiles are named through tools/nospace.sh (the checkout itself when its path has none).
+NS=$(tools/nospace.sh root)
 . tools/fpga-lib.sh
 
 usage() { echo "usage: tools/gate-sim.sh build|check <board> | run <board> [+plusargs...]"; exit 2; }
@@ -142,10 +145,10 @@ build() {
   # default (-Os); the code that runs once (the __Slow files: initial values, the first settling of the logic)
   # with -O0 (measured: those 16 files in 35 s at -O0; the simulation as fast as with all at -Os).
   # the cell models are yosys's files, read where the pinned package installed them
-  nice -n 10 verilator --cc --exe --build -j 2 --top-module GateTb -Mdir "$G/objflat" -o Vgate \
+  nice -n 10 verilator --cc --exe --build -j 2 --top-module GateTb -Mdir "$(tools/nospace.sh dir "$G/objflat")" -o Vgate \
     -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-PINMISSING --x-assign fast --x-initial fast --noassert \
     -O3 -MAKEFLAGS "OPT_SLOW=-O0" ${cflags:+-CFLAGS "$cflags"} -v "$SHARE/../simcells.v" \
-    "$models" "$tb" "$G/flat.v" "$PWD/sim/gate/gate_main.cpp" > "$G/verilator.log" 2>&1 \
+    "$NS/$models" "$NS/$tb" "$NS/$G/flat.v" "$NS/sim/gate/gate_main.cpp" > "$G/verilator.log" 2>&1 \
     || { grep -E "%Error|error:" "$G/verilator.log" | head -20; exit 1; }
   cp "$G/objflat/Vgate" "$G/Vgate"
   local t_build=$(( SECONDS - t ))
@@ -174,10 +177,10 @@ check() {
     > "$C/yosys.out" 2>&1 || { grep -E "ERROR" "$C/yosys.log" | head; exit 1; }
   "$YOSYS" -q -p "read_json $C/top.json; write_verilog -noattr $C/netlist.v" > "$C/json2v.out" 2>&1 || { cat "$C/json2v.out"; exit 1; }
   echo "   cells: $(cat "$C/stat.txt" | grep -E '^ +[0-9]+ +(DP16KD|TRELLIS_FF|LUT4)$' | awk '{printf "%s %s, ", $2, $1}' | sed 's/, $//')"
-  nice -n 10 verilator --cc --exe --build -j 2 --top-module BramCheck -Mdir "$C/obj" -o bram_check \
+  nice -n 10 verilator --cc --exe --build -j 2 --top-module BramCheck -Mdir "$(tools/nospace.sh dir "$C/obj")" -o bram_check \
     -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-PINMISSING --x-assign fast --x-initial fast --noassert \
     -I"$SHARE" "$SHARE/common_sim.vh" "$SHARE/ccu2c_sim.vh" -v "$SHARE/../simcells.v" \
-    sim/gate/ecp5_models.v "$C/netlist.v" "$PWD/sim/gate/check/bram_check.cpp" > "$C/verilator.log" 2>&1 \
+    "$NS/sim/gate/ecp5_models.v" "$NS/$C/netlist.v" "$NS/sim/gate/check/bram_check.cpp" > "$C/verilator.log" 2>&1 \
     || { grep -E "%Error|error:" "$C/verilator.log" | head -20; exit 1; }
   grep -q DP16KD "$C/netlist.v" || { echo "bram check: synth_ecp5 put no DP16KD in the netlist"; exit 1; }
   "$C/obj/bram_check" "$C/bram_check.hex" "$C/bram_check4.hex"
@@ -200,9 +203,9 @@ check_xc7() {
   local models=${MODELS_XC7//\$SHARE/$SHARE}
   nice -n 10 "$YOSYS" -q -l "$C/flat.log" -p "$models; read_verilog $C/netlist.v; ${FLATTEN//-top Top/-top BramCheck}; write_verilog -noattr $C/flat.v" \
     > "$C/flat.out" 2>&1 || { grep -E "ERROR" "$C/flat.log" | head; exit 1; }
-  nice -n 10 verilator --cc --exe --build -j 2 --top-module BramCheck -Mdir "$C/obj" -o bram_check \
+  nice -n 10 verilator --cc --exe --build -j 2 --top-module BramCheck -Mdir "$(tools/nospace.sh dir "$C/obj")" -o bram_check \
     -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-PINMISSING --x-assign fast --x-initial fast --noassert \
-    -v "$SHARE/../simcells.v" sim/gate/xc7_models.v "$C/flat.v" "$PWD/sim/gate/check/bram_check.cpp" > "$C/verilator.log" 2>&1 \
+    -v "$SHARE/../simcells.v" "$NS/sim/gate/xc7_models.v" "$NS/$C/flat.v" "$NS/sim/gate/check/bram_check.cpp" > "$C/verilator.log" 2>&1 \
     || { grep -E "%Error|error:" "$C/verilator.log" | head -20; exit 1; }
   "$C/obj/bram_check" "$C/bram_check.hex" "$C/bram_check4.hex"
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: runs every suite, even after one fails, and prints each suite's counts and a total:
 #   "N passed, M failed, K skipped". A skipped test is counted as skipped, never as passed.
+#   0. a checkout under a path with a space: tools/nospace.sh gives make and Verilator paths without one
 #   1. SpinalSim unit tests of the hardware blocks (hw/test, Mill + ScalaTest + Verilator)
 #   2. firmware host unit tests (fw/tests, cmocka, with ASan/UBSan)
 #      coverage-guided fuzzing of the firmware (fw/fuzz, libFuzzer + ASan/UBSan): each fuzzer one test, ~50 s each
@@ -26,7 +27,7 @@ set -u
 cd "$(dirname "$0")/.."
 LOGS=build/test-logs
 mkdir -p "$LOGS"
-SUITES=${TF_TESTS:-hw fw fuzz net exchange liteeth simeth sim latency tfctl bench boards gate}
+SUITES=${TF_TESTS:-tools hw fw fuzz net exchange liteeth simeth sim latency tfctl bench boards gate}
 VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
 total_pass=0; total_fail=0; total_skip=0; summary=()
 
@@ -133,6 +134,10 @@ exchange)
   sed -i 's/\x1b\[[0-9;]*m//g' $LOGS/exchange.log
   grep -o 'Test run .* finished: .*total' $LOGS/exchange.log | sed 's/^/   /'
   rec "exchange simulator tests" "$(junit_counts $LOGS/exchange.log)" $rc ;;
+tools)
+  run tools "a checkout under a path with spaces (tools/nospace.sh)" $LOGS/tools.log tools/test-nospace.sh; rc=$?
+  grep -E '^(FAIL|skip)' $LOGS/tools.log | sed 's/^/   /'
+  rec "paths with spaces (tools/nospace.sh)" "$(plain_counts $LOGS/tools.log '^')" $rc ;;
 liteeth)
   run liteeth "LiteEth MAC (GMII, standalone)" $LOGS/liteeth.log hw/liteeth/test/run.sh; rc=$?
   grep -E '^\s*\[(ok|FAIL)|PASS|FAIL|latency' $LOGS/liteeth.log | sed 's/^/   /' | head -30
@@ -171,7 +176,7 @@ gate)
   run gate "gate-level simulation (Colorlight i5 netlist, yosys cell models)" $LOGS/gate.log tools/test-gate.sh; rc=$?
   grep -E '^\[(ok|FAIL|skip)\]|^   ' $LOGS/gate.log | sed 's/^/   /'
   rec "gate-level simulation" "$(plain_counts $LOGS/gate.log 'gate-level simulation: ')" $rc ;;
-*) echo "unknown suite $s (hw fw fuzz net exchange liteeth simeth sim latency tfctl bench boards gate)"; exit 2 ;;
+*) echo "unknown suite $s (tools hw fw fuzz net exchange liteeth simeth sim latency tfctl bench boards gate)"; exit 2 ;;
 esac; done
 
 echo

@@ -14,6 +14,8 @@
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
+# Verilator builds with make, which cannot work under a path with a space (tools/nospace.sh)
+NS="$("$ROOT/tools/nospace.sh" root)"
 PY="${PYTHON:-$HOME/.cache/triggerfish/venv/bin/python}"
 VL="${VERILATOR:-verilator}"
 OUT="$ROOT/build/liteeth/test"
@@ -31,8 +33,8 @@ gen() { # phy name [flags]
 build_tb() { # name
   local name=$1
   "$VL" --cc --exe --build -O2 -j 2 -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial fast \
-    --top-module "$name" --prefix Vdut -Mdir "$OUT/obj_$name" -o "tb_$name" \
-    "$OUT/gen/$name.v" "$HERE/tb_gmii.cpp" > "$OUT/build_$name.log" 2>&1
+    --top-module "$name" --prefix Vdut -Mdir "$("$ROOT/tools/nospace.sh" dir "build/liteeth/test/obj_$name")" -o "tb_$name" \
+    "$NS/build/liteeth/test/gen/$name.v" "$NS/hw/liteeth/test/tb_gmii.cpp" > "$OUT/build_$name.log" 2>&1
 }
 
 # ---- 1. gmii with the CRC fix

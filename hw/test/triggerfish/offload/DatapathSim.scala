@@ -99,7 +99,7 @@ object DatapathSim {
     val rc = scala.sys.process.Process(Seq("make", "-s", s"$macDir/liteeth_mac_gmii.v")).!
     require(rc == 0, s"could not generate $macDir/liteeth_mac_gmii.v (make deps?)")
     TfSim.config.normalOptimisation.addSimulatorFlag("-Wno-fatal -Wno-lint -Wno-style -Wno-UNOPTFLAT -Wno-COMBDLY")
-      .compile(new DatapathTop(macDir).setDefinitionName("DatapathTop"))
+      .compile(new DatapathTop(TfSim.rtlPath(macDir)).setDefinitionName("DatapathTop"))
   }
   val Period = 800          // 8 ns in 10 ps units: 125 MHz, one GMII byte per cycle = 1 Gb/s
   val ClockMhz = 125.0

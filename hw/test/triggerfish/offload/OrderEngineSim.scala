@@ -227,7 +227,7 @@ object OrderMacSim {
     require(rc == 0, s"could not generate $macDir/liteeth_mac_gmii.v (make deps?)")
     // The MAC's Verilog draws Verilator's style warnings (as in the SoC build: Makefile's VERILATOR_FLAGS).
     TfSim.config.addSimulatorFlag("-Wno-fatal -Wno-lint -Wno-style -Wno-UNOPTFLAT -Wno-COMBDLY")
-      .compile(new OrderEngineMacTop(OrderEngineConfig(), macDir).setDefinitionName("OrderEngineMacTop"))
+      .compile(new OrderEngineMacTop(OrderEngineConfig(), TfSim.rtlPath(macDir)).setDefinitionName("OrderEngineMacTop"))
   }
   /** Ethernet FCS: CRC-32 (reflected, poly 0xEDB88320) of the frame, sent least significant byte first. */
   def crc32(bytes: Seq[Int]): Long = {

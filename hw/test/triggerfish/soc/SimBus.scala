@@ -6,9 +6,20 @@ import spinal.core.sim._
 import spinal.lib.bus.simple.PipelinedMemoryBus
 
 object TfSim {
-  /** SpinalSim on Verilator, workspace under build/ (never the source tree). */
-  def config = SimConfig.withVerilator.workspacePath("build/spinalsim").withConfig(
+  /** SpinalSim on Verilator, workspace under build/ (never the source tree). Verilator's make cannot build in a
+    * directory whose path has a space, and SpinalSim passes paths on command lines built as strings: in a checkout
+    * under such a path the workspace and the Verilog the tests add come through tools/nospace.sh instead. */
+  def config = SimConfig.withVerilator.workspacePath(workspace).withConfig(
     SpinalConfig(defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC)))
+  private val spaced = new java.io.File(".").getCanonicalPath.exists(_.isWhitespace)
+  private def nospace(args: String*): String = {
+    val out = scala.sys.process.Process(Seq("tools/nospace.sh") ++ args).!!.trim
+    require(out.nonEmpty && !out.exists(_.isWhitespace), s"tools/nospace.sh ${args.mkString(" ")} gave '$out'")
+    out
+  }
+  lazy val workspace: String = if (spaced) nospace("dir", "build/spinalsim") else "build/spinalsim"
+  /** A file of the checkout (a relative path), as a path without spaces for Verilator's command line. */
+  def rtlPath(rel: String): String = if (spaced) s"${nospace("root")}/$rel" else rel
   /** The seed used by a test: TF_SEED from the environment (to replay a failure), else a fixed default. */
   /** Starts the clock (period 10) and returns once the reset forkStimulus applies has been released. */
   def start(cd: ClockDomain): Unit = {
