@@ -32,6 +32,7 @@ static struct {
     uint32_t loaded;  /* stops whose template and trigger entry are in hardware */
     uint32_t fallback;/* stops the hardware triggered but did not send: firmware sends them */
     int64_t fallback_px[STOPS_MAX]; /* the trade price that triggered each (the parser's record; -1 unknown) */
+    bool time_ok;     /* the engine's clock has been set from the session's UTC on this connection */
     uint64_t time_set_ms;
     meta_t meta[STOPS_MAX];
     uint32_t sent, not_sent, errors, locks;
@@ -54,8 +55,11 @@ static void set_time(void) {
     fix_session_t *s = fixclient_session();
     if (!fix_session_utc_valid(s)) return;
     uint64_t now = timer_ms();
-    if (!order_tx_set_time((uint32_t)(fix_session_utc(s, now) % 86400000u), ETH_CYCLES_PER_MS))
+    if (!order_tx_set_time((uint32_t)(fix_session_utc(s, now) % 86400000u), ETH_CYCLES_PER_MS)) {
         error("the engine refused the time", 0);
+        return;
+    }
+    ofl.time_ok = true;
     ofl.time_set_ms = now;
 }
 
@@ -193,6 +197,7 @@ void offload_conn_down(void) {
 static bool load(unsigned i, const stop_t *st) {
     ofl_order_spec_t sp;
     char id[FIX_ID_MAX];
+    if (!ofl.time_ok) return false;               /* its SendingTime would be the engine's unset clock */
     if (!fixclient_order_spec(&sp)) return false; /* no ARP entry for the exchange yet */
     fix_app_take_clordid(fixclient_app(), id);
     sp.clordid = id;
@@ -283,7 +288,8 @@ void offload_poll(void) {
     }
     /* the engine's clock runs on its own between settings: every second it gets firmware's UTC again (which
      * follows the exchange's; in the simulation the engine's clock runs at the simulator's speed) */
-    if ((int64_t)(netif_stack()->now_ms - ofl.time_set_ms) >= 1000) set_time(); /* the stack's ms: no timer division */
+    /* (until it has been set once on this connection: at every poll, so that no order goes out with the unset clock) */
+    if (!ofl.time_ok || (int64_t)(netif_stack()->now_ms - ofl.time_set_ms) >= 1000) set_time(); /* the stack's ms: no timer division */
     uint32_t todo = wanted() & ~ofl.loaded;
     for (unsigned i = 0; !ofl.locked && todo; i++, todo >>= 1)
         if ((todo & 1u) && fixclient_conn() && !load(i, stops_get(i))) take_lock(); /* no room in the lease */
