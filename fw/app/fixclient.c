@@ -159,6 +159,12 @@ static void sess_disconnect(void *ctx, const char *reason) {
     mp_event("session", "what:s arg:u text:s", "disconnecting", 0u, reason);
     if (fc.conn && !fc.closing) {
         fc.closing = true;
+#ifdef TF_HAS_OFFLOAD
+        /* The FIN consumes sequence space: firmware must hold the engine's numbers to send it (the lock). A
+         * disconnect that sends no message first (no answer to TestRequest) otherwise left the FIN waiting for a
+         * lease nothing ended, and the connection open until the exchange dropped it (found by the long soak). */
+        offload_before_send(NULL);
+#endif
         tcp_close(fc.conn);
     }
 }

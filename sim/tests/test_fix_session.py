@@ -9,12 +9,15 @@ kernel's TCP, through a TAP in a private namespace. The SoC is driven through tf
     gone (disconnected, reconnecting), reconnects with backoff, logs on again and keeps receiving market data.
     The offload's hardware parser followed the same connection: it counted the same 35=W as the firmware and
     expects the same next TCP sequence number.
+ 4b. The wire from the exchange goes dead with a hardware stop armed: the SoC's TestRequest goes unanswered, it
+    disconnects, and its FIN leaves (it retransmits it on the dead wire); the wire back, it reconnects and logs on.
  5. `fix stop`: Logout both ways (logout), TCP closed (disconnected, not reconnecting). No event missed over the run.
 Checked on the exchange's own QuickFIX message log as well: every Logon of the SoC answered, no 35=3 Reject or 35=j
 from the exchange, its only Logout the answer to ours, sequence numbers continuous across the reconnection. Prints
 the firmware's size and the cost of a 35=W in firmware.
 """
 import re
+import struct
 import subprocess
 import time
 from datetime import datetime, timezone
@@ -118,6 +121,47 @@ with rig:
               f"the offload parser disagrees with the firmware: W hardware {rx['w_hw']} / firmware {rx['w_fw']}, "
               f"next sequence {rx['expects']} / {rx['fw_expects']} (following: {rx['following']})")
 
+    # 4b. the wire from the exchange goes dead while a hardware stop is armed (the engine owns the connection's
+    # numbers): the SoC's TestRequest goes unanswered and it disconnects. Its FIN must leave even so (it consumes
+    # sequence space, so firmware must take the numbers back to send it; once it did not, and the connection stayed
+    # open until the exchange dropped it). Counted in the pins' pcap: TCP segments with FIN to the exchange's port.
+    def fins_to_exchange():
+        blob = rig.pcap.read_bytes()
+        order = "<" if blob[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+        off, n = 24, 0
+        while off + 16 <= len(blob):
+            incl = struct.unpack_from(order + "I", blob, off + 8)[0]
+            f = blob[off + 16:off + 16 + incl]
+            off += 16 + incl
+            if len(f) >= 54 and f[12:14] == b"\x08\x00" and f[23] == 6:
+                tcp = 14 + (f[14] & 15) * 4
+                if len(f) >= tcp + 14 and struct.unpack_from(">H", f, tcp + 2)[0] == 9876 and f[tcp + 13] & 1:
+                    n += 1
+        return n
+    tf.stops.mode("hw")
+    since = rig.last_seq()
+    stop_n = tf.stops.arm("buy", "MSFT", 100, "150", "150.1")   # far above the market: never fires
+    rig.wait("stop.loaded", 30, "the stop loaded into the hardware", since=since)
+    time.sleep(2)   # the engine takes the numbers at the firmware's next poll
+    fins_before = fins_to_exchange()
+    rig.ctl("impair rx loss=1")
+    d = rig.wait("session", 120, "the SoC giving the silent exchange up",
+                 lambda e: e["what"] == "disconnecting", since)
+    rig.check("TestRequest" in d["text"], f"the SoC disconnected for another reason: {d.data}")
+    rig.step = "waiting for the SoC's FIN on the dead wire"
+    for _ in range(60):
+        fins = fins_to_exchange()
+        if fins > fins_before:
+            break
+        time.sleep(0.5)
+    rig.check(fins > fins_before, f"no FIN from the SoC on the wire after it gave the exchange up ({fins} FIN(s) in the "
+              f"pcap, {fins_before} before the wire went dead)")
+    since = d.seq
+    rig.ctl("impair rx loss=0")
+    rig.wait("disconnected", 60, "the connection closing once the wire is back", since=since)
+    rig.wait("logon", 90, "a logon after the dead wire", since=since)
+    tf.stops.disarm(stop_n)
+
     # 5. logout
     since = rig.last_seq()
     rig.console("fix stop")
@@ -162,4 +206,5 @@ with rig:
     print(f"   | offload parser on the live connection: {rx['w_hw']} 35=W found by the hardware, the same as the firmware; "
           "same next sequence number")
     rig.ok(f"fix-session (logon, market data, order filled, {hb_in} heartbeats at HeartBtInt {HB} s over {t_hb - t_logon:.0f} s, "
-           f"exchange killed and restarted: reconnected at MsgSeqNum {first_after}, clean logout)")
+           f"exchange killed and restarted: reconnected at MsgSeqNum {first_after}, dead wire with a hardware stop armed: "
+           f"TestRequest unanswered, FIN sent, reconnected; clean logout)")
