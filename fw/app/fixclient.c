@@ -238,7 +238,7 @@ static void sess_event(void *ctx, fix_event_t ev, uint32_t arg, const char *text
 }
 
 #ifdef TF_HAS_OFFLOAD
-static const fix_session_ops_t sess_ops = {sess_send, sess_disconnect, sess_event, offload_before_send};
+static const fix_session_ops_t sess_ops = {sess_send, sess_disconnect, sess_event, offload_before_send, NULL};
 
 bool fixclient_order_spec(ofl_order_spec_t *sp) {
     struct net_stack *ns = netif_stack();
@@ -256,7 +256,7 @@ bool fixclient_order_spec(ofl_order_spec_t *sp) {
     return true;
 }
 #else
-static const fix_session_ops_t sess_ops = {sess_send, sess_disconnect, sess_event, NULL};
+static const fix_session_ops_t sess_ops = {sess_send, sess_disconnect, sess_event, NULL, NULL};
 #endif
 
 /* ---- application callbacks ---- */

@@ -22,6 +22,7 @@ static void copy_field(char *dst, size_t cap, const fix_field_t *f)
 }
 
 static void on_order_dropped(void *ctx, uint32_t seq);
+static void on_sent(void *ctx, uint32_t seq, const fix_msg_t *m);
 
 void fix_app_init(fix_app_t *a, fix_session_t *s, const fix_app_config_t *cfg, const fix_app_ops_t *ops, void *ctx)
 {
@@ -37,6 +38,7 @@ void fix_app_init(fix_app_t *a, fix_session_t *s, const fix_app_config_t *cfg, c
     a->next_md_req = 1;
     a->handler.on_message = fix_app_on_message;
     a->handler.on_order_dropped = on_order_dropped;
+    a->handler.on_sent = on_sent;
     fix_session_set_app(s, &a->handler, a);
 }
 
@@ -482,9 +484,27 @@ static void reject_order(fix_app_t *a, fix_order_t *o, char msg_type, const char
 
 static fix_order_t *find_by_seq(fix_app_t *a, uint32_t seq)
 {
+    if (seq == 0) return NULL; /* (an order whose number the transport has not given yet) */
     for (int i = 0; i < FIX_APP_MAX_ORDERS; i++)
         if (a->orders[i].state != FIX_ORD_FREE && a->orders[i].seq == seq) return &a->orders[i];
     return NULL;
+}
+
+/* A 35=D numbered by the transport went out: the order it belongs to (by ClOrdID, still without a number)
+ * learns its MsgSeqNum, which a session Reject or a gap fill names it by. */
+static void on_sent(void *ctx, uint32_t seq, const fix_msg_t *m)
+{
+    fix_app_t *a = ctx;
+    const fix_field_t *id = fix_msg_get(m, 11);
+    if (!fix_msg_is_type(m, "D") || !id) return;
+    for (int i = 0; i < FIX_APP_MAX_ORDERS; i++) {
+        fix_order_t *o = &a->orders[i];
+        if (o->state != FIX_ORD_FREE && o->seq == 0 && strlen(o->clordid) == id->len &&
+            memcmp(o->clordid, id->val, id->len) == 0) {
+            o->seq = seq;
+            return;
+        }
+    }
 }
 
 /* The session gap-filled one of our orders: the counterparty will never see it. */

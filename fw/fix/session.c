@@ -115,7 +115,8 @@ static fix_builder_t *begin_msg(fix_session_t *s, const char *type, uint32_t seq
     if (fresh) seq = s->next_out;
     fix_builder_t *b = &s->b;
     fix_build_begin(b, s->tx, sizeof s->tx, type);
-    fix_build_uint(b, 34, seq);
+    if (fresh && s->ops.send_numbered) fix_build_uint_padded(b, 34, 0, FIX_NUMBERED_WIDTH); /* the transport's */
+    else fix_build_uint(b, 34, seq);
     fix_build_str(b, 49, s->sender);
     fix_build_utc(b, 52, fix_session_utc(s, now));
     fix_build_str(b, 56, s->target);
@@ -142,6 +143,11 @@ static int64_t send_built(fix_session_t *s, bool new_seq, fix_msg_kind_t kind, u
 {
     size_t n = fix_build_end(&s->b);
     if (!n) return FIX_E_FULL;
+    if (new_seq && s->ops.send_numbered) { /* numbered, stored and handed to the app when adopted */
+        s->last_tx_ms = now;
+        s->ops.send_numbered(s->ctx, s->tx, n);
+        return 0;
+    }
     uint32_t seq = s->next_out;
     if (new_seq) {
         s->next_out++;
@@ -784,6 +790,14 @@ uint32_t fix_session_reserve_seqnum(fix_session_t *s, uint32_t n)
     return first;
 }
 
+/* The resend store's kind of a sent message, by its MsgType (o->f[2]). */
+static fix_msg_kind_t kind_of(const fix_msg_t *o)
+{
+    const fix_field_t *t = &o->f[2];
+    bool admin = t->len == 1 && strchr("012345A", t->val[0]);
+    return admin ? FIX_KIND_ADMIN : (fix_field_eq(t, "D") || fix_field_eq(t, "G")) ? FIX_KIND_ORDER : FIX_KIND_APP;
+}
+
 int fix_session_record_sent(fix_session_t *s, const uint8_t *msg, size_t len, uint64_t now_ms)
 {
     fix_msg_t *o = &s->tmp;
@@ -791,14 +805,24 @@ int fix_session_record_sent(fix_session_t *s, const uint8_t *msg, size_t len, ui
     if (fix_parse(o, msg, len) != FIX_OK || o->n < 3 || o->f[2].tag != 35) return FIX_E_FORMAT;
     if (fix_msg_get_u32(o, 34, &seq) != FIX_OK || seq == 0 || seq >= s->next_out) return FIX_E_RANGE;
     if (store_find(&s->store, seq)) return FIX_E_RANGE; /* never the same number twice */
-    const fix_field_t *t = &o->f[2];
-    bool admin = t->len == 1 && strchr("012345A", t->val[0]);
-    fix_msg_kind_t kind = admin ? FIX_KIND_ADMIN
-                          : (fix_field_eq(t, "D") || fix_field_eq(t, "G")) ? FIX_KIND_ORDER
-                                                                            : FIX_KIND_APP;
+    fix_msg_kind_t kind = kind_of(o);
     if (kind != FIX_KIND_ADMIN) store_add(&s->store, seq, msg, len, kind, now_ms);
     s->last_tx_ms = now_ms;
     return FIX_OK;
+}
+
+int64_t fix_session_adopt(fix_session_t *s, const uint8_t *msg, size_t len, uint64_t now_ms)
+{
+    fix_msg_t *o = &s->tmp;
+    uint32_t seq;
+    if (fix_parse(o, msg, len) != FIX_OK || o->n < 3 || o->f[2].tag != 35) return FIX_E_FORMAT;
+    if (fix_msg_get_u32(o, 34, &seq) != FIX_OK || seq != s->next_out) return FIX_E_RANGE;
+    s->next_out++;
+    fix_msg_kind_t kind = kind_of(o);
+    if (kind != FIX_KIND_ADMIN) store_add(&s->store, seq, msg, len, kind, now_ms);
+    if (now_ms > s->last_tx_ms) s->last_tx_ms = now_ms; /* (it was queued no later than it went) */
+    if (s->app && s->app->on_sent) s->app->on_sent(s->app_ctx, seq, o);
+    return seq;
 }
 
 int fix_session_fill_gap(fix_session_t *s, uint32_t seq, uint32_t n, uint64_t now_ms)

@@ -127,7 +127,17 @@ typedef struct {
      * taken. With a hardware offload the owner takes its send lock here and adopts what the hardware sent
      * (fix_session_reserve_seqnum + fix_session_record_sent), so the message gets the next free number. */
     void (*before_send)(void *ctx);
+    /* Optional: the transport numbers our new messages (the order engine owns the outgoing MsgSeqNum, DESIGN.md
+     * "The offload and the session"). When set, every new message (not a resend or gap fill) goes here instead
+     * of send, with 34 written as FIX_NUMBERED_WIDTH '0's for the transport to fill in; it takes no number and is
+     * not stored until the transport hands it back as sent with its number (fix_session_adopt). Resends and gap
+     * fills keep their own numbers and go through send. */
+    void (*send_numbered)(void *ctx, const uint8_t *data, size_t len);
 } fix_session_ops_t;
+
+/* Digits of the MsgSeqNum placeholder of a message numbered by the transport (zero padding is legal FIX):
+ * up to 99,999,999 messages on a session, as the order engine's order templates. */
+#define FIX_NUMBERED_WIDTH 8
 
 /* What an application handler asks the session to answer. */
 typedef enum {
@@ -145,6 +155,8 @@ typedef struct {
 typedef struct {
     fix_app_result_t (*on_message)(void *ctx, const fix_msg_t *m, uint64_t now_ms, fix_reject_t *rej);
     void (*on_order_dropped)(void *ctx, uint32_t seq); /* optional, see header comment */
+    /* optional: a message numbered by the transport was sent with MsgSeqNum seq (fix_session_adopt) */
+    void (*on_sent)(void *ctx, uint32_t seq, const fix_msg_t *m);
 } fix_app_handler_t;
 
 /* ---- Resend store (internal layout, public for static allocation) ---- */
@@ -209,8 +221,9 @@ void fix_session_poll(fix_session_t *s, uint64_t now_ms);
 void fix_session_logout(fix_session_t *s, const char *text, uint64_t now_ms);
 
 /* Application messages: begin writes the standard header (8,9,35,34,49,52,56) and returns the builder
- * for the body, NULL unless logged on. end sends it, stores it by kind and returns its MsgSeqNum,
- * or FIX_E_FULL (too big: nothing sent, no number used). No other session call in between. */
+ * for the body, NULL unless logged on. end sends it, stores it by kind and returns its MsgSeqNum (0 when the
+ * transport numbers it: ops.send_numbered; the number comes with fix_session_adopt), or FIX_E_FULL (too big:
+ * nothing sent, no number used). No other session call in between. */
 fix_builder_t *fix_session_begin(fix_session_t *s, const char *msg_type, uint64_t now_ms);
 int64_t fix_session_end(fix_session_t *s, fix_msg_kind_t kind, uint64_t now_ms);
 
@@ -223,6 +236,12 @@ bool fix_session_utc_valid(const fix_session_t *s);
 uint32_t fix_session_reserve_seqnum(fix_session_t *s, uint32_t n); /* returns the first of n */
 /* Records a complete message sent by someone else with a reserved MsgSeqNum (for resend). */
 int fix_session_record_sent(fix_session_t *s, const uint8_t *msg, size_t len, uint64_t now_ms);
+/* A message numbered by the transport (ops.send_numbered, or an order the hardware built and sent) has gone out
+ * with MsgSeqNum next_out: the session takes the number, stores the message for resend by its kind (35=D/G
+ * orders, other application messages; session messages are not stored) and tells the application handler
+ * (on_sent). Returns the MsgSeqNum, FIX_E_FORMAT (not a FIX message) or FIX_E_RANGE (34 is not next_out:
+ * nothing taken). */
+int64_t fix_session_adopt(fix_session_t *s, const uint8_t *msg, size_t len, uint64_t now_ms);
 /* Sends SequenceReset-GapFill 34=seq 36=seq+n for reserved numbers that will never be used. */
 int fix_session_fill_gap(fix_session_t *s, uint32_t seq, uint32_t n, uint64_t now_ms);
 

@@ -109,7 +109,7 @@ static inline void fh_event_cb(void *ctx, fix_event_t ev, uint32_t arg, const ch
     h->events++;
 }
 
-static const fix_session_ops_t fh_ops = {fh_send_cb, fh_disconnect_cb, fh_event_cb, NULL};
+static const fix_session_ops_t fh_ops = {fh_send_cb, fh_disconnect_cb, fh_event_cb, NULL, NULL};
 
 /* Frames [8=<begin>|9=n|][head][body][10=ccc|] into out (cap FIX_MAX_MSG_LEN + 64); '|' in body becomes SOH. */
 static inline size_t fh_frame(uint8_t *out, const char *begin, const char *head, size_t hl, const uint8_t *body,

@@ -25,7 +25,7 @@ static fix_app_result_t on_app(void *ctx, const fix_msg_t *m, uint64_t now_ms, f
     }
     return t && t->len && t->val[0] == 'U' ? FIX_APP_UNSUPPORTED : FIX_APP_OK;
 }
-static const fix_app_handler_t app = {on_app, NULL};
+static const fix_app_handler_t app = {on_app, NULL, NULL};
 
 static void on_connect(void)
 {

@@ -430,7 +430,9 @@ static void sync_input(struct tcp_conn *c, struct seg *g)
     /* ACK field */
     uint32_t ack = g->ack;
     if (seq_gt(ack, c->snd_nxt)) {
-        if (!(c->hw_armed && seq_leq(ack, c->snd_nxt + c->hw_max))) {
+        /* (a FIN the hardware is sending counts as one more number: tcp_hw_fin_wanted) */
+        uint32_t lease_end = c->snd_nxt + c->hw_max + (c->fin_queued && !c->fin_sent ? 1u : 0u);
+        if (!(c->hw_armed && seq_leq(ack, lease_end))) {
             s->cnt.tcp_bad_ack++;
             send_ack(c);
             return;
@@ -835,7 +837,7 @@ const char *tcp_state_name(enum tcp_state st)
 
 bool tcp_hw_arm(struct tcp_conn *c, size_t max_len, uint32_t *seq_out)
 {
-    if (!c || c->state != TCP_ESTABLISHED || c->fin_queued || max_len == 0)
+    if (!c || c->state != TCP_ESTABLISHED || c->fin_queued)
         return false;
     if (c->snd_nxt != c->snd_end || max_len > tcp_send_space(c))
         return false;
@@ -853,6 +855,30 @@ bool tcp_hw_extend(struct tcp_conn *c, size_t n)
         return false;
     c->hw_max += (uint32_t)n;
     return true;
+}
+
+bool tcp_hw_fin_wanted(const struct tcp_conn *c, uint32_t *seq_out)
+{
+    if (!c || !c->hw_armed || !c->fin_queued || c->fin_sent || !sending_state(c->state) || c->snd_nxt != c->snd_end)
+        return false;
+    if (seq_out)
+        *seq_out = c->snd_end;
+    return true;
+}
+
+int tcp_adopt_fin(struct tcp_conn *c, uint32_t seq)
+{
+    if (!c || !c->hw_armed || c->state == TCP_CLOSED)
+        return TCP_ADOPT_NOT_ARMED;
+    uint32_t want;
+    if (!tcp_hw_fin_wanted(c, &want) || seq != want)
+        return TCP_ADOPT_BAD_SEQ;
+    c->fin_sent = true;
+    c->snd_nxt = c->snd_end + 1;
+    c->hw_seq = c->snd_nxt;
+    if (c->rto_deadline == 0)
+        arm_rto(c);
+    return TCP_ADOPT_OK;
 }
 
 void tcp_hw_disarm(struct tcp_conn *c)

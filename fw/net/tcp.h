@@ -197,6 +197,8 @@ const char *tcp_state_name(enum tcp_state st);
  * the bytes for retransmission. Protocol:
  * A lease covers max_len bytes from seq, in one or several hardware segments.
  *  1. tcp_hw_arm(c, max_len, &seq): allowed in ESTABLISHED when every buffered byte has
+ *     been sent and max_len bytes of buffer are free (max_len may be 0: a lease that only grows by
+ *     tcp_hw_extend, for a transmitter that sends every frame; its FIN: tcp_hw_fin_wanted); the
  *     been sent (snd_nxt == end of buffer) and max_len bytes of buffer are free. Returns
  *     the sequence number the hardware must use (= snd_nxt); firmware programs it together
  *     with rcv_nxt (tcp_hw_rcv_nxt) into the engine. While armed, tcp_send() accepts
@@ -218,6 +220,14 @@ int tcp_adopt_sent(struct tcp_conn *c, uint32_t seq, const uint8_t *data, size_t
 /* Lengthens the lease by n bytes (another order armed while the hardware owns the numbers): false when
  * not armed or the send buffer has no room for the whole lease. */
 bool tcp_hw_extend(struct tcp_conn *c, size_t n);
+/* The FIN, when the hardware sends everything that consumes sequence space (the order engine's send queue): while
+ * armed, tcp_close() (or the peer's FIN in CLOSE_WAIT) queues our FIN but the stack cannot send it itself.
+ * tcp_hw_fin_wanted() says it is due (queued, not sent, every byte before it adopted): the owner has the hardware
+ * send it at the returned sequence number (*seq_out) and adopts it with tcp_adopt_fin(c, seq), which returns
+ * TCP_ADOPT_OK, TCP_ADOPT_NOT_ARMED, or TCP_ADOPT_BAD_SEQ (not that number, or no FIN due). From then on the
+ * stack retransmits the FIN itself, as one it sent. */
+bool tcp_hw_fin_wanted(const struct tcp_conn *c, uint32_t *seq_out);
+int tcp_adopt_fin(struct tcp_conn *c, uint32_t seq);
 /* Next sequence number expected from the peer (the ACK field the hardware sends). */
 uint32_t tcp_hw_rcv_nxt(const struct tcp_conn *c);
 /* Buffered bytes not sent yet. */

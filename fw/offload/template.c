@@ -40,6 +40,33 @@ static int find_field(const uint8_t *m, size_t n, const char *pat) {
     return -1;
 }
 
+/* Ethernet II, IPv4 (id 0, DF, TTL 64) and TCP (seq/ack/window 0, PSH|ACK, FIN if t->fin) around the t->fix_len
+ * payload bytes already at OFL_FIX_OFF; the stored checksums go into t. */
+static void put_headers(ofl_template_t *t, const ofl_conn_t *c) {
+    uint8_t *f = t->frame;
+    memcpy(f, c->dst_mac, 6);
+    memcpy(f + 6, c->src_mac, 6);
+    put16(f + 12, 0x0800);
+    uint8_t *ip = f + OFL_ETH_HDR;
+    memset(ip, 0, OFL_IP_HDR + OFL_TCP_HDR);
+    ip[0] = 0x45;
+    put16(ip + 2, (uint16_t)(OFL_IP_HDR + OFL_TCP_HDR + t->fix_len));
+    put16(ip + 6, 0x4000);
+    ip[8] = 64;
+    ip[9] = 6;
+    put32(ip + 12, c->src_ip);
+    put32(ip + 16, c->dst_ip);
+    t->ip_csum = ip_checksum(ip);
+    put16(ip + 10, t->ip_csum);
+    uint8_t *tcp = ip + OFL_IP_HDR;
+    put16(tcp, c->src_port);
+    put16(tcp + 2, c->dst_port);
+    tcp[12] = 0x50;
+    tcp[13] = (uint8_t)(0x10 | (t->fix_len ? 0x08 : 0) | (t->fin ? 0x01 : 0)); /* ACK, PSH with data, FIN */
+    t->tcp_csum = tcp_checksum(f, t->len);
+    put16(tcp + 16, t->tcp_csum);
+}
+
 int ofl_build_template(ofl_template_t *t, const ofl_order_spec_t *s) {
     unsigned width = s->msgseq_width ? s->msgseq_width : OFL_MSGSEQ_WIDTH_DEFAULT;
     if (width > 10 || !s->sender || !s->target || !s->account || !s->clordid || !s->symbol ||
@@ -47,10 +74,6 @@ int ofl_build_template(ofl_template_t *t, const ofl_order_spec_t *s) {
         return OFL_E_ARG;
     memset(t, 0, sizeof *t);
     uint8_t *f = t->frame;
-    /* Ethernet */
-    memcpy(f, s->dst_mac, 6);
-    memcpy(f + 6, s->src_mac, 6);
-    put16(f + 12, 0x0800);
     /* FIX message first (its length sets the IPv4/TCP lengths) */
     uint64_t day = s->utc_day_ms - s->utc_day_ms % DAY_MS;
     fix_builder_t b;
@@ -79,25 +102,45 @@ int ofl_build_template(ofl_template_t *t, const ofl_order_spec_t *s) {
     t->fix_sum = fix_checksum(m, (size_t)o10 - 3);
     memcpy(f + t->cs_off, "000", 3); /* the engine writes fix_sum + its digits over 0s */
     t->day_ms = day;
-    /* IPv4: version 4, IHL 5, total length, id 0, DF, TTL 64, TCP */
-    uint8_t *ip = f + OFL_ETH_HDR;
-    ip[0] = 0x45;
-    put16(ip + 2, (uint16_t)(OFL_IP_HDR + OFL_TCP_HDR + n));
-    put16(ip + 6, 0x4000);
-    ip[8] = 64;
-    ip[9] = 6;
-    put32(ip + 12, s->src_ip);
-    put32(ip + 16, s->dst_ip);
-    t->ip_csum = ip_checksum(ip);
-    put16(ip + 10, t->ip_csum);
-    /* TCP: ports, seq/ack/window 0, data offset 5, PSH|ACK */
-    uint8_t *tcp = ip + OFL_IP_HDR;
-    put16(tcp, s->src_port);
-    put16(tcp + 2, s->dst_port);
-    tcp[12] = 0x50;
-    tcp[13] = 0x18;
-    t->tcp_csum = tcp_checksum(f, t->len);
-    put16(tcp + 16, t->tcp_csum);
+    t->msg_mode = OFL_MSG_NUMBERED;
+    t->st_en = t->tt_en = true;
+    ofl_conn_t c;
+    memcpy(c.dst_mac, s->dst_mac, 6);
+    memcpy(c.src_mac, s->src_mac, 6);
+    c.src_ip = s->src_ip, c.dst_ip = s->dst_ip, c.src_port = s->src_port, c.dst_port = s->dst_port;
+    put_headers(t, &c);
+    return OFL_OK;
+}
+
+int ofl_build_frame(ofl_template_t *t, const ofl_conn_t *c, const uint8_t *fix, size_t n, unsigned mode, bool fin) {
+    if (!t || !c || mode > OFL_MSG_NONE || (mode == OFL_MSG_NONE) != (n == 0) || (n && !fix)) return OFL_E_ARG;
+    if (n > OFL_FRAME_MAX - OFL_FIX_OFF) return OFL_E_TOO_LONG;
+    memset(t, 0, sizeof *t);
+    t->len = (uint16_t)(OFL_FIX_OFF + n);
+    t->fix_len = (uint16_t)n;
+    t->msg_mode = (uint8_t)mode;
+    t->fin = fin;
+    if (n) {
+        uint8_t *m = t->frame + OFL_FIX_OFF;
+        memcpy(m, fix, n);
+        /* a whole message: 8=... first, and "<SOH>10=ddd<SOH>" last */
+        if (n < 16 || m[0] != '8' || m[1] != '=' || memcmp(m + n - 8, "\x01" "10=", 4) != 0 || m[n - 1] != 1) return OFL_E_ARG;
+        for (size_t i = n - 4; i < n - 1; i++)
+            if (m[i] < '0' || m[i] > '9') return OFL_E_ARG;
+        t->cs_off = (uint16_t)(OFL_FIX_OFF + n - 4);
+        t->fix_sum = fix_checksum(m, n - 7);
+        memcpy(m + n - 4, "000", 3);
+        if (mode == OFL_MSG_NUMBERED) {
+            int o34 = find_field(m, n - 7, "\x01" "34=");
+            if (o34 < 0) return OFL_E_ARG;
+            unsigned w = 0;
+            while ((size_t)o34 + w < n && m[o34 + w] == '0') w++;
+            if (w == 0 || w > 10 || m[o34 + w] != 1) return OFL_E_ARG;   /* the placeholder: 1..10 '0's */
+            t->msg_off = (uint16_t)(OFL_FIX_OFF + o34);
+            t->msg_width = (uint8_t)w;
+        }
+    }
+    put_headers(t, c);
     return OFL_OK;
 }
 
@@ -118,9 +161,10 @@ static void put_tod(uint8_t *p, uint32_t tod_ms) {
 }
 
 size_t ofl_materialize(const ofl_template_t *t, const ofl_patch_t *p, uint8_t *out) {
+    const bool numbered = t->msg_mode == OFL_MSG_NUMBERED, timed = t->st_en || t->tt_en;
     uint64_t limit = 1;
     for (unsigned i = 0; i < t->msg_width; i++) limit *= 10u;
-    if (p->msgseq >= limit || p->tod_ms >= DAY_MS || t->len == 0) return 0;
+    if ((numbered && p->msgseq >= limit) || (timed && p->tod_ms >= DAY_MS) || t->len == 0) return 0;
     memmove(out, t->frame, t->len); /* out may be t->frame */
     uint8_t *ip = out + OFL_ETH_HDR, *tcp = ip + OFL_IP_HDR, *m = out + OFL_FIX_OFF;
     put16(ip + 4, p->ip_id);
@@ -129,11 +173,13 @@ size_t ofl_materialize(const ofl_template_t *t, const ofl_patch_t *p, uint8_t *o
     put32(tcp + 4, p->seq);
     put32(tcp + 8, p->ack);
     put16(tcp + 14, p->window);
-    put_digits(out + t->msg_off, p->msgseq, t->msg_width);
-    put_tod(out + t->st_off, p->tod_ms);
-    put_tod(out + t->tt_off, p->tod_ms);
-    size_t cs_at = (size_t)(t->cs_off - OFL_FIX_OFF);
-    put_digits(out + t->cs_off, fix_checksum(m, cs_at - 3), 3);
+    if (numbered) put_digits(out + t->msg_off, p->msgseq, t->msg_width);
+    if (t->st_en) put_tod(out + t->st_off, p->tod_ms);
+    if (t->tt_en) put_tod(out + t->tt_off, p->tod_ms);
+    if (t->msg_mode != OFL_MSG_NONE) {
+        size_t cs_at = (size_t)(t->cs_off - OFL_FIX_OFF);
+        put_digits(out + t->cs_off, fix_checksum(m, cs_at - 3), 3);
+    }
     put16(tcp + 16, 0);
     put16(tcp + 16, tcp_checksum(out, t->len));
     return t->len;

@@ -98,7 +98,7 @@ static inline bool fx_has_event(const fx_t *t, fix_event_t ev)
     return false;
 }
 
-static const fix_session_ops_t fx_ops = {fx_send_cb, fx_disconnect_cb, fx_event_cb, NULL};
+static const fix_session_ops_t fx_ops = {fx_send_cb, fx_disconnect_cb, fx_event_cb, NULL, NULL};
 
 static inline fix_session_config_t fx_default_cfg(void)
 {

@@ -330,6 +330,65 @@ static void test_app_cancel_reject_restores_state(void **st)
     assert_string_equal(seen.ev.text, "too late");
 }
 
+
+/* Orders numbered by the transport (the order engine, ops.send_numbered): the order has no MsgSeqNum until its
+ * message is handed back as sent (fix_session_adopt), interleaved with an order the hardware sent on its own;
+ * then a Business Message Reject naming that number rejects it, and a number out of turn is refused. */
+static struct {
+    uint8_t m[FIX_MAX_MSG_LEN];
+    size_t n;
+    int count;
+} q;
+static void q_send(void *ctx, const uint8_t *d, size_t n)
+{
+    (void)ctx;
+    memcpy(q.m, d, n);
+    q.n = n;
+    q.count++;
+}
+
+static void test_app_order_numbered_by_transport(void **st)
+{
+    (void)st;
+    start_default();
+    T.s.ops.send_numbered = q_send;
+    memset(&q, 0, sizeof q);
+    int idx = new_order(2000);
+    assert_true(idx >= 0);
+    assert_int_equal(q.count, 1);
+    assert_int_equal(T.nsent, 1);                         /* (only the Logon went the direct way) */
+    assert_int_equal(fix_app_order(&T.app, idx)->seq, 0); /* no number yet */
+    assert_int_equal(fix_session_next_out(&T.s), 2);
+    /* the placeholder, at FIX_NUMBERED_WIDTH */
+    const char *ph = "\x01" "34=00000000\x01";
+    bool found = false;
+    for (size_t i = 0; i + 13 <= q.n; i++) found |= memcmp(q.m + i, ph, 13) == 0;
+    assert_true(found);
+    /* the hardware's order goes first and takes 2 */
+    uint8_t hw[FIX_MAX_MSG_LEN];
+    size_t hn = fx_frame(hw, sizeof hw, "35=D|34=00000002|49=TFISH|52=20260105-14:30:01.000|56=EXCH|1=ACC1|11=H1|21=1|"
+                                         "38=5|40=2|44=117|54=2|55=MSFT|59=0|60=20260105-14:30:01.000|");
+    assert_int_equal(fix_session_adopt(&T.s, hw, hn, 2001), 2);
+    /* firmware's order out of turn: refused, nothing taken */
+    uint8_t m[FIX_MAX_MSG_LEN];
+    memcpy(m, q.m, q.n);
+    for (size_t i = 0; i + 13 <= q.n; i++)
+        if (memcmp(m + i, ph, 13) == 0) memcpy(m + i + 4, "00000002", 8);
+    assert_int_equal(fix_session_adopt(&T.s, m, q.n, 2002), FIX_E_RANGE);
+    assert_int_equal(fix_session_next_out(&T.s), 3);
+    assert_int_equal(fix_app_order(&T.app, idx)->seq, 0);
+    /* in turn: 3 */
+    for (size_t i = 0; i + 13 <= q.n; i++)
+        if (memcmp(m + i, "\x01" "34=00000002\x01", 13) == 0) memcpy(m + i + 4, "00000003", 8);
+    assert_int_equal(fix_session_adopt(&T.s, m, q.n, 2003), 3);
+    assert_int_equal(fix_app_order(&T.app, idx)->seq, 3);
+    assert_int_equal(fix_session_next_out(&T.s), 4);
+    assert_int_equal(fix_session_adopt(&T.s, hw, 5, 2004), FIX_E_FORMAT);
+    /* the exchange's Business Message Reject of MsgSeqNum 3 is this order's */
+    fx_in(&T, 2100, "35=j|34=2|45=3|372=D|380=2|58=unknown security|");
+    assert_int_equal(fix_app_order(&T.app, idx)->state, FIX_ORD_REJECTED);
+}
+
 static void test_app_order_rejected_by_exchange(void **st)
 {
     (void)st;
@@ -456,6 +515,7 @@ int main(void)
         cmocka_unit_test(test_19_possresend_duplicate_execution_report_ignored),
         cmocka_unit_test(test_app_gapfilled_order_marked_not_delivered),
         cmocka_unit_test(test_app_orders_refused_when_not_logged_on),
+        cmocka_unit_test(test_app_order_numbered_by_transport),
         cmocka_unit_test(test_app_order_table_full_reuses_finished_slots),
     };
     return cmocka_run_group_tests_name("fix_app", tests, NULL, NULL);

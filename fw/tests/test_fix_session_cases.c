@@ -66,7 +66,85 @@ static void cap_close(void *ctx, const char *reason)
     snprintf(cap.reason, sizeof cap.reason, "%s", reason);
 }
 
-static const fix_session_ops_t ops = {cap_send, cap_close, NULL, NULL};
+static const fix_session_ops_t ops = {cap_send, cap_close, NULL, NULL, NULL};
+
+/* The same cases with the session's new messages numbered by the transport (as the order engine does,
+ * ops.send_numbered): a model engine takes each message with its MsgSeqNum placeholder, writes its next number
+ * (set from the session's next_out at the first message after a connect, as firmware sets the engine's) at the
+ * fixed width, fixes the CheckSum, and hands it back as sent (fix_session_adopt) before the next line of the
+ * case. For the comparison with the file the zero padding is taken out again (BodyLength and CheckSum
+ * recomputed): the messages must be the file's, with the numbers the file expects. */
+static const char *show(const uint8_t *m, size_t n);
+static bool numbered;
+static struct {
+    bool set;
+    uint32_t next;
+    uint8_t q[MAX_SENT][FIX_MAX_MSG_LEN];
+    size_t qlen[MAX_SENT];
+    int nq;
+} eng;
+
+static void eng_queue(void *ctx, const uint8_t *d, size_t n)
+{
+    (void)ctx;
+    assert_true(eng.nq < MAX_SENT && n <= FIX_MAX_MSG_LEN);
+    memcpy(eng.q[eng.nq], d, n);
+    eng.qlen[eng.nq++] = n;
+}
+
+static const fix_session_ops_t ops_numbered = {cap_send, cap_close, NULL, NULL, eng_queue};
+
+static unsigned sum256(const uint8_t *m, size_t n)
+{
+    unsigned v = 0;
+    for (size_t i = 0; i < n; i++) v += m[i];
+    return v % 256u;
+}
+
+/* The engine: every queued message sent with its number and adopted, in order. */
+static void eng_run(void)
+{
+    for (int i = 0; i < eng.nq; i++) {
+        uint8_t *m = eng.q[i];
+        size_t n = eng.qlen[i];
+        assert_true(fx_framed(m, n));
+        if (!eng.set) eng.next = fix_session_next_out(&S), eng.set = true;
+        const char pat[] = "\x01" "34=00000000\x01";
+        uint8_t *at = NULL;
+        for (size_t k = 0; k + sizeof pat - 1 <= n; k++)
+            if (memcmp(m + k, pat, sizeof pat - 1) == 0) { at = m + k + 4; break; }
+        if (!at) fail_msg("a message numbered by the transport has no 8-digit placeholder: %s", show(m, n));
+        for (unsigned d = 0, v = eng.next; d < FIX_NUMBERED_WIDTH; d++, v /= 10) at[FIX_NUMBERED_WIDTH - 1 - d] = (uint8_t)('0' + v % 10);
+        unsigned cs = sum256(m, n - 7);
+        m[n - 4] = (uint8_t)('0' + cs / 100), m[n - 3] = (uint8_t)('0' + cs / 10 % 10), m[n - 2] = (uint8_t)('0' + cs % 10);
+        assert_true(fx_framed(m, n));
+        /* what the counterparty gets, without the padding */
+        uint8_t *o = cap.sent[cap.nsent];
+        assert_true(cap.nsent < MAX_SENT);
+        size_t lead = 0;
+        while (lead < FIX_NUMBERED_WIDTH - 1 && at[lead] == '0') lead++;
+        size_t a = (size_t)(at - m), on = 0;
+        memcpy(o, m, a), on = a;
+        memcpy(o + on, at + lead, n - a - lead), on += n - a - lead;
+        /* BodyLength: from after "9=nnn<SOH>" to the SOH before "10=" */
+        uint8_t *nine = o + 10; /* after "8=FIX.4.4<SOH>" */
+        while (*nine != 1) nine++;
+        size_t body_from = (size_t)(nine - o) + 1, body = on - 7 - body_from;
+        char bl[12];
+        int bn = snprintf(bl, sizeof bl, "9=%zu", body);
+        size_t old_bn = (size_t)(nine - (o + 10));
+        memmove(o + 10 + bn, nine, on - (size_t)(nine - o));   /* (the width of BodyLength may change) */
+        on = on - old_bn + (size_t)bn;
+        memcpy(o + 10, bl, (size_t)bn);
+        cs = sum256(o, on - 7);
+        o[on - 4] = (uint8_t)('0' + cs / 100), o[on - 3] = (uint8_t)('0' + cs / 10 % 10), o[on - 2] = (uint8_t)('0' + cs % 10);
+        cap.sent_len[cap.nsent++] = on;
+        int64_t r = fix_session_adopt(&S, m, n, 0);
+        if (r != (int64_t)eng.next) fail_msg("fix_session_adopt gave %lld for MsgSeqNum %u", (long long)r, eng.next);
+        eng.next++;
+    }
+    eng.nq = 0;
+}
 
 /* '|' -> SOH. Returns the length. */
 static size_t to_wire(const char *txt, uint8_t *out, size_t cap_)
@@ -130,11 +208,13 @@ static void run_case(void **st)
     cfg.sender_comp_id = "TFISH";
     cfg.target_comp_id = "EXCH";
     cfg.heartbeat_s = 30;
-    fix_session_init(&S, &cfg, &ops, NULL);
+    fix_session_init(&S, &cfg, numbered ? &ops_numbered : &ops, NULL);
+    memset(&eng, 0, sizeof eng);
 
     for (int i = 0; i < c->nlines; i++) {
         const char *l = c->line[i];
         const int ln = c->lineno[i];
+        if (numbered) eng_run();
         char verb[16];
         int vl = 0;
         while (l[vl] && l[vl] != ' ' && vl < 15) {
@@ -153,6 +233,7 @@ static void run_case(void **st)
             if (!fix_utc_parse(p, strlen(p), &utc)) fail_msg("%s:%d: bad UTC '%s'", case_file, ln, p);
             fix_session_set_utc(&S, now, utc);
         } else if (!strcmp(verb, "connect")) {
+            eng.set = false; /* (the owner sets the engine's numbers for each connection) */
             fix_session_connected(&S, num(&p, ln));
         } else if (!strcmp(verb, "in")) {
             uint64_t now = num(&p, ln);
@@ -216,7 +297,20 @@ static void run_case(void **st)
             fail_msg("%s:%d: unknown line '%s'", case_file, ln, l);
         }
     }
+    if (numbered) eng_run();
     all_accounted(c, c->lineno[c->nlines - 1]);
+}
+
+static void run_case_direct(void **st)
+{
+    numbered = false;
+    run_case(st);
+}
+
+static void run_case_numbered(void **st)
+{
+    numbered = true;
+    run_case(st);
 }
 
 /* The cases file sits beside this source file. */
@@ -272,8 +366,12 @@ int main(void)
         fprintf(stderr, "%s: only %d cases read (expected the whole set)\n", case_file, ncases);
         return 1;
     }
-    static struct CMUnitTest tests[MAX_CASES];
-    for (int i = 0; i < ncases; i++)
-        tests[i] = (struct CMUnitTest){cases[i].name, run_case, NULL, NULL, &cases[i]};
-    return _cmocka_run_group_tests("fix_session_cases", tests, (size_t)ncases, NULL, NULL);
+    static struct CMUnitTest tests[2 * MAX_CASES];
+    static char names[MAX_CASES][sizeof cases[0].name + 32];
+    for (int i = 0; i < ncases; i++) {
+        tests[i] = (struct CMUnitTest){cases[i].name, run_case_direct, NULL, NULL, &cases[i]};
+        snprintf(names[i], sizeof names[i], "%s (numbered by the transport)", cases[i].name);
+        tests[ncases + i] = (struct CMUnitTest){names[i], run_case_numbered, NULL, NULL, &cases[i]};
+    }
+    return _cmocka_run_group_tests("fix_session_cases", tests, 2 * (size_t)ncases, NULL, NULL);
 }

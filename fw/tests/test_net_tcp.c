@@ -891,6 +891,49 @@ static void test_hw_adopt(void **state)
     assert_int_equal(tcp_send_unacked(c), 0);
 }
 
+
+/* Everything sent by the hardware (a lease that starts empty and grows per frame): the FIN too. The stack queues
+ * it on close, sends nothing itself, says when and where it is due, adopts it, and retransmits it afterwards. */
+static void test_hw_sends_everything_fin_included(void **state)
+{
+    (void)state;
+    fill_pat();
+    struct tcp_conn *c = open_conn(1460, 65535);
+    uint32_t seq, f;
+    assert_true(tcp_hw_arm(c, 0, &seq));             /* an empty lease */
+    assert_int_equal(seq, ISS + 1);
+    assert_int_equal(tcp_send(c, "no", 2), 0);
+    assert_true(tcp_hw_extend(c, 50));
+    assert_int_equal(tcp_adopt_sent(c, seq, PAT, 50), TCP_ADOPT_OK);
+    assert_false(tcp_hw_fin_wanted(c, &f));          /* no close yet */
+    assert_int_equal(tcp_adopt_fin(c, seq + 50), TCP_ADOPT_BAD_SEQ);
+    t_clear();
+    tcp_close(c);
+    assert_int_equal(tcp_get_state(c), TCP_FIN_WAIT_1);
+    assert_int_equal(T.ncap, 0);                     /* the stack does not send the FIN itself */
+    assert_true(tcp_hw_fin_wanted(c, &f));
+    assert_int_equal(f, ISS + 51);
+    /* the peer ACKs data and FIN before the adoption: tolerated, not a bad ACK */
+    peer(PSEQ, ISS + 52, TCP_FLAG_ACK, 65535, NULL, 0);
+    assert_int_equal(net_get_counters(&T.stack)->tcp_bad_ack, 0);
+    assert_int_equal(tcp_adopt_fin(c, f + 1), TCP_ADOPT_BAD_SEQ);
+    assert_int_equal(tcp_adopt_fin(c, f), TCP_ADOPT_OK);
+    assert_int_equal(tcp_adopt_fin(c, f), TCP_ADOPT_BAD_SEQ);   /* once */
+    assert_false(tcp_hw_fin_wanted(c, &f));
+    /* that early ACK was ignored: the data and the FIN are retransmitted by the stack */
+    t_clear();
+    poll_at(NOW + 1000);
+    assert_true(T.ncap >= 1);
+    check_seg(0, ISS + 1, PSEQ, TCP_FLAG_ACK | TCP_FLAG_PSH | TCP_FLAG_FIN, 50);
+    peer(PSEQ, ISS + 52, TCP_FLAG_ACK, 65535, NULL, 0);
+    assert_int_equal(tcp_get_state(c), TCP_FIN_WAIT_2);
+    peer(PSEQ, ISS + 52, TCP_FLAG_ACK | TCP_FLAG_FIN, 65535, NULL, 0);
+    assert_int_equal(tcp_get_state(c), TCP_TIME_WAIT);
+    assert_int_equal(T.closed, 1);
+    assert_int_equal(tcp_adopt_fin(NULL, 0), TCP_ADOPT_NOT_ARMED);
+    assert_false(tcp_hw_fin_wanted(NULL, NULL));
+}
+
 /* An offload order ACKed bytes that firmware then lost (receive buffer overflow): they are given up. */
 static void test_hw_arm_rules(void **state)
 {
@@ -956,6 +999,7 @@ int main(void)
         cmocka_unit_test_setup(test_backoff_helper, setup),
         cmocka_unit_test_setup(test_hw_adopt, setup),
         cmocka_unit_test_setup(test_hw_arm_rules, setup),
+        cmocka_unit_test_setup(test_hw_sends_everything_fin_included, setup),
     };
     return cmocka_run_group_tests_name("net_tcp", tests, NULL, NULL);
 }

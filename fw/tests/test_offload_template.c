@@ -212,12 +212,134 @@ static void test_bad_input_refused(void **state) {
     assert_int_equal(ofl_materialize(&t, &p, out), 0);
 }
 
+
+/* A message as the session builds it: 8, 9, 35, 34 (a placeholder of `width` '0's, or `seq` when width is 0),
+ * 43=Y when possdup, 49, 52, 56, then 58=<text>. */
+static size_t session_msg(uint8_t *buf, size_t cap, const char *type, unsigned width, uint32_t seq, bool possdup,
+                          const char *text) {
+    fix_builder_t b;
+    fix_build_begin(&b, buf, cap, type);
+    if (width) fix_build_uint_padded(&b, 34, 0, width);
+    else fix_build_uint(&b, 34, seq);
+    if (possdup) fix_build_char(&b, 43, 'Y');
+    fix_build_str(&b, 49, "TFISH1");
+    fix_build_utc(&b, 52, T0);
+    fix_build_str(&b, 56, "EXCH");
+    if (text) fix_build_str(&b, 58, text);
+    return fix_build_end(&b);
+}
+
+static ofl_conn_t conn(void) {
+    ofl_order_spec_t s = spec();
+    ofl_conn_t c;
+    memcpy(c.dst_mac, s.dst_mac, 6);
+    memcpy(c.src_mac, s.src_mac, 6);
+    c.src_ip = s.src_ip, c.dst_ip = s.dst_ip, c.src_port = s.src_port, c.dst_port = s.dst_port;
+    return c;
+}
+
+/* Firmware frames for the engine's SEND queue (numbered, kept, bare FIN; short and longer than one 256-byte slot):
+ * valid as stored, materialised with random numbers they are valid frames whose MsgSeqNum is the engine's (numbered)
+ * or the message's own (kept), whose SendingTime is the session's, and the hardware's incremental checksum updates
+ * over the bytes it changes give the same checksums. */
+static void test_firmware_frames(void **state) {
+    (void)state;
+    static ofl_template_t t;
+    static uint8_t msg[600], out[OFL_FRAME_MAX];
+    static fix_msg_t m;
+    static char text[400];
+    ofl_conn_t c = conn();
+    memset(text, 'x', 300);
+    text[300] = 0;
+    srand(11);
+    for (int kind = 0; kind < 5; kind++) {
+        unsigned mode = kind == 4 ? OFL_MSG_NONE : kind >= 2 ? OFL_MSG_KEEP : OFL_MSG_NUMBERED;
+        size_t n = 0;
+        if (kind == 0) n = session_msg(msg, sizeof msg, "0", 8, 0, false, NULL);
+        if (kind == 1) n = session_msg(msg, sizeof msg, "5", 10, 0, false, text); /* 2 slots */
+        if (kind == 2) n = session_msg(msg, sizeof msg, "D", 0, 4711, true, "resent");
+        if (kind == 3) n = session_msg(msg, sizeof msg, "4", 0, 17, true, NULL);
+        bool fin = kind == 4;
+        assert_int_equal(ofl_build_frame(&t, &c, msg, n, mode, fin), OFL_OK);
+        assert_int_equal(t.len, OFL_FIX_OFF + n);
+        if (kind == 1) assert_true(t.len > OFL_TEMPLATE_MAX);
+        assert_valid_headers(t.frame, t.len);
+        assert_false(t.st_en || t.tt_en);
+        uint8_t flags = t.frame[OFL_ETH_HDR + OFL_IP_HDR + 13];
+        assert_int_equal(flags, fin ? 0x11 : 0x18);
+        if (n) assert_memory_equal(t.frame + t.cs_off - 3, "10=000\x01", 7);
+        for (int i = 0; i < 300; i++) {
+            ofl_patch_t p = {(uint32_t)rand() * 2654435761u, (uint32_t)rand() * 40503u, (uint16_t)rand(), (uint16_t)rand(),
+                             (uint32_t)rand() % 100000000u, (uint32_t)((uint64_t)rand() * 7919u % DAY)};
+            assert_int_equal(ofl_materialize(&t, &p, out), t.len);
+            assert_valid_headers(out, t.len);
+            assert_int_equal(rd32(out + OFL_ETH_HDR + OFL_IP_HDR + 4), p.seq);
+            assert_int_equal(rd32(out + OFL_ETH_HDR + OFL_IP_HDR + 8), p.ack);
+            assert_int_equal(rd16(out + OFL_ETH_HDR + OFL_IP_HDR + 14), p.window);
+            assert_int_equal(rd16(out + OFL_ETH_HDR + 4), p.ip_id);
+            if (n) {
+                fix_framer_t fr;
+                fix_framer_init(&fr);
+                assert_int_equal(fix_framer_feed(&fr, out + OFL_FIX_OFF, n), n);
+                const uint8_t *fm;
+                size_t fl;
+                assert_int_equal(fix_framer_next(&fr, &fm, &fl), FIX_FRAME_OK);
+                assert_int_equal(fix_parse(&m, fm, fl), FIX_OK);
+                uint32_t seq;
+                assert_int_equal(fix_msg_get_u32(&m, 34, &seq), FIX_OK);
+                assert_int_equal(seq, kind == 2 ? 4711u : kind == 3 ? 17u : p.msgseq);
+                uint64_t st;
+                const fix_field_t *f52 = fix_msg_get(&m, 52);
+                assert_true(fix_utc_parse(f52->val, f52->len, &st));
+                assert_true(st == T0);                 /* the session's, not the engine's clock */
+                /* everything but 34 and 10 is the session's message, byte for byte */
+                size_t a = mode == OFL_MSG_NUMBERED ? (size_t)(t.msg_off - OFL_FIX_OFF) : n;
+                assert_memory_equal(out + OFL_FIX_OFF, msg, a < n - 7 ? a : n - 7);
+            }
+            uint16_t ip_c = incr16(t.ip_csum, t.frame, out, OFL_ETH_HDR, OFL_ETH_HDR + 4, 2);
+            assert_int_equal(ip_c, rd16(out + OFL_ETH_HDR + 10));
+            const size_t tcp0 = OFL_ETH_HDR + OFL_IP_HDR;
+            uint16_t tcp_c = incr16(t.tcp_csum, t.frame, out, tcp0, tcp0 + 4, 8);
+            tcp_c = incr16(tcp_c, t.frame, out, tcp0, tcp0 + 14, 2);
+            if (mode == OFL_MSG_NUMBERED) tcp_c = incr16(tcp_c, t.frame, out, tcp0, t.msg_off, t.msg_width);
+            if (n) tcp_c = incr16(tcp_c, t.frame, out, tcp0, t.cs_off, 3);
+            assert_int_equal(tcp_c, rd16(out + tcp0 + 16));
+        }
+    }
+}
+
+static void test_firmware_frames_bad_input_refused(void **state) {
+    (void)state;
+    static ofl_template_t t;
+    static uint8_t msg[700];
+    ofl_conn_t c = conn();
+    size_t n = session_msg(msg, sizeof msg, "0", 0, 17, false, NULL);
+    assert_int_equal(ofl_build_frame(&t, &c, msg, n, OFL_MSG_NUMBERED, false), OFL_E_ARG); /* 34=17: no placeholder */
+    assert_int_equal(ofl_build_frame(&t, &c, msg, n, OFL_MSG_KEEP, false), OFL_OK);
+    assert_int_equal(ofl_build_frame(&t, &c, msg, n, OFL_MSG_NONE, true), OFL_E_ARG);     /* NONE with a message */
+    assert_int_equal(ofl_build_frame(&t, &c, msg, n, 3, false), OFL_E_ARG);
+    assert_int_equal(ofl_build_frame(&t, &c, msg, 0, OFL_MSG_KEEP, true), OFL_E_ARG);     /* KEEP without one */
+    assert_int_equal(ofl_build_frame(&t, &c, msg, n - 1, OFL_MSG_KEEP, false), OFL_E_ARG); /* cut short */
+    msg[n - 2] = 'x';
+    assert_int_equal(ofl_build_frame(&t, &c, msg, n, OFL_MSG_KEEP, false), OFL_E_ARG);     /* CheckSum not digits */
+    n = session_msg(msg, sizeof msg, "0", 11, 0, false, NULL);                             /* 11 '0's */
+    assert_int_equal(ofl_build_frame(&t, &c, msg, n, OFL_MSG_NUMBERED, false), OFL_E_ARG);
+    static char text[500];
+    memset(text, 'y', 460);
+    text[460] = 0;
+    n = session_msg(msg, sizeof msg, "5", 8, 0, false, text);
+    assert_true(n > OFL_FRAME_MAX - OFL_FIX_OFF);
+    assert_int_equal(ofl_build_frame(&t, &c, msg, n, OFL_MSG_NUMBERED, false), OFL_E_TOO_LONG);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_template_layout_and_placeholders),
         cmocka_unit_test(test_materialized_frames_valid_and_match_incremental_update),
         cmocka_unit_test(test_sell_and_other_widths),
         cmocka_unit_test(test_bad_input_refused),
+        cmocka_unit_test(test_firmware_frames),
+        cmocka_unit_test(test_firmware_frames_bad_input_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
