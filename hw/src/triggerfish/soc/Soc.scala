@@ -263,7 +263,7 @@ class Soc(val config: SocConfig) extends Component {
     (config.ioBase + 0x3000, BigInt(0x1000), gpio.io.bus, gpio.regs)) ++
     eth.map(e => (config.ioBase + 0x10000, BigInt(0x10000), e.buffers.io.bus, e.buffers.regs)) ++
     eth.toSeq.flatMap(_.offRx.map(r => (config.ioBase + 0x20000, BigInt(0x1000), r.io.bus, r.regs))) ++
-    eth.toSeq.flatMap(_.engine.map(g => (config.ioBase + 0x22000, BigInt(0x2000), g.io.bus, g.regs)))
+    eth.toSeq.flatMap(_.engine.map(g => (config.ioBase + 0x24000, BigInt(0x4000), g.io.bus, g.regs)))
 
   val ioDecoder = PipelinedMemoryBusDecoder(busConfig,
     peripherals.map { case (base, size, _, _) => SizeMapping(base, size) }, pendingMax = 3)
