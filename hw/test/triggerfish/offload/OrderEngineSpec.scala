@@ -447,12 +447,14 @@ class OrderEngineSpec extends AnyFunSuite {
         f"CPU frames ${cpuFramesAll.length}, last MsgSeqNum ${expMsg - 1}, seq 0x${expSeq}%08X")
     }
 
-    /** Fires that found the engine idle: no other fire, order frame, CPU frame or state change just before. */
-    def isolated(f: Fire, engineCycles: Int): Boolean = {
+    /** Fires that found the engine idle: no other fire, engine frame, CPU frame or state change just before (an
+      * engine frame other than the fire's own, `ownStart`, that starts up to `engineCycles` after the fire is a send
+      * frame the engine committed before the fire's toggle reached it). */
+    def isolated(f: Fire, ownStart: Long, engineCycles: Int): Boolean = {
       val t = f.time
       val near = 400L * clocks.rx
       !fires.exists(g => g.id != f.id && g.time >= 0 && g.time < t && g.time > t - near) &&
-        !orderFramesAll.exists(o => o.end > t - near && o.start < t + engineCycles.toLong * clocks.tx) &&
+        !orderFramesAll.exists(o => o.start != ownStart && o.end > t - 30L * clocks.tx && o.start < t + engineCycles.toLong * clocks.tx) &&
         !cpuFramesAll.exists(c => c.end > t - 20L * clocks.tx && c.start < t + engineCycles.toLong * clocks.tx) &&
         !stateWrites.exists(w => w > t - 200L * clocks.sys && w < t + 10L * clocks.sys) &&
         !lockRequests.exists { case (a, b) => t > a - 100L * clocks.sys && t < b + 200L * clocks.sys }
@@ -518,7 +520,7 @@ class OrderEngineSpec extends AnyFunSuite {
         if (n == 0 && firesDone) quiet += 1 else quiet = 0
         rearm()
         // Firmware's own frames through the send queue (a few at a time; the queue may fill up).
-        if (rnd.nextInt(3) == 0) for (_ <- 0 until 1 + rnd.nextInt(5)) randomSend()
+        if (rnd.nextInt(8) == 0) for (_ <- 0 until 1 + rnd.nextInt(4)) randomSend()
         rnd.nextInt(60) match {
           case 0 | 1 | 2 => lockSession()
           case 3 =>   // off for a while: fires are ignored
@@ -537,11 +539,12 @@ class OrderEngineSpec extends AnyFunSuite {
       // edge that set it, so the engine's tx.valid is sampled 2..3 tx periods after it (exactly 3 with same
       // edges), and the arbiter's output register adds one (3..4 at the arbiter output, exactly 4 with same
       // edges); on hardware a metastable first flop may add one period.
-      val iso = latencies.filter { case (f, _) => isolated(f, 8) }
+      val iso = latencies.filter { case (f, l) => isolated(f, f.time + l, 8) }
       val lat = iso.map(_._2)
       val all = latencies.map(_._2)
       val P = clocks.tx.toLong
-      assert(iso.length > nFires / 10, s"only ${iso.length} isolated fires")
+      // (at least 1 in 20: the send frames of the random traffic make a fire that finds the engine idle rarer)
+      assert(iso.length > nFires / 20, s"only ${iso.length} isolated fires")
       val A = ExpectedArbiterCycles
       if (clocks.sameEdges) assert(lat.forall(_ == ExpectedFireToMacCycles * P), s"latency of isolated fires: ${lat.map(_ / P).groupBy(identity).view.mapValues(_.length).toMap}")
       else assert(lat.min > (2 + A) * P && lat.max <= (3 + A) * P, s"latency of isolated fires: ${lat.min / 100.0} .. ${lat.max / 100.0} ns")
