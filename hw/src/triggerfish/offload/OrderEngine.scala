@@ -538,6 +538,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // is false in k+1 and startR is not loaded at the end of k (its input is tS1 =/= seen); from k+1 on, `sending`
     // (sendGo) or suppressR (sendSkip) keeps freeNext, hence canGo, recFree and the lock, false until the frame
     // or the record is done. The fast path's registers (startR, canGo, recFree) are untouched by this logic.
+    val suppressR = RegInit(False)   // a record without a frame starts its log writer (below)
     val rxPending = BufferCC(xRxPending, False)
     val sq = sendFifo.io.pop
     val sPend = RegInit(False)
@@ -550,19 +551,30 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val sLenOkS = RegNext(xSendLenOk(sCur.slot)) init False
     val sWidthOkS = RegNext(xSendWidthOk(sCur.slot)) init False
     val sFitsS = RegNext(metaS.msgWidth >= msgSig) init False
-    val sViewOk = sPend && sAge(1)
     val sNumber = sCur.mode === SendMode.NUMBER
-    val sBad = !sLenOkS || (sNumber && !sWidthOkS)
-    val sNarrow = sNumber && !sFitsS
-    val sCan = sViewOk && canGo && !sending && !startNow && !lockReq && !rxPending && tS1 === seen && tS2 === seen
-    val sendGo = sCan && !sBad && !sNarrow
-    val sendSkip = sCan && (sBad || sNarrow)
+    // The entry's verdict, registered (valid from sAge 3 on; msgSig changes only while a frame is on the output
+    // or in the cycles after an unlock, when canGo is false and for longer than these two register stages).
+    val sBadR = RegNext(!sLenOkS || (sNumber && !sWidthOkS)) init False
+    val sOkR = RegNext(sLenOkS && (!sNumber || (sWidthOkS && sFitsS))) init False
+    val sArmR = RegInit(False)   // an entry is waiting and its views and verdict are valid
+    // The decision drives only a few registers (sending, sPend, sGoR, suppressR); the frame's commit (the record
+    // and datapath registers) happens one cycle later from the register sGoR (sSkipR for a record without a frame).
+    // In that cycle `sending` (sendGo) or suppressR (sendSkip) already keeps canGo, recFree and the lock off, and no
+    // fire can start or be taken (tS1 == seen in the decision cycle: see above); suppressR also keeps sArmR's stale
+    // value from taking a second decision.
+    val sCan = sArmR && !suppressR && canGo && !sending && !startNow && !lockReq && !rxPending && tS1 === seen && tS2 === seen
+    val sendGo = sCan && sOkR
+    val sendSkip = sCan && !sOkR
+    sArmR := sPend && sAge === 3 && !sendGo && !sendSkip
     when(sendGo || sendSkip) { sPend := False }
+    when(sendGo) { sending := True }
+    val sGoR = RegNext(sendGo) init False
+    val sSkipR = RegNext(sendSkip) init False
 
     // Lock: taken when no order is on the output and the log has every record of the past.
     // (a suppression starts the log writer one cycle later: suppressR)
-    val suppressR = RegNext(suppressNow || sendSkip) init False
-    val suppressStatusR = RegNext(Mux(sendSkip, Mux(sBad, U(St.SUPPRESSED_TEMPLATE, St.width bits), U(St.SUPPRESSED_WIDTH, St.width bits)), suppressStatus))
+    suppressR := suppressNow || sendSkip
+    val suppressStatusR = RegNext(Mux(sendSkip, Mux(sBadR, U(St.SUPPRESSED_TEMPLATE, St.width bits), U(St.SUPPRESSED_WIDTH, St.width bits)), suppressStatus))
     when(!locked && lockReq && !sending && !startNow && writerIdle && !pushR && !suppressNow && !suppressR) { locked := True }
     // (canGo's next value is set at the end of the area, once every assignment to these registers is made.)
     when(locked && !lockReq) {
@@ -602,8 +614,9 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       advSeqBy := (metaH.len - PayloadOff).resize(10)
     }
     // A send frame's record (sent or not): the same registers, from the queue entry and the send ring's views.
-    // (sendGo/sendSkip and recLatch never coincide: recLatch needs `arrived` or startNow.)
-    when(sendGo || sendSkip) {
+    // (sGoR/sSkipR and recLatch never coincide: recLatch needs `arrived` or startNow, and both are false in the
+    // cycle after the decision, see the send queue above; sCur, metaS and shadowS still show the entry then.)
+    when(sGoR || sSkipR) {
       val plen = (metaS.len - PayloadOff).resize(9)
       recTmpl := U(1, 1 bits) @@ sCur.slot
       recTrig := (U(0, 2 bits) @@ sCur.mode @@ sCur.fin.asUInt @@ plen(8 downto 8))   // [12] plen bit 8, [13] FIN, [15:14] mode
@@ -621,7 +634,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       patchMsg := sNumber; patchCs := sCur.mode =/= SendMode.RAW; advMsg := sNumber
       advSeqBy := plen.resize(10) + sCur.fin.asUInt.resize(10)
     }
-    when(startNow || sendGo) { recStatus := St.SENT }
+    when(startNow || sGoR) { recStatus := St.SENT }
     when(suppressR) { recStatus := suppressStatusR }
 
     // Log words, in push order. Words 0..5 are known at the commit, 6 when byte 0 has left, 7 (the
@@ -662,8 +675,8 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       }
       ipId := ipId + 1
     }
-    when(startNow || sendGo) {
-      sending := True
+    when(startNow) { sending := True }   // (a send frame's: at its decision, sendGo)
+    when(startNow || sGoR) {
       wIdx := 0
       wAvail := 6
     }
@@ -707,7 +720,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val termR = Reg(UInt(16 bits)) init 0
     termR := step.muxList(U(0, 16 bits), Seq(1 -> recSeq(31 downto 16), 2 -> recSeq(15 downto 0), 3 -> recAck(31 downto 16),
       4 -> recAck(15 downto 0), 5 -> recWin, 6 -> msgContrib, 7 -> stContrib, 8 -> ttContrib, 9 -> csContrib))
-    when(startNow || sendGo) { step := 0; calcRun := True; ipDone := False; tcpDone := False }
+    when(startNow || sGoR) { step := 0; calcRun := True; ipDone := False; tcpDone := False }
     when(calcRun) {
       step := step + 1
       switch(step) {
@@ -770,7 +783,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     issue := startNow || issueSend        // the commit cycle issues byte 4 (bytes 0..3 come from the shadow)
     val issuePos = sending ? ipos | U(4, 9 bits)
     when(startNow) { ipos := 5; issueMore := True }
-    when(sendGo) { ipos := 4; issueMore := True }   // a send frame's bytes 0..3 come from shadowR, byte 4 is issued next cycle
+    when(sGoR) { ipos := 4; issueMore := True }   // a send frame's bytes 0..3 come from shadowR, byte 4 is issued next cycle
     when(issueSend) { ipos := ipos + 1; issueMore := ipos =/= lenM1R }
     // Bytes 256.. of a send frame are in the next slot.
     val issueSlot = sending ? (ipos(8) ? tmplNext | tmplReg) | (U(0, 1 bits) @@ tmplH)
@@ -798,7 +811,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       when(issueSend) { r := r + 1 }
     }
     for ((r, off) <- rel.zip(Seq(metaS.msgOff, metaS.stOff, metaS.ttOff, metaS.csOff)))
-      when(sendGo) { r := U(4, 9 bits) - off.resize(9) }
+      when(sGoR) { r := U(4, 9 bits) - off.resize(9) }
     def within(d: UInt, n: Int): Bool = d(8 downto 4) === 0 && d(3 downto 0) < n
     def isTimeDigit(rel: UInt): Bool = timeCharDigit.map { case (c, _) => rel === c }.reduce(_ || _)
     val s1Fix = RegNext(sending ? fixIdx | U(0, 5 bits)) init 0
@@ -858,7 +871,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       oLast := False
       when(io.tx.ready) { oData := shadowH(15 downto 8); oPos := 1 } otherwise { oData := shadowH(7 downto 0); oPos := 0 }
     }
-    when(sendGo) {   // a send frame: byte 0 is offered from the output register in the next cycle
+    when(sGoR) {   // a send frame: byte 0 is offered from the output register in the next cycle
       oValid := True
       oLast := False
       oData := shadowS(7 downto 0)
