@@ -332,7 +332,12 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   val xIgnoredGray, xNotArmedGray, xLogDropsGray, xRxOverflowGray = UInt(16 bits)
 
   val logFifo = new StreamFifoCC(Bits(32 bits), config.logWords, txCd, sysCd, withPopBufferedReset = false)
-  val sendFifo = new StreamFifoCC(OrderSendRec(), SendDepth, sysCd, txCd, withPopBufferedReset = false)
+  // The send queue crosses as the fires do: a queue in sys, then a hold register + toggle, acknowledged by the
+  // engine's `seen` toggle (StreamFifoCC's pop logic, an adder and a Gray compare in eth_tx, was eth_tx's critical
+  // path on ECP5).
+  val xSendToggle = quasiStatic(Bool())                     // sys: flips when an entry is put in xSendHold (2-flop synchronised)
+  val xSendHold = quasiStatic(OrderSendRec())               // sys: stable until the engine has taken it
+  val xSendSeen = Bool()                                    // eth_tx: flips when the engine has taken the entry
   val xRxPending = Bool()                                   // eth_rx: a fire is queued or held (2-flop synchronised)
 
   // ---------------------------------------------------------------------------------------------
@@ -529,7 +534,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     xNotArmedGray := grayEvents(RegNext(incNotArmed) init False)
     xLogDropsGray := grayEvents(RegNext(incLogDrops) init False)
 
-    // ---- The send queue (SEND register writes, from sys through sendFifo). The head is taken into sCur; two
+    // ---- The send queue (SEND register writes, from sys through the queue, the hold register and the toggle). The head is taken into sCur; two
     // cycles later its template's views (first word, metadata, checks; registers) are valid (sViewOk). A send
     // frame is committed (sendGo) or logged without sending (sendSkip: bad metadata, MsgSeqNum too wide) only
     // when the engine could start an order (canGo), nothing is locking, and no fire is on its way: none in the
@@ -540,12 +545,15 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // or the record is done. The fast path's registers (startR, canGo, recFree) are untouched by this logic.
     val suppressR = RegInit(False)   // a record without a frame starts its log writer (below)
     val rxPending = BufferCC(xRxPending, False)
-    val sq = sendFifo.io.pop
     val sPend = RegInit(False)
     val sCur = Reg(OrderSendRec())
     val sAge = Reg(UInt(2 bits)) init 0
-    sq.ready := !sPend && ready2go   // (while disabled, locked or the log is short of room, entries stay in the FIFO: SEND_FREE is exact)
-    when(sq.fire) { sPend := True; sCur := sq.payload; sAge := 0 } elsewhen (sAge =/= 3) { sAge := sAge + 1 }
+    val sToggleSync = BufferCC(xSendToggle, False)
+    val sSeen = RegInit(False)
+    xSendSeen := sSeen
+    // (while disabled, locked or the log is short of room, the entry stays in the crossing: SEND_FREE is exact)
+    val sTake = !sPend && sToggleSync =/= sSeen && ready2go
+    when(sTake) { sPend := True; sCur := xSendHold; sAge := 0; sSeen := !sSeen } elsewhen (sAge =/= 3) { sAge := sAge + 1 }
     val shadowS = RegNext(quasiStatic(sendStore.shadow.readAsync(sCur.slot)))
     val metaS = RegNext(readMeta(sendStore, sCur.slot))
     val sLenOkS = RegNext(xSendLenOk(sCur.slot)) init False
@@ -1095,11 +1103,25 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       st.meta3.write(mt, d(7 downto 0), metaWrite && sel && mw === 3)
     }
 
-    // The send queue: SEND_ACK, then SEND pushes {slot, mode, FIN, SEND_ACK} to eth_tx (refused when full).
+    // The send queue: SEND_ACK, then SEND puts {slot, mode, FIN, SEND_ACK} in the queue (refused when full); the
+    // head goes to the hold register and crosses to eth_tx by toggle. Capacity SendDepth: the queue's entries
+    // and the hold register (while it waits for the engine) together.
     val sendAck = Reg(UInt(32 bits)) init 0
     regs.rw("SEND_ACK", 0x060, sendAck, "the TCP ACK number the next SEND frame carries")
-    val push = sendFifo.io.push
-    val sendFree = (U(SendDepth, 5 bits) - sendFifo.io.pushOccupancy.resize(5 bits))
+    val qAw = log2Up(SendDepth)
+    val sendMem = Mem(OrderSendRec(), SendDepth)
+    val qWr = Reg(UInt(qAw + 1 bits)) init 0
+    val qRd = Reg(UInt(qAw + 1 bits)) init 0
+    val sHold = Reg(OrderSendRec())
+    val sToggle = RegInit(False)
+    val sSeenSync = BufferCC(xSendSeen, False)
+    val holdFree = sToggle === sSeenSync
+    xSendToggle := sToggle
+    xSendHold := sHold
+    when(holdFree && qWr =/= qRd) { sHold := sendMem.readAsync(qRd(qAw - 1 downto 0)); qRd := qRd + 1; sToggle := !sToggle }
+    val outstanding = (qWr - qRd).resize(qAw + 2) + (!holdFree).asUInt.resize(qAw + 2)
+    val sendFree = (U(SendDepth, qAw + 2 bits) - outstanding)
+    val push = Flow(OrderSendRec())
     regs.ro("SEND_FREE", 0x064, sendFree, "free entries in the send queue (SEND writes that will be taken)")
     val sendW = regs.writeFlowFields("SEND", 0x068, "queue a send-ring template (see README-tx.md \"Send queue\")",
       RegField("SLOT", 0, 5, "template slot, 16..31 (others refused)"),
@@ -1113,8 +1135,10 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     push.payload.fin := sendW.payload(12)
     push.payload.ack := sendAck
     when(sendW.valid) {
-      when(sSlot(4) && sMode =/= 3 && push.ready) { push.valid := True } otherwise { refused := True }
+      when(sSlot(4) && sMode =/= 3 && sendFree =/= 0) { push.valid := True } otherwise { refused := True }
     }
+    sendMem.write(qWr(qAw - 1 downto 0), push.payload, push.valid)
+    when(push.valid) { qWr := qWr + 1 }
   }
 
   regs.window("META", MetaWindow, Slots * 16, "WO",
