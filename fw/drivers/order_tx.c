@@ -44,19 +44,45 @@ static bool command(uint32_t reg, uint32_t v) {
 bool order_tx_arm(uint32_t mask, bool on) { return command(on ? ORDER_TX_ARM_SET : ORDER_TX_ARM_CLR, mask); }
 uint32_t order_tx_armed(void) { return rd(ORDER_TX_ARMED); }
 
-void order_tx_load(unsigned t, const ofl_template_t *tp) {
-    uint32_t base = ORDER_TX_TEMPLATE + t * ORDER_TX_TEMPLATE_BYTES;
-    for (unsigned i = 0; i < tp->len; i += 4) {
+void order_tx_load_frame(unsigned t, const uint8_t *frame, const order_tx_meta_t *m) {
+    uint32_t base = ORDER_TX_TEMPLATE + t * ORDER_TX_TEMPLATE_BYTES; /* a long frame runs on into slot t + 1 */
+    for (unsigned i = 0; i < m->len; i += 4) {
         uint32_t w = 0;
-        for (unsigned k = 0; k < 4 && i + k < tp->len; k++) w |= (uint32_t)tp->frame[i + k] << (8 * k);
+        for (unsigned k = 0; k < 4 && i + k < m->len; k++) w |= (uint32_t)frame[i + k] << (8 * k);
         wr(base + i, w);
     }
-    uint32_t m = ORDER_TX_META + t * 16u;
-    wr(m, tp->len | ((uint32_t)tp->msg_width << 12) | ((uint32_t)tp->msg_off << 16) | ((uint32_t)tp->cs_off << 24));
-    wr(m + 4, tp->st_off | (1u << 8) | ((uint32_t)tp->tt_off << 16) | (1u << 24));
-    wr(m + 8, tp->ip_csum | ((uint32_t)tp->tcp_csum << 16));
-    wr(m + 12, tp->fix_sum);
+    uint32_t a = ORDER_TX_META + t * 16u;
+    wr(a, ((uint32_t)m->len << ORDER_TX_META0_LEN_SHIFT) | ((uint32_t)m->msg_width << ORDER_TX_META0_MSG_WIDTH_SHIFT) |
+              ((uint32_t)m->msg_off << ORDER_TX_META0_MSG_OFF_SHIFT) |
+              ((uint32_t)(m->cs_off & 0xFFu) << ORDER_TX_META0_CSUM_OFF_SHIFT) |
+              ((uint32_t)(m->cs_off >> 8 & 1u) << ORDER_TX_META0_CSUM_OFF8_SHIFT));
+    wr(a + 4, ((uint32_t)m->st_off << ORDER_TX_META1_STIME_OFF_SHIFT) | ((uint32_t)m->st_en << ORDER_TX_META1_STIME_EN_SHIFT) |
+                  ((uint32_t)m->tt_off << ORDER_TX_META1_TTIME_OFF_SHIFT) | ((uint32_t)m->tt_en << ORDER_TX_META1_TTIME_EN_SHIFT));
+    wr(a + 8, ((uint32_t)m->ip_csum << ORDER_TX_META2_IP_CSUM_SHIFT) | ((uint32_t)m->tcp_csum << ORDER_TX_META2_TCP_CSUM_SHIFT));
+    wr(a + 12, (uint32_t)m->fix_sum << ORDER_TX_META3_FIX_SUM_SHIFT);
 }
+
+void order_tx_load(unsigned t, const ofl_template_t *tp) {
+    order_tx_meta_t m = {.len = tp->len, .cs_off = tp->cs_off, .msg_off = tp->msg_off, .msg_width = tp->msg_width,
+                         .st_off = tp->st_off, .tt_off = tp->tt_off, .st_en = true, .tt_en = true,
+                         .ip_csum = tp->ip_csum, .tcp_csum = tp->tcp_csum, .fix_sum = tp->fix_sum};
+    order_tx_load_frame(t, tp->frame, &m);
+}
+
+bool order_tx_send(unsigned slot, unsigned mode, bool fin, uint32_t ack) {
+    if (slot < ORDER_TX_SEND_SLOT0 || slot >= ORDER_TX_SLOTS || mode > ORDER_TX_SEND_MODE_RAW) return false;
+    if (order_tx_send_free() == 0) return false;
+    wr(ORDER_TX_SEND_ACK, ack);
+    wr(ORDER_TX_SEND, (slot << ORDER_TX_SEND_SLOT_SHIFT) | (mode << ORDER_TX_SEND_MODE_SHIFT) |
+                          ((fin ? 1u : 0u) << ORDER_TX_SEND_FIN_SHIFT));
+    if (rd(ORDER_TX_STATUS) & BIT(ORDER_TX_STATUS, REFUSED)) { /* (only firmware fills the queue: not expected) */
+        wr(ORDER_TX_STATUS_CLR, BIT(ORDER_TX_STATUS, REFUSED));
+        return false;
+    }
+    return true;
+}
+
+unsigned order_tx_send_free(void) { return rd(ORDER_TX_SEND_FREE); }
 
 void order_tx_read(unsigned t, uint8_t *out, unsigned len) {
     uint32_t base = ORDER_TX_TEMPLATE + t * ORDER_TX_TEMPLATE_BYTES;
@@ -105,16 +131,27 @@ bool order_tx_pop(order_tx_record_t *r) {
     r->seq = w[0];
     r->ack = w[1];
     r->msgseq = w[2];
-    uint32_t hours = ((w[7] >> 22) & 15u) * 10u + (w[3] >> 28);
+    uint32_t h = w[7];
+    uint32_t hours = ((h >> ORDER_TX_REC_HOURS_SHIFT) & 15u) * 10u + (w[3] >> 28);
     r->tod_ms = ((hours * 60u + bcd(w[3] >> 20, 2)) * 60u + bcd(w[3] >> 12, 2)) * 1000u + bcd(w[3], 3);
     r->window = (uint16_t)(w[4] >> 16);
     r->ip_id = (uint16_t)w[4];
     r->rx_stamp = w[5];
     r->tx_stamp = w[6];
-    r->payload_len = (uint8_t)w[7];
-    r->tmpl = (w[7] >> 8) & 15u;
-    r->trigger = (w[7] >> 12) & 63u;
-    r->status = (w[7] >> 18) & 15u;
+    r->is_send = (h >> ORDER_TX_REC_KIND_SHIFT) & 1u;
+    r->payload_len = (uint16_t)((h >> ORDER_TX_REC_PLEN_SHIFT) & 0xFFu);
+    r->tmpl = (uint8_t)(((h >> ORDER_TX_REC_TMPL_SHIFT) & 15u) | (r->is_send ? ORDER_TX_SEND_SLOT0 : 0u));
+    r->status = (h >> ORDER_TX_REC_STATUS_SHIFT) & 15u;
+    if (r->is_send) {
+        r->payload_len |= (uint16_t)(((h >> ORDER_TX_REC_PLEN8_SHIFT) & 1u) << 8);
+        r->trigger = 0;
+        r->mode = (h >> ORDER_TX_REC_MODE_SHIFT) & 3u;
+        r->fin = (h >> ORDER_TX_REC_FIN_SHIFT) & 1u;
+    } else {
+        r->trigger = (h >> ORDER_TX_REC_TRIGGER_SHIFT) & 63u;
+        r->mode = 0;
+        r->fin = false;
+    }
     return true;
 }
 #endif

@@ -20,8 +20,29 @@ void order_tx_unlock(void);
 /* ARM_SET / ARM_CLR / TIME_SET: waits for the command channel. */
 bool order_tx_arm(uint32_t mask, bool on);
 uint32_t order_tx_armed(void);
-/* Writes template t (frame and metadata) from a built template; only while it is disarmed. */
+/* Writes template t (frame and metadata) from a built template; only while it is disarmed. Slots
+ * ORDER_TX_SEND_SLOT0..ORDER_TX_SLOTS-1 are the send ring (never armed; write one only while no SEND of it is
+ * queued or in flight, i.e. after its record). */
 void order_tx_load(unsigned t, const ofl_template_t *tp);
+/* A template's metadata (README-tx.md "Templates"), for frames that are not built as ofl_template_t. */
+typedef struct {
+    uint16_t len;       /* frame bytes: 55..ORDER_TX_TEMPLATE_BYTES (orders), ORDER_TX_SEND_MIN_LEN..ORDER_TX_SEND_MAX_LEN (send ring) */
+    uint16_t cs_off;    /* first CheckSum digit (9 bits: up to 510) */
+    uint8_t msg_off, msg_width, st_off, tt_off;   /* 8-bit offsets: the fields must lie in the first 256 bytes */
+    bool st_en, tt_en;
+    uint16_t ip_csum, tcp_csum;
+    uint8_t fix_sum;
+} order_tx_meta_t;
+/* Writes frame[0..m->len) and the metadata into slot t; a send-ring frame longer than ORDER_TX_TEMPLATE_BYTES
+ * continues in slot t + 1 (t + 1 < ORDER_TX_SLOTS). */
+void order_tx_load_frame(unsigned t, const uint8_t *frame, const order_tx_meta_t *m);
+/* The send queue: SEND_ACK = ack, then SEND of send-ring slot `slot` (ORDER_TX_SEND_SLOT0..ORDER_TX_SLOTS-1)
+ * with `mode` (ORDER_TX_SEND_MODE_NUMBER, _KEEP, _RAW) and FIN. False when the queue had no room (nothing
+ * queued; STATUS.REFUSED is cleared again) or the arguments are out of range. The frame goes out after any
+ * fire, while the engine is enabled and not locked; its record comes through order_tx_pop (is_send). */
+bool order_tx_send(unsigned slot, unsigned mode, bool fin, uint32_t ack);
+/* SEND_FREE: SEND writes the queue will take now. */
+unsigned order_tx_send_free(void);
 /* Reads template t's frame bytes back (firmware keeps no copy). */
 void order_tx_read(unsigned t, uint8_t *out, unsigned len);
 /* Sets the engine's time of day (ms since midnight UTC) and its millisecond divisor. */
@@ -42,8 +63,13 @@ typedef struct {
     uint32_t seq, ack, msgseq;
     uint32_t tod_ms;   /* time of day the engine wrote */
     uint16_t window, ip_id;
-    uint32_t rx_stamp, tx_stamp;
-    uint8_t payload_len, tmpl, trigger, status;
+    uint32_t rx_stamp, tx_stamp;   /* rx_stamp: 0 for a send frame */
+    uint16_t payload_len;          /* TCP payload bytes (up to ORDER_TX_SEND_MAX_LEN - 54 for a send frame) */
+    uint8_t tmpl;                  /* template 0..15 (a fire) or send-ring slot 16..31 */
+    uint8_t trigger, status;       /* trigger: fire records only */
+    bool is_send;                  /* a send frame's record (SEND), not a fire's */
+    uint8_t mode;                  /* send records: the SEND mode */
+    bool fin;                      /* send records: FIN (the sequence space taken is payload_len + 1) */
 } order_tx_record_t;
 /* Takes the oldest complete record; false when none is waiting. */
 bool order_tx_pop(order_tx_record_t *r);

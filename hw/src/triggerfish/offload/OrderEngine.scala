@@ -75,12 +75,20 @@ case class OrderFireRec() extends Bundle {
   val stamp = UInt(32 bits)
 }
 
+/** What crosses from sys to eth_tx for one SEND register write (the send queue). */
+case class OrderSendRec() extends Bundle {
+  val slot = UInt(4 bits)   // send-ring slot - 16 (template 16 + slot)
+  val mode = UInt(2 bits)   // OrderEngine.SendMode
+  val fin = Bool()          // the segment carries FIN: the TCP sequence advances by one more
+  val ack = UInt(32 bits)   // the TCP ACK the frame carries (SEND_ACK when SEND was written)
+}
+
 /** Per-template metadata, as the engine reads it (LUT RAM, written from sys through the META window). */
 case class OrderMeta() extends Bundle {
   val len = UInt(9 bits)        // frame length in bytes, DA..end of the FIX message (no FCS), 55..256
   val msgWidth = UInt(4 bits)   // digits of the MsgSeqNum field (1..10), zero padded
   val msgOff = UInt(8 bits)     // frame offset of the first MsgSeqNum digit
-  val csOff = UInt(8 bits)      // frame offset of the first of the three CheckSum digits
+  val csOff = UInt(9 bits)      // frame offset of the first of the three CheckSum digits (9 bits: send frames up to 511 bytes)
   val stOff = UInt(8 bits)      // frame offset of the HH of SendingTime's time part (HH:MM:SS.sss)
   val stEn = Bool()
   val ttOff = UInt(8 bits)      // frame offset of the HH of TransactTime's time part
@@ -156,11 +164,16 @@ object OrderEngineTxArbiter {
 }
 
 object OrderEngine {
-  val busConfig = PipelinedMemoryBusConfig(addressWidth = 13, dataWidth = 32)
-  val Templates = 16
-  val TemplateBytes = 256
-  val MetaWindow = 0x0400       // 16 bytes per template: META0..META3
-  val TemplateWindow = 0x1000   // 256 bytes per template
+  val busConfig = PipelinedMemoryBusConfig(addressWidth = 14, dataWidth = 32)
+  val Templates = 16            // armable order templates 0..15
+  val SendSlots = 16            // the send ring: templates 16..31, never armed, sent through SEND
+  val Slots = Templates + SendSlots
+  val TemplateBytes = 256       // bytes per slot; a send frame longer than that occupies its slot and the next
+  val SendMaxLen = 511          // longest send frame (LEN is 9 bits)
+  val SendMinLen = 54           // shortest send frame: headers only (a bare FIN or ACK-less segment)
+  val SendDepth = 16            // entries of the sys -> eth_tx send queue
+  val MetaWindow = 0x0400       // 16 bytes per template: META0..META3 (32 templates: 0x400..0x5FF)
+  val TemplateWindow = 0x2000   // 256 bytes per template (32 templates: 0x2000..0x3FFF)
   val RecordWords = 8
   val Digits = 10               // MsgSeqNum digits kept (a 32-bit MsgSeqNum has at most 10)
   // Frame layout: Ethernet II, IPv4 without options, TCP without options.
@@ -170,6 +183,13 @@ object OrderEngine {
   val MinLen = 55
   /** Fire log record status. */
   object St { val SENT = 1; val SUPPRESSED_LOCKED = 2; val SUPPRESSED_WIDTH = 3; val SUPPRESSED_TEMPLATE = 4; val width = 4 }
+  /** SEND register modes. */
+  object SendMode { val NUMBER = 0; val KEEP = 1; val RAW = 2 }
+  /** Fire log record word 7 (the header): field positions. A fire record has template 0..15 (bit 26 = 0) and its
+    * trigger in [17:12]; a SEND record has template 16..31 (bit 26 = 1) and [12] payload length bit 8, [13] FIN,
+    * [15:14] mode there. */
+  object Hdr { val PLEN = 0; val TMPL = 8; val TRIGGER = 12; val PLEN8 = 12; val FIN = 13; val MODE = 14; val STATUS = 18
+    val HOURS = 22; val KIND = 26; val RECNO = 27; val RecNoBits = 5 }
   /** sys -> eth_tx commands. */
   object Cmd { val ARM_SET = 0; val ARM_CLR = 1; val TIME_SET = 2; val ACK_SET = 3 }
   /** A 16-bit event counter to be read in another clock domain: counted in binary (a carry chain), then Gray
@@ -253,25 +273,35 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   // Storage written from sys and read in eth_tx. Firmware writes a template and its metadata only while
   // the template is not armed and not in use (see the file header); the engine reads them without
   // synchronisation.
-  val templRam = Mem(Bits(32 bits), Templates * TemplateBytes / 4)        // block RAM
-  val shadowRam = Mem(Bits(32 bits), Templates)                           // LUT RAM: bytes 0..3 of each template
-  // Metadata, LUT RAM, one per META word (only the bits used): see OrderMeta and the META window.
-  val meta0Ram = Mem(Bits(29 bits), Templates)   // csOff, msgOff, msgWidth, len
-  val meta1Ram = Mem(Bits(18 bits), Templates)   // ttEn, ttOff, stEn, stOff
-  val meta2Ram = Mem(Bits(32 bits), Templates)   // tcpCsum, ipCsum
-  val meta3Ram = Mem(Bits(8 bits), Templates)    // fixSum
-  for (m <- Seq[Mem[_]](templRam, shadowRam, meta0Ram, meta1Ram, meta2Ram, meta3Ram)) m.addTag(crossClockDomain)
-  def readMeta(t: UInt): OrderMeta = {
+  val templRam = Mem(Bits(32 bits), Slots * TemplateBytes / 4)            // block RAM (orders and the send ring)
+  // The order templates (0..15) and the send ring (16..31) have separate LUT RAMs for their first word and their
+  // metadata, each read at one address: the orders' by the held fire's template (the fast path, as before the
+  // send ring existed), the send ring's by the send queue's head.
+  class SlotStore(n: Int) extends Area {
+    val shadow = Mem(Bits(32 bits), n)           // LUT RAM: bytes 0..3 of each template
+    // Metadata, LUT RAM, one per META word (only the bits used): see OrderMeta and the META window.
+    val meta0 = Mem(Bits(30 bits), n)   // csOff (9), msgOff, msgWidth, len
+    val meta1 = Mem(Bits(18 bits), n)   // ttEn, ttOff, stEn, stOff
+    val meta2 = Mem(Bits(32 bits), n)   // tcpCsum, ipCsum
+    val meta3 = Mem(Bits(8 bits), n)    // fixSum
+    for (m <- Seq[Mem[_]](shadow, meta0, meta1, meta2, meta3)) m.addTag(crossClockDomain)
+  }
+  val orderStore = new SlotStore(Templates)
+  val sendStore = new SlotStore(SendSlots)
+  templRam.addTag(crossClockDomain)
+  val shadowRam = orderStore.shadow
+  def readMeta(st: SlotStore, t: UInt): OrderMeta = {
     val m = OrderMeta()
-    val w0 = quasiStatic(meta0Ram.readAsync(t)); val w1 = quasiStatic(meta1Ram.readAsync(t))
-    val w2 = quasiStatic(meta2Ram.readAsync(t)); val w3 = quasiStatic(meta3Ram.readAsync(t))
+    val w0 = quasiStatic(st.meta0.readAsync(t)); val w1 = quasiStatic(st.meta1.readAsync(t))
+    val w2 = quasiStatic(st.meta2.readAsync(t)); val w3 = quasiStatic(st.meta3.readAsync(t))
     m.len := w0(8 downto 0).asUInt; m.msgWidth := w0(12 downto 9).asUInt
-    m.msgOff := w0(20 downto 13).asUInt; m.csOff := w0(28 downto 21).asUInt
+    m.msgOff := w0(20 downto 13).asUInt; m.csOff := w0(29 downto 21).asUInt
     m.stOff := w1(7 downto 0).asUInt; m.stEn := w1(8); m.ttOff := w1(16 downto 9).asUInt; m.ttEn := w1(17)
     m.ipCsum := w2(15 downto 0).asUInt; m.tcpCsum := w2(31 downto 16).asUInt
     m.fixSum := w3.asUInt
     m
   }
+  def readMeta(t: UInt): OrderMeta = readMeta(orderStore, t)
 
   // ---------------------------------------------------------------------------------------------
   // Signals between the domains (declared here, driven in their areas).
@@ -284,6 +314,8 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   val xMsDiv = quasiStatic(UInt(20 bits))                   // sys: taken by eth_tx at TIME_SET
   val xTemplOk = quasiStatic(Bits(Templates bits))          // sys: static per template (META0 written)
   val xWidth = quasiStatic(Vec(UInt(4 bits), Templates))
+  val xSendLenOk = quasiStatic(Bits(SendSlots bits))        // sys: per send slot, LEN in 54..511 (..256 for slot 31)
+  val xSendWidthOk = quasiStatic(Bits(SendSlots bits))      // sys: per send slot, MSG_WIDTH in 1..10
   val xStSeq = quasiStatic(UInt(32 bits))                   // sys staging, loaded by eth_tx when the lock ends
   val xStMsgBin = quasiStatic(UInt(32 bits))
   val xStMsgBcd = quasiStatic(UInt(4 * Digits bits))
@@ -300,6 +332,13 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   val xIgnoredGray, xNotArmedGray, xLogDropsGray, xRxOverflowGray = UInt(16 bits)
 
   val logFifo = new StreamFifoCC(Bits(32 bits), config.logWords, txCd, sysCd, withPopBufferedReset = false)
+  // The send queue crosses as the fires do: a queue in sys, then a hold register + toggle, acknowledged by the
+  // engine's `seen` toggle (StreamFifoCC's pop logic, an adder and a Gray compare in eth_tx, was eth_tx's critical
+  // path on ECP5).
+  val xSendToggle = quasiStatic(Bool())                     // sys: flips when an entry is put in xSendHold (2-flop synchronised)
+  val xSendHold = quasiStatic(OrderSendRec())               // sys: stable until the engine has taken it
+  val xSendSeen = Bool()                                    // eth_tx: flips when the engine has taken the entry
+  val xRxPending = Bool()                                   // eth_rx: a fire is queued or held (2-flop synchronised)
 
   // ---------------------------------------------------------------------------------------------
   // eth_rx: queue the fires and hand them over one at a time (toggle handshake, data held stable).
@@ -330,6 +369,9 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     queue.write(wr(aw - 1 downto 0), incoming, toQueue && !full)
     when(toQueue && !full) { wr := wr + 1 }
     xRxOverflowGray := grayEvents(RegNext(toQueue && full) init False)
+    // A fire is on its way to the engine (new, queued, or held and not yet taken): the engine starts no send
+    // frame meanwhile, so that a fire queued behind another never waits for one.
+    xRxPending := RegNext(io.fire.valid || !empty || !free) init False
     xFireToggle := toggle
     xFireHold := hold
   }
@@ -423,10 +465,16 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val shadowH = RegNext(quasiStatic(shadowRam.readAsync(tmplH)))   // bytes 0..3
     val metaH = RegNext(readMeta(tmplH))
     // Latched at the commit, for the frame.
-    val tmplReg = Reg(UInt(4 bits)) init 0
+    val tmplReg = Reg(UInt(5 bits)) init 0     // the template RAM slot of bytes 0..255
+    val tmplNext = Reg(UInt(5 bits)) init 0    // ... and of bytes 256..510 (send frames longer than 256 bytes)
     val shadowR = Reg(Bits(32 bits)) init 0
     val metaR = Reg(OrderMeta())
     val lenM1R = Reg(UInt(9 bits)) init 0
+    val patchMsg = RegInit(False)              // patch the MsgSeqNum digits (orders, SEND mode 0)
+    val patchCs = RegInit(False)               // patch the FIX CheckSum digits (orders, SEND modes 0 and 1)
+    val advMsg = RegInit(False)                // the frame advances the MsgSeqNum (orders, SEND mode 0)
+    val advSeqBy = Reg(UInt(10 bits)) init 0   // TCP sequence space the frame takes: payload (+1 for FIN)
+    val recKind = RegInit(False)               // the current record is a SEND frame's
 
     // Fire log writer: pushes the current record's words 0..wAvail-1 in order (see the record layout).
     val wIdx = Reg(UInt(4 bits)) init 0
@@ -486,10 +534,55 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     xNotArmedGray := grayEvents(RegNext(incNotArmed) init False)
     xLogDropsGray := grayEvents(RegNext(incLogDrops) init False)
 
+    // ---- The send queue (SEND register writes, from sys through the queue, the hold register and the toggle). The head is taken into sCur; two
+    // cycles later its template's views (first word, metadata, checks; registers) are valid (sViewOk). A send
+    // frame is committed (sendGo) or logged without sending (sendSkip: bad metadata, MsgSeqNum too wide) only
+    // when the engine could start an order (canGo), nothing is locking, and no fire is on its way: none in the
+    // eth_rx queue or the hold register (rxPending), none in the synchroniser (tS1, tS2 equal to `seen`).
+    // Why this never collides with a fire: sendGo/sendSkip in cycle k needs tS1 == seen in cycle k, so `arrived`
+    // is false in k+1 and startR is not loaded at the end of k (its input is tS1 =/= seen); from k+1 on, `sending`
+    // (sendGo) or suppressR (sendSkip) keeps freeNext, hence canGo, recFree and the lock, false until the frame
+    // or the record is done. The fast path's registers (startR, canGo, recFree) are untouched by this logic.
+    val suppressR = RegInit(False)   // a record without a frame starts its log writer (below)
+    val rxPending = BufferCC(xRxPending, False)
+    val sPend = RegInit(False)
+    val sCur = Reg(OrderSendRec())
+    val sAge = Reg(UInt(2 bits)) init 0
+    val sToggleSync = BufferCC(xSendToggle, False)
+    val sSeen = RegInit(False)
+    xSendSeen := sSeen
+    // (while disabled, locked or the log is short of room, the entry stays in the crossing: SEND_FREE is exact)
+    val sTake = !sPend && sToggleSync =/= sSeen && ready2go
+    when(sTake) { sPend := True; sCur := xSendHold; sAge := 0; sSeen := !sSeen } elsewhen (sAge =/= 3) { sAge := sAge + 1 }
+    val shadowS = RegNext(quasiStatic(sendStore.shadow.readAsync(sCur.slot)))
+    val metaS = RegNext(readMeta(sendStore, sCur.slot))
+    val sLenOkS = RegNext(xSendLenOk(sCur.slot)) init False
+    val sWidthOkS = RegNext(xSendWidthOk(sCur.slot)) init False
+    val sFitsS = RegNext(metaS.msgWidth >= msgSig) init False
+    val sNumber = sCur.mode === SendMode.NUMBER
+    // The entry's verdict, registered (valid from sAge 3 on; msgSig changes only while a frame is on the output
+    // or in the cycles after an unlock, when canGo is false and for longer than these two register stages).
+    val sBadR = RegNext(!sLenOkS || (sNumber && !sWidthOkS)) init False
+    val sOkR = RegNext(sLenOkS && (!sNumber || (sWidthOkS && sFitsS))) init False
+    val sArmR = RegInit(False)   // an entry is waiting and its views and verdict are valid
+    // The decision drives only a few registers (sending, sPend, sGoR, suppressR); the frame's commit (the record
+    // and datapath registers) happens one cycle later from the register sGoR (sSkipR for a record without a frame).
+    // In that cycle `sending` (sendGo) or suppressR (sendSkip) already keeps canGo, recFree and the lock off, and no
+    // fire can start or be taken (tS1 == seen in the decision cycle: see above); suppressR also keeps sArmR's stale
+    // value from taking a second decision.
+    val sCan = sArmR && !suppressR && canGo && !sending && !startNow && !lockReq && !rxPending && tS1 === seen && tS2 === seen
+    val sendGo = sCan && sOkR
+    val sendSkip = sCan && !sOkR
+    sArmR := sPend && sAge === 3 && !sendGo && !sendSkip
+    when(sendGo || sendSkip) { sPend := False }
+    when(sendGo) { sending := True }
+    val sGoR = RegNext(sendGo) init False
+    val sSkipR = RegNext(sendSkip) init False
+
     // Lock: taken when no order is on the output and the log has every record of the past.
     // (a suppression starts the log writer one cycle later: suppressR)
-    val suppressR = RegNext(suppressNow) init False
-    val suppressStatusR = RegNext(suppressStatus)
+    suppressR := suppressNow || sendSkip
+    val suppressStatusR = RegNext(Mux(sendSkip, Mux(sBadR, U(St.SUPPRESSED_TEMPLATE, St.width bits), U(St.SUPPRESSED_WIDTH, St.width bits)), suppressStatus))
     when(!locked && lockReq && !sending && !startNow && writerIdle && !pushR && !suppressNow && !suppressR) { locked := True }
     // (canGo's next value is set at the end of the area, once every assignment to these registers is made.)
     when(locked && !lockReq) {
@@ -502,7 +595,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     }
 
     // The current record: latched when a record is taken (sent or suppressed), kept until the next one.
-    val recTmpl = Reg(UInt(4 bits)) init 0
+    val recTmpl = Reg(UInt(5 bits)) init 0
     val recTrig = Reg(UInt(6 bits)) init 0
     val recAck = Reg(UInt(32 bits)) init 0
     val recRxStamp = Reg(UInt(32 bits)) init 0
@@ -515,23 +608,49 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val recWin = Reg(UInt(16 bits)) init 0
     val recPlen = Reg(UInt(8 bits)) init 0
     val recStatus = Reg(UInt(St.width bits)) init 0
-    val recNo = Reg(UInt(6 bits)) init 0
+    val recNo = Reg(UInt(Hdr.RecNoBits bits)) init 0
     when(recLatch) {   // also when the record is not taken: then nothing reads these
-      recTmpl := tmplH; recTrig := h.trigger; recAck := Mux(fwAckOn, fwAck, h.ackSeq); recRxStamp := h.stamp
+      recTmpl := tmplH.resized; recTrig := h.trigger; recAck := Mux(fwAckOn, fwAck, h.ackSeq); recRxStamp := h.stamp
       recSeq := nextSeq; recMsgBin := nextMsgBin; recMsgBcd := nextMsgBcd; recTime := timeShadow
       recIpId := ipId; recWin := window
       recPlen := (metaH.len - PayloadOff).resize(8)
-      tmplReg := tmplH
+      tmplReg := tmplH.resized
       shadowR := shadowH
       metaR := metaH
       lenM1R := metaH.len - 1
+      recKind := False; patchMsg := True; patchCs := True; advMsg := True
+      advSeqBy := (metaH.len - PayloadOff).resize(10)
     }
-    when(startNow) { recStatus := St.SENT }
+    // A send frame's record (sent or not): the same registers, from the queue entry and the send ring's views.
+    // (sGoR/sSkipR and recLatch never coincide: recLatch needs `arrived` or startNow, and both are false in the
+    // cycle after the decision, see the send queue above; sCur, metaS and shadowS still show the entry then.)
+    when(sGoR || sSkipR) {
+      val plen = (metaS.len - PayloadOff).resize(9)
+      recTmpl := U(1, 1 bits) @@ sCur.slot
+      recTrig := (U(0, 2 bits) @@ sCur.mode @@ sCur.fin.asUInt @@ plen(8 downto 8))   // [12] plen bit 8, [13] FIN, [15:14] mode
+      recAck := sCur.ack; recRxStamp := 0
+      recSeq := nextSeq; recMsgBin := nextMsgBin; recMsgBcd := nextMsgBcd; recTime := timeShadow
+      recIpId := ipId; recWin := window
+      recPlen := plen.resize(8)
+      tmplReg := U(1, 1 bits) @@ sCur.slot
+      tmplNext := (U(1, 1 bits) @@ sCur.slot) + 1
+      shadowR := shadowS
+      metaR := metaS
+      when(sCur.mode === SendMode.RAW) { metaR.stEn := False; metaR.ttEn := False }
+      lenM1R := metaS.len - 1
+      recKind := True
+      patchMsg := sNumber; patchCs := sCur.mode =/= SendMode.RAW; advMsg := sNumber
+      advSeqBy := plen.resize(10) + sCur.fin.asUInt.resize(10)
+    }
+    when(startNow || sGoR) { recStatus := St.SENT }
     when(suppressR) { recStatus := suppressStatusR }
 
     // Log words, in push order. Words 0..5 are known at the commit, 6 when byte 0 has left, 7 (the
     // header, with the status) at the end of the frame: a complete record means the template is free again.
-    val header = recNo.asBits ## recTime(35 downto 32).asBits ## recStatus.asBits ## recTrig.asBits ## recTmpl.asBits ## recPlen.asBits
+    // [7:0] payload length, [11:8] template [3:0], [17:12] trigger (send: [12] plen bit 8, [13] FIN, [15:14] mode),
+    // [21:18] status, [25:22] tens of hours, [26] template bit 4 (1: a send frame's record), [31:27] record number.
+    val header = recNo.asBits ## recTmpl(4).asBits ## recTime(35 downto 32).asBits ## recStatus.asBits ## recTrig.asBits ##
+      recTmpl(3 downto 0).asBits ## recPlen.asBits
     val words = Vec(recSeq.asBits, recAck.asBits, recMsgBin.asBits, recTime(31 downto 0).asBits,
       recWin.asBits ## recIpId.asBits, recRxStamp.asBits, recTxStamp.asBits, header)
     val pushNow = wIdx < wAvail
@@ -557,19 +676,21 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val nextMsgBcdInc = bcdIncPiped(nextMsgBcd)
     val advance = calcRun && step === 0
     when(advance) {
-      nextSeq := nextSeq + (metaR.len - PayloadOff).resize(32)
-      nextMsgBin := nextMsgBin + 1
-      nextMsgBcd := nextMsgBcdInc
+      nextSeq := nextSeq + advSeqBy.resize(32)
+      when(advMsg) {
+        nextMsgBin := nextMsgBin + 1
+        nextMsgBcd := nextMsgBcdInc
+      }
       ipId := ipId + 1
     }
-    when(startNow) {
-      sending := True
+    when(startNow) { sending := True }   // (a send frame's: at its decision, sendGo)
+    when(startNow || sGoR) {
       wIdx := 0
       wAvail := 6
     }
     // One-shot: the template is disarmed in the cycle after the commit (sendH cannot start it again before the
     // frame has ended anyway). Commands on the armed bits come after that clear (last assignment wins).
-    val armedAfterCommit = armed & ~(advance ? UIntToOh(tmplReg, Templates) | B(0, Templates bits))
+    val armedAfterCommit = armed & ~((advance && !recKind) ? UIntToOh(tmplReg(3 downto 0), Templates) | B(0, Templates bits))
     armed := armedAfterCommit
     when(cmdArmSet) { armed := armedAfterCommit | xCmdData(Templates - 1 downto 0) }
     when(cmdArmClr) { armed := armedAfterCommit & ~xCmdData(Templates - 1 downto 0) }
@@ -599,7 +720,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val stContrib = metaR.stEn ? (metaR.stOff(0) ? word(tB, tA) | tContribEven) | U(0, 16 bits)
     val ttContrib = metaR.ttEn ? (metaR.ttOff(0) ? word(tB, tA) | tContribEven) | U(0, 16 bits)
     val csOuter = csH.resize(5 bits) + csO.resize(5 bits)
-    val csContrib = metaR.csOff(0) ? word(csT, csOuter) | word(csOuter, csT)
+    val csContrib = patchCs ? (metaR.csOff(0) ? word(csT, csOuter) | word(csOuter, csT)) | U(0, 16 bits)
     val tSum = tA.resize(8 bits) + tB.resize(8 bits)
     def acc(term: UInt): Unit = tcpAcc := tcpAcc(15 downto 0).resize(17) + term.resize(17) + tcpAcc(16).asUInt.resize(17)
 
@@ -607,14 +728,14 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val termR = Reg(UInt(16 bits)) init 0
     termR := step.muxList(U(0, 16 bits), Seq(1 -> recSeq(31 downto 16), 2 -> recSeq(15 downto 0), 3 -> recAck(31 downto 16),
       4 -> recAck(15 downto 0), 5 -> recWin, 6 -> msgContrib, 7 -> stContrib, 8 -> ttContrib, 9 -> csContrib))
-    when(startNow) { step := 0; calcRun := True; ipDone := False; tcpDone := False }
+    when(startNow || sGoR) { step := 0; calcRun := True; ipDone := False; tcpDone := False }
     when(calcRun) {
       step := step + 1
       switch(step) {
         is(0) {
           ipAcc := (~metaR.ipCsum).resize(17) + recIpId.resize(17)
-          msgE := sum(Seq(0, 2, 4, 6, 8).map(md(_)))
-          msgO := sum(Seq(1, 3, 5, 7, 9).map(md(_)))
+          msgE := patchMsg ? sum(Seq(0, 2, 4, 6, 8).map(md(_))) | U(0, 6 bits)   // (0: the message keeps its digits)
+          msgO := patchMsg ? sum(Seq(1, 3, 5, 7, 9).map(md(_))) | U(0, 6 bits)
           tA := sum(Seq(8, 5, 4, 1).map(td(_)))      // chars 0, 4, 6, 10 of HH:MM:SS.sss
           tB := sum(Seq(7, 6, 3, 2, 0).map(td(_)))   // chars 1, 3, 7, 9, 11
           tcpAcc := (~metaR.tcpCsum).resize(17)
@@ -668,17 +789,20 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // byte 4 at the commit, can reach byte 24 (20 cycles) or byte 50 (46 cycles).
     val issueSend = sending && issueMore && credit
     issue := startNow || issueSend        // the commit cycle issues byte 4 (bytes 0..3 come from the shadow)
-    val issuePos = sending ? ipos(7 downto 0) | U(4, 8 bits)
+    val issuePos = sending ? ipos | U(4, 9 bits)
     when(startNow) { ipos := 5; issueMore := True }
+    when(sGoR) { ipos := 4; issueMore := True }   // a send frame's bytes 0..3 come from shadowR, byte 4 is issued next cycle
     when(issueSend) { ipos := ipos + 1; issueMore := ipos =/= lenM1R }
-    val s1Word = templRam.readSync(((sending ? tmplReg | tmplH) @@ issuePos(7 downto 2)), clockCrossing = true)
+    // Bytes 256.. of a send frame are in the next slot.
+    val issueSlot = sending ? (ipos(8) ? tmplNext | tmplReg) | (U(0, 1 bits) @@ tmplH)
+    val s1Word = templRam.readSync((issueSlot @@ issuePos(7 downto 2)), clockCrossing = true)
     s1Valid := issue
     val s1Pos = RegNext(issuePos) init 0
     val s1Last = RegNext(sending && ipos === lenM1R) init False
 
     // Patches, in three steps so that each stage stays shallow: at the issue, where the position falls
     // (fixed field byte, or index into a digit field); at s1, each field's candidate byte; at s2, the choice.
-    val pI = ipos(7 downto 0)             // the commit cycle's issue (byte 4) is never patched
+    val pI = ipos                         // the commit cycle's issue (byte 4) is never patched
     val fixedBytes: Seq[(Int, Bits)] = Seq((IpIdOff, recIpId), (IpCsumOff, ipCsumR), (TcpSeqOff, recSeq),
       (TcpAckOff, recAck), (TcpWinOff, recWin), (TcpCsumOff, tcpCsumR)).flatMap { case (off, v) =>
       val n = v.getWidth / 8
@@ -694,16 +818,18 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       when(startNow) { r := U(5, 9 bits) - off.resize(9) }
       when(issueSend) { r := r + 1 }
     }
+    for ((r, off) <- rel.zip(Seq(metaS.msgOff, metaS.stOff, metaS.ttOff, metaS.csOff)))
+      when(sGoR) { r := U(4, 9 bits) - off.resize(9) }
     def within(d: UInt, n: Int): Bool = d(8 downto 4) === 0 && d(3 downto 0) < n
     def isTimeDigit(rel: UInt): Bool = timeCharDigit.map { case (c, _) => rel === c }.reduce(_ || _)
     val s1Fix = RegNext(sending ? fixIdx | U(0, 5 bits)) init 0
-    val s1InM = RegNext(sending && dM(8 downto 4) === 0 && dM(3 downto 0) < metaR.msgWidth) init False
+    val s1InM = RegNext(sending && patchMsg && dM(8 downto 4) === 0 && dM(3 downto 0) < metaR.msgWidth) init False
     val s1MIdx = RegNext((metaR.msgWidth - 1 - dM(3 downto 0)).resize(4)) init 0
     val s1InS = RegNext(sending && metaR.stEn && within(dS, 12) && isTimeDigit(dS(3 downto 0))) init False
     val s1SRel = RegNext(dS(3 downto 0)) init 0
     val s1InT = RegNext(sending && metaR.ttEn && within(dT, 12) && isTimeDigit(dT(3 downto 0))) init False
     val s1TRel = RegNext(dT(3 downto 0)) init 0
-    val s1InC = RegNext(sending && within(dC, 3)) init False
+    val s1InC = RegNext(sending && patchCs && within(dC, 3)) init False
     val s1CRel = RegNext(dC(1 downto 0)) init 0
 
     def digitChar(d: UInt): Bits = B"4'x3" ## d.asBits
@@ -753,6 +879,12 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       oLast := False
       when(io.tx.ready) { oData := shadowH(15 downto 8); oPos := 1 } otherwise { oData := shadowH(7 downto 0); oPos := 0 }
     }
+    when(sGoR) {   // a send frame: byte 0 is offered from the output register in the next cycle
+      oValid := True
+      oLast := False
+      oData := shadowS(7 downto 0)
+      oPos := 0
+    }
     // Byte 0 taken (tx stamp, log word 6) and last byte taken (log word 7): acted on one cycle later, from
     // registers. The stamp is the first cycle the MAC sees the order's byte 0 valid: behind
     // OrderEngineTxArbiter that is the cycle after the arbiter took it (its output register; its skid register
@@ -790,10 +922,10 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
 
   // ---------------------------------------------------------------------------------------------
   // sys: bus decode, registers, staging, commands.
-  // 0x0000..0x03FF registers, 0x0400..0x04FF metadata (write only), 0x1000..0x1FFF templates.
+  // 0x0000..0x03FF registers, 0x0400..0x05FF metadata (write only), 0x2000..0x3FFF templates.
   val regBus = PipelinedMemoryBus(PipelinedMemoryBusConfig(addressWidth = 10, dataWidth = 32))
-  val selTempl = io.bus.cmd.address(12)
-  val selMeta = !io.bus.cmd.address(12) && io.bus.cmd.address(11 downto 10) === 1
+  val selTempl = io.bus.cmd.address(13)
+  val selMeta = !io.bus.cmd.address(13) && io.bus.cmd.address(12 downto 10) === 1
   val selRegs = !selTempl && !selMeta
   regBus.cmd.valid := io.bus.cmd.valid && selRegs
   regBus.cmd.write := io.bus.cmd.write
@@ -805,12 +937,13 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   val regs = new RegMap("ORDER_TX", "stop-order offload: order engine (templates, sequence numbers, fire log)", factory)
 
   val templRead = templRam.readWriteSync(
-    address = io.bus.cmd.address(11 downto 2),
+    address = io.bus.cmd.address(12 downto 2),
     data = io.bus.cmd.data,
     enable = io.bus.cmd.fire && selTempl,
-    write = io.bus.cmd.write)   // whole words (byte masks ignored): one 1024 x 32 RAM, two block RAMs
-  shadowRam.write(io.bus.cmd.address(11 downto 8), io.bus.cmd.data,
-    enable = io.bus.cmd.fire && io.bus.cmd.write && selTempl && io.bus.cmd.address(7 downto 2) === 0)
+    write = io.bus.cmd.write)   // whole words (byte masks ignored): one 2048 x 32 RAM, four block RAMs
+  val shadowWrite = io.bus.cmd.fire && io.bus.cmd.write && selTempl && io.bus.cmd.address(7 downto 2) === 0
+  orderStore.shadow.write(io.bus.cmd.address(11 downto 8), io.bus.cmd.data, enable = shadowWrite && !io.bus.cmd.address(12))
+  sendStore.shadow.write(io.bus.cmd.address(11 downto 8), io.bus.cmd.data, enable = shadowWrite && io.bus.cmd.address(12))
   val readFire = io.bus.cmd.fire && !io.bus.cmd.write
   val rspTempl = RegNextWhen(selTempl, readFire) init False
   val rspMeta = RegNextWhen(selMeta, readFire) init False
@@ -819,7 +952,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
 
   val sys = new Area {
     regs.ro("CONFIG", 0x000, "build parameters",
-      U(Templates, 5 bits) -> RegField("TEMPLATES", 0, 5, "number of templates"),
+      U(Slots, 6 bits) -> RegField("TEMPLATES", 0, 6, "number of template slots: 0..15 armable orders, 16..31 the send ring"),
       U(log2Up(TemplateBytes), 4 bits) -> RegField("TEMPLATE_LOG2", 8, 4, "log2 of the bytes per template (template t is at TEMPLATE + (t << TEMPLATE_LOG2))"),
       U(config.logRecords, 16 bits) -> RegField("LOG_RECORDS", 16, 16, "fire log capacity in records"))
 
@@ -856,7 +989,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       lockedNow -> RegField("LOCKED", 0, 1, "the engine holds the lock: no order in flight, none will start, every record is in the log; NEXT_* may be read and written"),
       cmdBusy -> RegField("CMD_BUSY", 1, 1, "an ARM_SET/ARM_CLR/TIME_SET/ACK_SET command is in flight (another one is refused)"),
       convBusy -> RegField("CONVERTING", 2, 1, "NEXT_MSGSEQ is being converted to digits (about 32 cycles)"),
-      refused -> RegField("REFUSED", 4, 1, "sticky: a write was refused (NEXT_* while not LOCKED, a command while CMD_BUSY)"),
+      refused -> RegField("REFUSED", 4, 1, "sticky: a write was refused (NEXT_* while not LOCKED, a command while CMD_BUSY, SEND while the queue is full or with a bad slot or mode)"),
       BufferCC(xUnderrun, False) -> RegField("UNDERRUN", 5, 1, "sticky: the output ran dry inside a frame (never expected)"),
       BufferCC(xLogOverrun, False) -> RegField("LOG_OVERRUN", 6, 1, "sticky: a log word was lost (never expected)"),
       lockedSync -> RegField("ENGINE_LOCKED", 7, 1, "the engine is in the lock (after LOCK is cleared: until it has taken the staged values and runs again)"))
@@ -940,32 +1073,101 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // Metadata window: template t at META + 16 t, words META0..META3 (32-bit writes; reads return 0).
     val metaWrite = io.bus.cmd.fire && io.bus.cmd.write && selMeta
     val mt = io.bus.cmd.address(7 downto 4)
+    val mSend = io.bus.cmd.address(8)   // templates 16..31
     val mw = io.bus.cmd.address(3 downto 2)
     val d = io.bus.cmd.data
     val templOk = Reg(Bits(Templates bits)) init 0
     val width = Vec(Reg(UInt(4 bits)) init 0, Templates)
+    val sendLenOk = Reg(Bits(SendSlots bits)) init 0
+    val sendWidthOk = Reg(Bits(SendSlots bits)) init 0
     xTemplOk := templOk
     xWidth := width
+    xSendLenOk := sendLenOk
+    xSendWidthOk := sendWidthOk
     when(metaWrite && mw === 0) {
       val len = d(8 downto 0).asUInt
       val w = d(15 downto 12).asUInt
-      templOk(mt) := len >= MinLen && len <= TemplateBytes && w >= 1 && w <= Digits
-      width(mt) := w
+      when(!mSend) {
+        templOk(mt) := len >= MinLen && len <= TemplateBytes && w >= 1 && w <= Digits
+        width(mt) := w
+      } otherwise {   // the last slot cannot spill into a next one
+        sendLenOk(mt) := len >= SendMinLen && len <= Mux(mt === SendSlots - 1, U(TemplateBytes, 9 bits), U(SendMaxLen, 9 bits))
+        sendWidthOk(mt) := w >= 1 && w <= Digits
+      }
     }
-    meta0Ram.write(mt, d(31 downto 12) ## d(8 downto 0), metaWrite && mw === 0)
-    meta1Ram.write(mt, d(24 downto 16) ## d(8 downto 0), metaWrite && mw === 1)
-    meta2Ram.write(mt, d, metaWrite && mw === 2)
-    meta3Ram.write(mt, d(7 downto 0), metaWrite && mw === 3)
+    // META0: CSUM_OFF bit 8 is META0 bit 9 (send frames longer than 256 bytes).
+    for ((st, sel) <- Seq((orderStore, !mSend), (sendStore, mSend))) {
+      st.meta0.write(mt, d(9) ## d(31 downto 12) ## d(8 downto 0), metaWrite && sel && mw === 0)
+      st.meta1.write(mt, d(24 downto 16) ## d(8 downto 0), metaWrite && sel && mw === 1)
+      st.meta2.write(mt, d, metaWrite && sel && mw === 2)
+      st.meta3.write(mt, d(7 downto 0), metaWrite && sel && mw === 3)
+    }
+
+    // The send queue: SEND_ACK, then SEND puts {slot, mode, FIN, SEND_ACK} in the queue (refused when full); the
+    // head goes to the hold register and crosses to eth_tx by toggle. Capacity SendDepth: the queue's entries
+    // and the hold register (while it waits for the engine) together.
+    val sendAck = Reg(UInt(32 bits)) init 0
+    regs.rw("SEND_ACK", 0x060, sendAck, "the TCP ACK number the next SEND frame carries")
+    val qAw = log2Up(SendDepth)
+    val sendMem = Mem(OrderSendRec(), SendDepth)
+    val qWr = Reg(UInt(qAw + 1 bits)) init 0
+    val qRd = Reg(UInt(qAw + 1 bits)) init 0
+    val sHold = Reg(OrderSendRec())
+    val sToggle = RegInit(False)
+    val sSeenSync = BufferCC(xSendSeen, False)
+    val holdFree = sToggle === sSeenSync
+    xSendToggle := sToggle
+    xSendHold := sHold
+    when(holdFree && qWr =/= qRd) { sHold := sendMem.readAsync(qRd(qAw - 1 downto 0)); qRd := qRd + 1; sToggle := !sToggle }
+    val outstanding = (qWr - qRd).resize(qAw + 2) + (!holdFree).asUInt.resize(qAw + 2)
+    val sendFree = (U(SendDepth, qAw + 2 bits) - outstanding)
+    val push = Flow(OrderSendRec())
+    regs.ro("SEND_FREE", 0x064, sendFree, "free entries in the send queue (SEND writes that will be taken)")
+    val sendW = regs.writeFlowFields("SEND", 0x068, "queue a send-ring template (see README-tx.md \"Send queue\")",
+      RegField("SLOT", 0, 5, "template slot, 16..31 (others refused)"),
+      RegField("MODE", 8, 2, "0: the engine numbers MsgSeqNum; 1: the message keeps its own; 2: no FIX patching (3 refused)"),
+      RegField("FIN", 12, 1, "the segment carries FIN: the TCP sequence advances by one more"))
+    val sSlot = sendW.payload(4 downto 0).asUInt
+    val sMode = sendW.payload(9 downto 8).asUInt
+    push.valid := False
+    push.payload.slot := sSlot(3 downto 0)
+    push.payload.mode := sMode
+    push.payload.fin := sendW.payload(12)
+    push.payload.ack := sendAck
+    when(sendW.valid) {
+      when(sSlot(4) && sMode =/= 3 && sendFree =/= 0) { push.valid := True } otherwise { refused := True }
+    }
+    sendMem.write(qWr(qAw - 1 downto 0), push.payload, push.valid)
+    when(push.valid) { qWr := qWr + 1 }
   }
 
-  regs.window("META", MetaWindow, Templates * 16, "WO",
+  regs.window("META", MetaWindow, Slots * 16, "WO",
     "template metadata, 16 bytes per template (META0..META3, see ORDER_TX_META* constants); 32-bit writes only")
-  regs.window("TEMPLATE", TemplateWindow, Templates * TemplateBytes, "RW",
-    "order templates, 256 bytes per template: the frame from DA to the end of the FIX message, patched fields holding placeholders; 32-bit writes (byte masks ignored)")
+  regs.window("TEMPLATE", TemplateWindow, Slots * TemplateBytes, "RW",
+    "templates, 256 bytes per slot (0..15 orders, 16..31 the send ring; a send frame longer than 256 bytes continues in the next slot): the frame from DA to the end of the FIX message, patched fields holding placeholders; 32-bit writes (byte masks ignored)")
 
   /** Build constants for the C header. */
   def headerConstants: Seq[(String, String, String)] = Seq(
-    ("ORDER_TX_TEMPLATES", s"${Templates}U", "templates"),
+    ("ORDER_TX_TEMPLATES", s"${Templates}U", "armable order templates (0..15)"),
+    ("ORDER_TX_SLOTS", s"${Slots}U", "template slots: the orders, then the send ring"),
+    ("ORDER_TX_SEND_SLOT0", s"${Templates}U", "first send-ring slot (SEND takes slots 16..31)"),
+    ("ORDER_TX_SEND_MIN_LEN", s"${SendMinLen}U", "shortest send frame (headers only)"),
+    ("ORDER_TX_SEND_MAX_LEN", s"${SendMaxLen}U", "longest send frame (longer than ORDER_TX_TEMPLATE_BYTES: it takes its slot and the next)"),
+    ("ORDER_TX_SEND_DEPTH", s"${SendDepth}U", "send queue entries"),
+    ("ORDER_TX_SEND_MODE_NUMBER", s"${SendMode.NUMBER}U", "SEND mode: the engine writes and advances MsgSeqNum"),
+    ("ORDER_TX_SEND_MODE_KEEP", s"${SendMode.KEEP}U", "SEND mode: the message keeps its own MsgSeqNum (resend, gap fill)"),
+    ("ORDER_TX_SEND_MODE_RAW", s"${SendMode.RAW}U", "SEND mode: no FIX patching (a bare TCP segment)"),
+    ("ORDER_TX_META0_CSUM_OFF8_SHIFT", "9", "META0: bit 8 of the CheckSum offset (send frames longer than 256 bytes)"),
+    ("ORDER_TX_REC_PLEN_SHIFT", s"${Hdr.PLEN}", "record word 7: payload length bits 7..0 (8 bits)"),
+    ("ORDER_TX_REC_TMPL_SHIFT", s"${Hdr.TMPL}", "record word 7: template bits 3..0 (4 bits)"),
+    ("ORDER_TX_REC_TRIGGER_SHIFT", s"${Hdr.TRIGGER}", "record word 7: trigger (6 bits; fire records)"),
+    ("ORDER_TX_REC_PLEN8_SHIFT", s"${Hdr.PLEN8}", "record word 7: payload length bit 8 (send records)"),
+    ("ORDER_TX_REC_FIN_SHIFT", s"${Hdr.FIN}", "record word 7: FIN (send records)"),
+    ("ORDER_TX_REC_MODE_SHIFT", s"${Hdr.MODE}", "record word 7: SEND mode (2 bits; send records)"),
+    ("ORDER_TX_REC_STATUS_SHIFT", s"${Hdr.STATUS}", "record word 7: status (4 bits)"),
+    ("ORDER_TX_REC_HOURS_SHIFT", s"${Hdr.HOURS}", "record word 7: tens of hours of the time used (4 bits)"),
+    ("ORDER_TX_REC_KIND_SHIFT", s"${Hdr.KIND}", "record word 7: template bit 4: 1 = a send frame's record"),
+    ("ORDER_TX_REC_RECNO_SHIFT", s"${Hdr.RECNO}", "record word 7: record number (5 bits, wrapping)"),
     ("ORDER_TX_TEMPLATE_BYTES", s"${TemplateBytes}U", "bytes per template (the longest order frame, no FCS)"),
     ("ORDER_TX_MIN_LEN", s"${MinLen}U", "shortest template (54 bytes of headers and at least one payload byte)"),
     ("ORDER_TX_LOG_RECORDS", s"${config.logRecords}U", "fire log capacity in records"),

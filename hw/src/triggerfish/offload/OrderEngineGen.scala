@@ -34,14 +34,15 @@ class OrderEngineSynthTop(cfg: OrderEngineConfig, macDir: String) extends Compon
   val engine = OrderEngine(cfg, rxCd, txCd)
 
   val sysArea = new Area {
-    val shift = Reg(Bits(1 + 13 + 32 + 4 bits)) init 0
+    val aw = OrderEngine.busConfig.addressWidth
+    val shift = Reg(Bits(1 + aw + 32 + 4 bits)) init 0
     shift := shift(shift.high - 1 downto 0) ## io.busIn
     val cmd = engine.io.bus.cmd
     cmd.valid := RegNext(io.busValid) init False
     cmd.write := shift(0)
-    cmd.address := shift(13 downto 1).asUInt
-    cmd.data := shift(45 downto 14)
-    cmd.mask := shift(49 downto 46)
+    cmd.address := shift(aw downto 1).asUInt
+    cmd.data := shift(aw + 32 downto aw + 1)
+    cmd.mask := shift(aw + 36 downto aw + 33)
     io.busReady := RegNext(cmd.ready)
     io.busOut := RegNext(engine.io.bus.rsp.valid ^ engine.io.bus.rsp.data.xorR)
     io.interrupt := RegNext(engine.io.interrupt)

@@ -51,6 +51,11 @@ class RegMap(val prefix: String, val doc: String, factory: BusSlaveFactory) {
   def onRead(offset: Int)(body: => Unit): Unit = factory.onRead(offset)(body)
   def isWriting(offset: Int): Bool = factory.isWriting(offset)
   def isReading(offset: Int): Bool = factory.isReading(offset)
+  /** A flow of the full word written at `offset`, documented as these fields (a command register with fields). */
+  def writeFlowFields(name: String, offset: Int, doc: String, fields: RegField*): spinal.lib.Flow[Bits] = {
+    add(name, offset, "WO", doc, fields)
+    factory.createAndDriveFlow(Bits(32 bits), offset)
+  }
   /** A flow of the full word written at `offset`. */
   def writeFlow(name: String, offset: Int, width: Int, doc: String): spinal.lib.Flow[Bits] = {
     add(name, offset, "WO", doc, Seq(RegField(name, 0, width, doc)))

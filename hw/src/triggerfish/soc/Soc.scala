@@ -57,8 +57,8 @@ object SocConfig {
     * the Colorlight i5 met 125 MHz once, then missed eth_tx on seed 1 at the next commit. Both Colorlight boards
     * therefore leave the offload out by default for now (OFFLOAD := no in board.mk; boards/<board>/README.md).
     * Block RAM (56 DP16KD): the 80 KiB RAM 40, the Ethernet buffers 6 (4 receive slots of 2 KiB: 4; the 2 KiB transmit buffer: 2), the offload's parser 3
-    * (symbol lookup table 1, price lookup table 2 at 32 entries; 6 at 64) and order engine 3 (templates 2, fire
-    * log 1): 52. The simulation SoC keeps 8 receive slots and 64 entries. */
+    * (symbol lookup table 1, price lookup table 2 at 32 entries; 6 at 64) and order engine 5 (templates and send
+    * ring 4, fire log 1): 54. The simulation SoC keeps 8 receive slots and 64 entries. */
   def ecp5 = SocConfig(sysClockHz = 50000000L, timebaseHz = 50000000L, uartBaud = 115200L,
     eth = Some(SocEthConfig("rgmii_ecp5", buffers = EthBuffersConfig(rxSlots = 4), offload = true, offloadEntries = 32)))
 }
@@ -263,7 +263,7 @@ class Soc(val config: SocConfig) extends Component {
     (config.ioBase + 0x3000, BigInt(0x1000), gpio.io.bus, gpio.regs)) ++
     eth.map(e => (config.ioBase + 0x10000, BigInt(0x10000), e.buffers.io.bus, e.buffers.regs)) ++
     eth.toSeq.flatMap(_.offRx.map(r => (config.ioBase + 0x20000, BigInt(0x1000), r.io.bus, r.regs))) ++
-    eth.toSeq.flatMap(_.engine.map(g => (config.ioBase + 0x22000, BigInt(0x2000), g.io.bus, g.regs)))
+    eth.toSeq.flatMap(_.engine.map(g => (config.ioBase + 0x24000, BigInt(0x4000), g.io.bus, g.regs)))
 
   val ioDecoder = PipelinedMemoryBusDecoder(busConfig,
     peripherals.map { case (base, size, _, _) => SizeMapping(base, size) }, pendingMax = 3)

@@ -64,19 +64,27 @@ object OrderSim {
   val ARMED = 0x020; val ARM_SET = 0x024; val ARM_CLR = 0x028; val MS_DIVISOR = 0x02C
   val TIME_LO = 0x030; val TIME_SET = 0x034; val ACK_SET = 0x038; val LOG_COUNT = 0x040; val LOG_DATA = 0x044
   val IGNORED = 0x050; val NOT_ARMED = 0x054; val LOG_DROPS = 0x058; val RX_OVERFLOW = 0x05C
-  val META = 0x400; val TEMPLATE = 0x1000
+  val SEND_ACK = 0x060; val SEND_FREE = 0x064; val SEND = 0x068
+  val META = 0x400; val TEMPLATE = 0x2000
   val CTRL_ENABLE = 1; val CTRL_LOCK = 2; val CTRL_HOLD = 4; val CTRL_IRQ = 8
   val ST_LOCKED = 1; val ST_CMD_BUSY = 2; val ST_ENGINE_LOCKED = 128; val ST_CONVERTING = 4; val ST_REFUSED = 16; val ST_UNDERRUN = 32; val ST_LOG_OVERRUN = 64
 }
 
-/** One fire log record, decoded. */
+/** One fire log record, decoded (README-tx.md "Fire log"; the positions are written out here, independently of
+  * OrderEngine.Hdr). A send frame's record (`send`) has template 16..31, no trigger, and carries its payload
+  * length's bit 8, FIN and mode where a fire record has the trigger. */
 case class FireRecord(seq: Long, ack: Long, msgSeq: Long, timeBcd: Long, ipId: Int, window: Int,
-                      rxStamp: Long, txStamp: Long, plen: Int, template: Int, trigger: Int, status: Int, recNo: Int)
+                      rxStamp: Long, txStamp: Long, plen: Int, template: Int, trigger: Int, status: Int, recNo: Int,
+                      send: Boolean = false, mode: Int = 0, fin: Boolean = false)
 object FireRecord {
   def decode(w: Seq[Long]): FireRecord = {
     val h = w(7)
+    val send = ((h >> 26) & 1) != 0
+    val trig = ((h >> 12) & 0x3F).toInt
     FireRecord(w(0), w(1), w(2), w(3) | (((h >> 22) & 0xF) << 32), (w(4) & 0xFFFF).toInt, (w(4) >> 16).toInt,
-      w(5), w(6), (h & 0xFF).toInt, ((h >> 8) & 0xF).toInt, ((h >> 12) & 0x3F).toInt, ((h >> 18) & 0xF).toInt, ((h >> 26) & 0x3F).toInt)
+      w(5), w(6), (h & 0xFF).toInt | (if (send) (trig & 1) << 8 else 0), ((h >> 8) & 0xF).toInt | (if (send) 16 else 0),
+      if (send) 0 else trig, ((h >> 18) & 0xF).toInt, ((h >> 27) & 0x1F).toInt,
+      send, if (send) (trig >> 2) & 3 else 0, send && (trig & 2) != 0)
   }
 }
 
@@ -88,14 +96,19 @@ object OrderRef {
 
   /** A template as stored: the frame with placeholders (IP id, seq, ack, window 0; digits '0'), valid checksums. */
   case class Template(bytes: Array[Int], width: Int, msgOff: Int, csOff: Int, stOff: Int, stEn: Boolean,
-                      ttOff: Int, ttEn: Boolean, fixStart: Int) {
+                      ttOff: Int, ttEn: Boolean, fixStart: Int, mode: Int = 0, fin: Boolean = false, lenMeta: Int = -1) {
     def len: Int = bytes.length
     def plen: Int = len - 54
+    def patchMsg: Boolean = mode == 0
+    def patchCs: Boolean = mode != 2
+    /** TCP sequence space the frame takes. */
+    def seqLen: Int = plen + (if (fin) 1 else 0)
     def ipCsum: Int = (bytes(24) << 8) | bytes(25)
     def tcpCsum: Int = (bytes(50) << 8) | bytes(51)
-    def fixSum: Int = bytes.slice(fixStart, csOff - 3).sum & 0xFF
+    def fixSum: Int = if (mode == 2) 0 else bytes.slice(fixStart, csOff - 3).sum & 0xFF
     def meta: Seq[Long] = Seq(
-      len.toLong | (width.toLong << 12) | (msgOff.toLong << 16) | (csOff.toLong << 24),
+      (if (lenMeta >= 0) lenMeta else len).toLong | (((csOff >> 8) & 1).toLong << 9) | (width.toLong << 12) | (msgOff.toLong << 16) |
+        ((csOff & 0xFF).toLong << 24),
       stOff.toLong | (if (stEn) 1L << 8 else 0L) | (ttOff.toLong << 16) | (if (ttEn) 1L << 24 else 0L),
       ipCsum.toLong | (tcpCsum.toLong << 16),
       fixSum.toLong)
@@ -160,6 +173,54 @@ object OrderRef {
     Template(f, width, at("34="), 54 + msg.lastIndexOf("10=") + 3, at("52=") + 9, stEn, at("60=") + 9, ttEn, 54)
   }
 
+  /** A send-ring frame as firmware would queue it with SEND, `len` bytes (54..511):
+    * mode 0, a FIX message whose MsgSeqNum the engine writes (W digits `0`);
+    * mode 1, a PossDup resend carrying its own MsgSeqNum `ownMsg` (SendingTime, TransactTime and CheckSum still patched);
+    * mode 2, a bare TCP segment with `len - 54` payload bytes that the engine must not touch (random FIX offsets in
+    * its metadata, to show they are ignored). FIN sets the TCP FIN flag. Mode 0 and 1 frames are at least
+    * `minFixLen(mode)` bytes long. */
+  def minFixLen(mode: Int): Int = if (mode == 2) 54 else 54 + 170
+  def buildSend(rnd: Random, len: Int, mode: Int, fin: Boolean, width: Int, ownMsg: Long): Template = {
+    require(len >= minFixLen(mode) && len <= OrderEngine.SendMaxLen, s"send frame of $len bytes, mode $mode")
+    val f = new Array[Int](len)
+    f(0) = rnd.nextInt(0xC0) & 0xFE
+    for (i <- 1 until 12) f(i) = rnd.nextInt(256)
+    f(12) = 0x08; f(13) = 0x00
+    f(14) = 0x45; f(15) = if (rnd.nextBoolean()) 0 else 0x10
+    put(f, 16, len - 14, 2); put(f, 18, 0, 2); f(20) = 0x40; f(21) = 0; f(22) = 64; f(23) = 6
+    for (i <- 26 until 38) f(i) = rnd.nextInt(256)
+    f(46) = 0x50; f(47) = (if (len > 54) 0x18 else 0x10) | (if (fin) 0x01 else 0)
+    def alnum(n: Int) = (0 until n).map(_ => "ABCDEFGHJKLMNPQRSTUVWXYZ0123456789" (rnd.nextInt(34))).mkString
+    val tpl = if (mode == 2) {
+      for (i <- 54 until len) f(i) = rnd.nextInt(256)
+      Template(f, width, 54 + rnd.nextInt(200), 54 + rnd.nextInt(scala.math.max(1, len - 57)), 54 + rnd.nextInt(180), false,
+        54 + rnd.nextInt(180), false, 54, mode, fin)
+    } else {
+      val stEn = rnd.nextInt(4) != 0
+      val ttEn = rnd.nextBoolean()
+      val date = f"20${20 + rnd.nextInt(30)}%02d${1 + rnd.nextInt(12)}%02d${1 + rnd.nextInt(28)}%02d"
+      def timeField(en: Boolean) = date + "-" + (if (en) "00:00:00.000" else timeStr(rnd.nextLong(DayMs).abs % DayMs))
+      val msgField = if (mode == 0) "0" * width else ownMsg.toString
+      val head = Seq("35=" + (if (mode == 0) "8" else "D"), "34=" + msgField, "49=" + alnum(1 + rnd.nextInt(8)),
+        "52=" + timeField(stEn), "56=" + alnum(1 + rnd.nextInt(8))) ++
+        (if (mode == 1) Seq("43=Y", "122=" + timeField(false)) else Nil) ++ Seq("60=" + timeField(ttEn))
+      def msgWith(pad: Int): String = {
+        val body = (head :+ ("58=" + alnum(pad))).map(_ + SOH).mkString
+        "8=FIX.4.4" + SOH + "9=" + body.length + SOH + body + "10=000" + SOH
+      }
+      // The padding that makes the frame exactly `len` bytes (BodyLength's digits depend on it).
+      val pad = (0 to len).find(p => 54 + msgWith(p).length == len).getOrElse(sys.error(s"no padding for $len bytes"))
+      val msg = msgWith(pad)
+      putStr(f, 54, msg)
+      def at(tag: String) = 54 + msg.indexOf(SOH + tag) + 1 + tag.length
+      Template(f, width, at("34="), 54 + msg.lastIndexOf("10=") + 3, at("52=") + 9, stEn, at("60=") + 9, ttEn, 54, mode, fin)
+    }
+    put(f, 24, ipChecksum(f), 2)
+    put(f, 50, tcpChecksum(f), 2)
+    require(tpl.msgOff < 256 && tpl.stOff < 256 && tpl.ttOff < 256, "8-bit offsets")
+    tpl
+  }
+
   /** The frame the engine must send for `t` with these values. */
   def expected(t: Template, seq: Long, ack: Long, window: Int, ipId: Int, msgSeq: Long, timeMs: Long): Array[Int] = {
     val f = t.bytes.clone()
@@ -167,12 +228,14 @@ object OrderRef {
     put(f, 38, seq, 4)
     put(f, 42, ack, 4)
     put(f, 48, window, 2)
-    val m = msgSeq.toString
-    require(m.length <= t.width)
-    putStr(f, t.msgOff, "0" * (t.width - m.length) + m)
+    if (t.patchMsg) {
+      val m = msgSeq.toString
+      require(m.length <= t.width)
+      putStr(f, t.msgOff, "0" * (t.width - m.length) + m)
+    }
     if (t.stEn) putStr(f, t.stOff, timeStr(timeMs))
     if (t.ttEn) putStr(f, t.ttOff, timeStr(timeMs))
-    putStr(f, t.csOff, f"${f.slice(t.fixStart, t.csOff - 3).sum % 256}%03d")
+    if (t.patchCs) putStr(f, t.csOff, f"${f.slice(t.fixStart, t.csOff - 3).sum % 256}%03d")
     put(f, 24, ipChecksum(f), 2)
     put(f, 50, tcpChecksum(f), 2)
     f
