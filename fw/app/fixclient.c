@@ -141,6 +141,7 @@ static size_t split_symbols(char *buf, const char *out[SYMBOLS_MAX]) {
 
 /* ---- session <-> TCP ---- */
 
+#ifndef TF_HAS_OFFLOAD
 static void sess_send(void *ctx, const uint8_t *data, size_t len) {
     (void)ctx;
     if (!fc.conn || fc.send_failed || fc.closing) return;
@@ -153,18 +154,14 @@ static void sess_send(void *ctx, const uint8_t *data, size_t len) {
     }
 }
 
+#endif
+
 static void sess_disconnect(void *ctx, const char *reason) {
     (void)ctx;
     printf("fix: disconnecting: %s\n", reason);
     mp_event("session", "what:s arg:u text:s", "disconnecting", 0u, reason);
     if (fc.conn && !fc.closing) {
         fc.closing = true;
-#ifdef TF_HAS_OFFLOAD
-        /* The FIN consumes sequence space: firmware must hold the engine's numbers to send it (the lock). A
-         * disconnect that sends no message first (no answer to TestRequest) otherwise left the FIN waiting for a
-         * lease nothing ended, and the connection open until the exchange dropped it (found by the long soak). */
-        offload_before_send(NULL);
-#endif
         tcp_close(fc.conn);
     }
 }
@@ -238,7 +235,28 @@ static void sess_event(void *ctx, fix_event_t ev, uint32_t arg, const char *text
 }
 
 #ifdef TF_HAS_OFFLOAD
-static const fix_session_ops_t sess_ops = {sess_send, sess_disconnect, sess_event, offload_before_send, NULL};
+/* Every message the session sends goes through the order engine (app/offload.h): new ones numbered by it. */
+static void sess_send_engine(const uint8_t *data, size_t len, bool numbered) {
+    if (!fc.conn || fc.send_failed || fc.closing) return;
+    if (!offload_send(data, len, numbered)) {
+        printf("fix: the order engine cannot send: dropping the connection\n");
+        fc.send_failed = true;
+    }
+}
+static void sess_send_kept(void *ctx, const uint8_t *data, size_t len) {
+    (void)ctx;
+    sess_send_engine(data, len, false);
+}
+static void sess_send_numbered(void *ctx, const uint8_t *data, size_t len) {
+    (void)ctx;
+    sess_send_engine(data, len, true);
+}
+static const fix_session_ops_t sess_ops = {sess_send_kept, sess_disconnect, sess_event, NULL, sess_send_numbered};
+
+void fixclient_fail(const char *why) {
+    if (!fc.send_failed) printf("fix: %s: dropping the connection\n", why);
+    fc.send_failed = true;
+}
 
 bool fixclient_order_spec(ofl_order_spec_t *sp) {
     struct net_stack *ns = netif_stack();

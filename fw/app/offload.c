@@ -26,12 +26,25 @@ typedef struct {
     uint8_t msg_off, msg_width, cs_off, st_off, tt_off;
 } meta_t;
 
+/* A firmware frame in the engine's send ring, from its SEND until its record (what rebuilding it needs). */
+typedef struct {
+    uint16_t len, fix_len, msg_off, cs_off;
+    uint8_t msg_width, mode; /* OFL_MSG_* */
+    bool fin;
+} ring_t;
+#define RING_SLOTS (ORDER_TX_SLOTS - ORDER_TX_SEND_SLOT0)
+
 static struct {
     bool up;          /* connection established: the engine is set up for it */
-    bool locked;      /* firmware holds the engine's lock */
+    bool started;     /* the engine owns the connection's numbers (set at the first frame firmware sent on it) */
+    bool locked;      /* firmware holds the engine's lock (a cancel, the connection going) */
+    bool fin_queued;  /* our FIN is in the send queue */
     uint32_t loaded;  /* stops whose template and trigger entry are in hardware */
-    uint32_t fallback;/* stops the hardware triggered but did not send: firmware sends them */
-    int64_t fallback_px[STOPS_MAX]; /* the trade price that triggered each (the parser's record; -1 unknown) */
+    uint32_t ring_busy;   /* send-ring slots holding a frame not logged yet (bit k: slot SLOT0 + k) */
+    unsigned ring_next;   /* where the next frame goes (the ring is used in order) */
+    ring_t ring[RING_SLOTS];
+    uint32_t fw_frames, fw_bytes, ring_waits;
+    uint32_t stamp_scratch;
     bool time_ok;     /* the engine's clock has been set from the session's UTC on this connection */
     uint64_t time_set_ms;
     meta_t meta[STOPS_MAX];
@@ -77,7 +90,8 @@ static void clordid_of(const uint8_t *m, size_t len, char out[FIX_ID_MAX]) {
 
 /* Orders carry firmware's rcv_nxt as their TCP ACK (the engine's ACK_SET), not the receive parser's: the
  * parser sees every frame on the wire, firmware may lose one (no free receive slot), and an order that
- * acknowledged it would stop the peer from sending it again. A lower ACK is always safe. */
+ * acknowledged it would stop the peer from sending it again. A lower ACK is always safe. (Firmware's own frames
+ * carry rcv_nxt as it was when they were queued: SEND_ACK.) */
 static void set_ack(bool force) {
     struct tcp_conn *c = fixclient_conn();
     if (!c || tcp_get_state(c) == TCP_CLOSED || (!force && c->rcv_nxt == ofl.ack)) return;
@@ -85,35 +99,84 @@ static void set_ack(bool force) {
     ofl.ack = c->rcv_nxt;
 }
 
-/* One fire-log record. Runs under the lock or with the lease on: no firmware send in here. */
+/* A firmware frame's record: the bytes the engine sent are rebuilt from the slot and the record, and adopted by
+ * TCP (retransmission; the FIN) and, for a message the engine numbered, by the session (its number, the resend
+ * store, the order table). */
+static void handle_send(const order_tx_record_t *r) {
+    unsigned k = r->tmpl - ORDER_TX_SEND_SLOT0;
+    if (k >= RING_SLOTS || !(ofl.ring_busy & (1u << k))) {
+        error("a send record for a slot firmware did not fill", r->tmpl);
+        return;
+    }
+    const ring_t *g = &ofl.ring[k];
+    ofl.ring_busy &= ~((g->len > ORDER_TX_TEMPLATE_BYTES ? 3u : 1u) << k);
+    if (r->status != ORDER_TX_REC_STATUS_SENT) { /* the numbers were not taken: the message never left */
+        error("the engine did not send a firmware frame: the session cannot go on", r->status);
+        fixclient_fail("a firmware frame the engine did not send");
+        return;
+    }
+    memset(&tp, 0, sizeof tp);
+    order_tx_read(r->tmpl, tp.frame, g->len);
+    tp.len = g->len;
+    tp.fix_len = g->fix_len;
+    tp.msg_off = g->msg_off;
+    tp.msg_width = g->msg_width;
+    tp.msg_mode = g->mode;
+    tp.cs_off = g->cs_off;
+    tp.fin = g->fin;
+    ofl_patch_t p = {r->seq, r->ack, r->window, r->ip_id, r->msgseq, r->tod_ms};
+    if (ofl_materialize(&tp, &p, tp.frame) != g->len) {
+        error("cannot rebuild a sent frame", r->tmpl);
+        return;
+    }
+    const uint8_t *fix = tp.frame + OFL_FIX_OFF;
+    struct tcp_conn *c = fixclient_conn();
+    if (c && tcp_get_state(c) != TCP_CLOSED) {
+        int rc = g->fix_len ? tcp_adopt_sent(c, r->seq, fix, g->fix_len) : TCP_ADOPT_OK;
+        if (rc == TCP_ADOPT_OK && g->fin) rc = tcp_adopt_fin(c, r->seq + g->fix_len);
+        if (rc != TCP_ADOPT_OK) error("TCP refused firmware's frame as the engine sent it", rc);
+    }
+    if (g->mode == OFL_MSG_NUMBERED) {
+        int64_t seq = fix_session_adopt(fixclient_session(), fix, g->fix_len, timer_ms());
+        if (seq != (int64_t)r->msgseq) error("the session refused the engine's MsgSeqNum", (long)r->msgseq);
+    }
+    ofl.fw_frames++;
+    ofl.fw_bytes += g->fix_len;
+}
+
+/* One fire-log record. */
 static void handle(const order_tx_record_t *r) {
+    if (r->is_send) {
+        handle_send(r);
+        return;
+    }
     unsigned i = r->tmpl;
     stop_t *st = stops_slot(i);
     unsigned trig;
     int64_t px = -1;
-    uint32_t stamp;
-    while (offload_rx_pop_fire(&trig, &px, &stamp) && trig != i) px = -1; /* the parser's record: the price */
+    while (offload_rx_pop_fire(&trig, &px, &ofl.stamp_scratch) && trig != i) px = -1; /* the parser's record: the price */
     if (r->status != ORDER_TX_REC_STATUS_SENT) {
+        /* (no longer for ownership: the engine never suppresses a fire for that; a MsgSeqNum too wide for the
+         * template or bad metadata) */
         ofl.not_sent++;
-        if (st && st->state == STOP_ARMED && st->hw) {
-            ofl.fallback |= 1u << i;
-            ofl.fallback_px[i] = px; /* the fire is reported with the trade that made it */
-        }
-        printf("offload: stop %u triggered, not sent by the engine (status %u)%s\n", i, r->status,
-               ofl.fallback & (1u << i) ? ": firmware sends it" : "");
+        ofl.loaded &= ~(1u << i);
+        error("a stop triggered, the engine could not send its order", (long)r->status);
         return;
     }
     ofl.sent++;
     ofl.loaded &= ~(1u << i);
     const meta_t *m = &ofl.meta[i];
+    memset(&tp, 0, sizeof tp);
     order_tx_read(i, tp.frame, m->len);
     tp.len = m->len;
     tp.fix_len = m->fix_len;
     tp.msg_off = m->msg_off;
     tp.msg_width = m->msg_width;
+    tp.msg_mode = OFL_MSG_NUMBERED;
     tp.cs_off = m->cs_off;
     tp.st_off = m->st_off;
     tp.tt_off = m->tt_off;
+    tp.st_en = tp.tt_en = true;
     ofl_patch_t p = {r->seq, r->ack, r->window, r->ip_id, r->msgseq, r->tod_ms};
     if (ofl_materialize(&tp, &p, tp.frame) != m->len) {
         error("cannot rebuild a sent order", i);
@@ -127,10 +190,8 @@ static void handle(const order_tx_record_t *r) {
     }
     fix_session_t *s = fixclient_session();
     uint64_t now = timer_ms();
-    if (fix_session_next_out(s) != r->msgseq) error("the engine used an unexpected MsgSeqNum", (long)r->msgseq);
-    else fix_session_reserve_seqnum(s, 1);
-    int rc = fix_session_record_sent(s, fix, m->fix_len, now);
-    if (rc < 0) error("the FIX store refused the hardware's message", rc);
+    if (fix_session_adopt(s, fix, m->fix_len, now) != (int64_t)r->msgseq)
+        error("the engine used an unexpected MsgSeqNum", (long)r->msgseq);
     char id[FIX_ID_MAX];
     clordid_of(fix, m->fix_len, id);
     int order = st ? fix_app_adopt_order(fixclient_app(), id, st->symbol, st->side, st->qty, st->limit_px, r->msgseq, now)
@@ -148,36 +209,48 @@ static void drain(void) {
     while (order_tx_pop(&r)) handle(&r);
 }
 
+/* The lock, for what must not race a fire (a stop's cancel, the connection going); HOLD is set, so a fire
+ * meanwhile waits and goes out after the unlock instead of being suppressed. */
 static void take_lock(void) {
     if (!ofl.up || ofl.locked) return;
     if (!order_tx_lock()) error("the engine did not lock", 0);
     ofl.locked = true;
     ofl.locks++;
     drain();
-    struct tcp_conn *c = fixclient_conn();
-    order_tx_next_t n;
-    order_tx_get_next(&n);
-    if (c && c->hw_armed && n.seq != c->hw_seq) error("TCP sequence: engine and firmware differ", (long)(n.seq - c->hw_seq));
-    if (n.msgseq != fix_session_next_out(fixclient_session())) error("MsgSeqNum: engine and firmware differ", (long)n.msgseq);
-    netif_stack()->ip_id = n.ip_id;
-    if (c) tcp_hw_disarm(c);
 }
 
-void offload_before_send(void *ctx) {
-    (void)ctx;
-    take_lock();
+static void give_lock(void) {
+    if (!ofl.locked) return;
+    order_tx_unlock();
+    ofl.locked = false;
 }
 
 void offload_conn_up(void) {
     memset(&ofl, 0, sizeof ofl);
-    order_tx_enable(true);
-    if (!order_tx_lock()) error("the engine did not lock", 0);
-    ofl.locked = true;
+    order_tx_enable(false);
     (void)order_tx_arm(0xFFFFu, false);
     order_tx_record_t r;
     while (order_tx_pop(&r)) {} /* records of an earlier connection were handled when it went */
     ofl.up = true;
     set_time();
+}
+
+/* The engine takes the connection's numbers, once, at the first frame firmware sends on it (the Logon: the
+ * session has set its next MsgSeqNum by then), while it is disabled and idle; firmware's TCP gives it a lease
+ * that grows with every frame and order (tcp_hw_arm with 0, tcp_hw_extend) and never sends new data itself. */
+static bool start(void) {
+    if (ofl.started) return true;
+    struct tcp_conn *c = fixclient_conn();
+    uint32_t seq;
+    if (!ofl.up || !c || !tcp_hw_arm(c, 0, &seq)) return false;
+    if (!order_tx_lock()) error("the engine did not lock", 0);
+    order_tx_next_t n = {seq, fix_session_next_out(fixclient_session()), netif_stack()->ip_id, NET_TCP_RCV_WND};
+    order_tx_set_next(&n);
+    order_tx_unlock();
+    order_tx_enable(true);
+    set_ack(true);
+    ofl.started = true;
+    return true;
 }
 
 void offload_conn_down(void) {
@@ -186,18 +259,90 @@ void offload_conn_down(void) {
     (void)offload_rx_disarm_all();
     (void)order_tx_arm(0xFFFFu, false);
     drain();
-    ofl.up = false;
+    give_lock();
+    order_tx_enable(false);
+    ofl.up = ofl.started = false;
     ofl.loaded = 0;
-    ofl.fallback = 0;
+    ofl.ring_busy = 0;
 }
 
-/* Builds stop i's order and puts it in the engine and the trigger table: under the lock, or while the
- * engine owns the numbers if the TCP lease can grow by the order's bytes (template i is disarmed: it was
- * sent, or never armed). */
+/* Slots for a frame of len bytes (two for more than one template's bytes), in ring order; records are taken
+ * meanwhile while the ring is full (the engine sends a queued frame within microseconds). -1: none came free. */
+static int ring_take(unsigned len) {
+    const unsigned need = len > ORDER_TX_TEMPLATE_BYTES ? 2u : 1u;
+    uint64_t t0 = 0;
+    for (;;) {
+        unsigned k = ofl.ring_next;
+        if (k + need > RING_SLOTS) k = 0;
+        uint32_t mask = (need == 2 ? 3u : 1u) << k;
+        if (!(ofl.ring_busy & mask)) {
+            ofl.ring_next = (k + need) % RING_SLOTS;
+            ofl.ring_busy |= mask;
+            return (int)k;
+        }
+        if (t0 == 0) t0 = timer_ms() + 1, ofl.ring_waits++;
+        if (timer_ms() > t0 + 50) return -1;
+        drain();
+    }
+}
+
+/* Queues one firmware frame to the engine: the FIX message fix[0..n) (or none: the FIN), numbered by the engine
+ * or keeping its own number. False (nothing queued) when the engine cannot take it: the caller drops the
+ * connection, as for a full TCP send buffer. */
+static bool send_frame(const uint8_t *fix, size_t n, unsigned mode, bool fin) {
+    ofl_order_spec_t sp;
+    struct tcp_conn *c = fixclient_conn();
+    if (!start() || !fixclient_order_spec(&sp)) {
+        error("the engine cannot send on the connection", 0);
+        return false;
+    }
+    ofl_conn_t cn;
+    memcpy(cn.dst_mac, sp.dst_mac, 6);
+    memcpy(cn.src_mac, sp.src_mac, 6);
+    cn.src_ip = sp.src_ip, cn.dst_ip = sp.dst_ip, cn.src_port = sp.src_port, cn.dst_port = sp.dst_port;
+    int rc = ofl_build_frame(&tp, &cn, fix, n, mode, fin);
+    if (rc != OFL_OK || (mode == OFL_MSG_NUMBERED && tp.msg_off >= 256)) {
+        error("cannot build a frame of firmware's message", rc);
+        return false;
+    }
+    if (n && !tcp_hw_extend(c, n)) {
+        error("TCP send buffer full", (long)n);
+        return false;
+    }
+    int k = ring_take(tp.len);
+    if (k < 0) {
+        error("the send ring stayed full", 0);
+        return false;
+    }
+    unsigned slot = ORDER_TX_SEND_SLOT0 + (unsigned)k;
+    order_tx_meta_t m = {tp.len, (uint16_t)(n ? tp.cs_off : 0), (uint8_t)tp.msg_off, tp.msg_width, 0, 0, false, false,
+                         tp.ip_csum, tp.tcp_csum, tp.fix_sum};
+    order_tx_load_frame(slot, tp.frame, &m);
+    static const unsigned hw_mode[] = {ORDER_TX_SEND_MODE_NUMBER, ORDER_TX_SEND_MODE_KEEP, ORDER_TX_SEND_MODE_RAW};
+    uint64_t t0 = timer_ms();
+    while (!order_tx_send(slot, hw_mode[mode], fin, c->rcv_nxt)) {
+        if (timer_ms() > t0 + 50) {
+            ofl.ring_busy &= ~((tp.len > ORDER_TX_TEMPLATE_BYTES ? 3u : 1u) << k);
+            error("the send queue stayed full", 0);
+            return false;
+        }
+        drain();
+    }
+    ofl.ring[k] = (ring_t){tp.len, tp.fix_len, tp.msg_off, tp.cs_off, tp.msg_width, (uint8_t)mode, fin};
+    return true;
+}
+
+bool offload_send(const uint8_t *fix, size_t n, bool numbered) {
+    return send_frame(fix, n, numbered ? OFL_MSG_NUMBERED : OFL_MSG_KEEP, false);
+}
+
+/* Builds stop i's order and puts it in the engine and the trigger table; the TCP lease grows by its bytes
+ * (template i is disarmed: it was sent, or never armed). */
 static bool load(unsigned i, const stop_t *st) {
     ofl_order_spec_t sp;
     char id[FIX_ID_MAX];
     if (!ofl.time_ok) return false;               /* its SendingTime would be the engine's unset clock */
+    if (!ofl.started) return false;               /* the engine does not own the numbers yet */
     if (!fixclient_order_spec(&sp)) return false; /* no ARP entry for the exchange yet */
     fix_app_take_clordid(fixclient_app(), id);
     sp.clordid = id;
@@ -212,9 +357,10 @@ static bool load(unsigned i, const stop_t *st) {
         error("cannot build the order template", rc);
         return false;
     }
-    if (!ofl.locked && !tcp_hw_extend(fixclient_conn(), tp.fix_len)) return false;
+    if (!tcp_hw_extend(fixclient_conn(), tp.fix_len)) return false;
     meta_t *m = &ofl.meta[i];
-    *m = (meta_t){tp.len, tp.fix_len, tp.msg_off, tp.msg_width, tp.cs_off, tp.st_off, tp.tt_off};
+    *m = (meta_t){tp.len, tp.fix_len, (uint8_t)tp.msg_off, tp.msg_width, (uint8_t)tp.cs_off, (uint8_t)tp.st_off,
+                  (uint8_t)tp.tt_off};
     order_tx_load(i, &tp);
     if (!offload_rx_write_entry(i, st->symbol, st->side, st->stop_px, i) || !order_tx_arm(1u << i, true)) {
         error("the trigger table or the engine refused the stop", i);
@@ -226,28 +372,6 @@ static bool load(unsigned i, const stop_t *st) {
     return true;
 }
 
-/* Hardware stops that should be in the engine. */
-static uint32_t wanted(void) { return stops_hw_armed() & ~ofl.fallback; }
-
-static void release(void) {
-    struct tcp_conn *c = fixclient_conn();
-    if (!ofl.locked || !c || fix_session_state(fixclient_session()) != FIX_SESS_ACTIVE) return;
-    uint32_t want = wanted();
-    for (unsigned i = 0; i < STOPS_MAX; i++)
-        if ((want & ~ofl.loaded & (1u << i)) && !load(i, stops_get(i))) return;
-    uint32_t armed = order_tx_armed() & want;
-    if (!armed) return; /* nothing for the engine to send: firmware keeps the lock */
-    size_t budget = 0;
-    for (unsigned i = 0; i < STOPS_MAX; i++)
-        if (armed & (1u << i)) budget += ofl.meta[i].fix_len;
-    uint32_t seq;
-    if (!tcp_hw_arm(c, budget, &seq)) return; /* firmware bytes not sent yet, or no room: later */
-    order_tx_next_t n = {seq, fix_session_next_out(fixclient_session()), netif_stack()->ip_id, NET_TCP_RCV_WND};
-    order_tx_set_next(&n);
-    set_ack(true);
-    order_tx_unlock();
-    ofl.locked = false;
-}
 
 /* The parser follows the in-order stream as it passes on the wire and skips segments from the future. When
  * firmware's TCP later delivers such segments from its out-of-order queue (after a loss or a reordering), the
@@ -279,21 +403,19 @@ void offload_poll(void) {
     if (!ofl.up) return;
     set_ack(false);
     if (!ofl.locked) drain();
-    while (ofl.fallback) {
-        unsigned i = (unsigned)__builtin_ctz(ofl.fallback);
-        ofl.fallback &= ~(1u << i);
-        ofl.loaded &= ~(1u << i);
-        (void)order_tx_arm(1u << i, false); /* its trigger entry disarmed itself: nothing can fire it meanwhile */
-        stops_fire_fw(i, ofl.fallback_px[i]);
-    }
     /* the engine's clock runs on its own between settings: every second it gets firmware's UTC again (which
      * follows the exchange's; in the simulation the engine's clock runs at the simulator's speed) */
     /* (until it has been set once on this connection: at every poll, so that no order goes out with the unset clock) */
     if (!ofl.time_ok || (int64_t)(netif_stack()->now_ms - ofl.time_set_ms) >= 1000) set_time(); /* the stack's ms: no timer division */
-    uint32_t todo = wanted() & ~ofl.loaded;
-    for (unsigned i = 0; !ofl.locked && todo; i++, todo >>= 1)
-        if ((todo & 1u) && fixclient_conn() && !load(i, stops_get(i))) take_lock(); /* no room in the lease */
-    release();
+    struct tcp_conn *c = fixclient_conn();
+    uint32_t fin_seq;
+    if (ofl.started && !ofl.fin_queued && tcp_hw_fin_wanted(c, &fin_seq)) { /* our FIN: through the engine too */
+        if (send_frame(NULL, 0, OFL_MSG_NONE, true)) ofl.fin_queued = true;
+        else fixclient_fail("the engine cannot send the FIN");
+    }
+    uint32_t todo = stops_hw_armed() & ~ofl.loaded;
+    for (unsigned i = 0; todo && c; i++, todo >>= 1)
+        if ((todo & 1u) && !load(i, stops_get(i))) break; /* later (no clock, no ARP entry, no room) */
 }
 
 bool offload_cancel(unsigned i) {
@@ -303,9 +425,10 @@ bool offload_cancel(unsigned i) {
     (void)offload_rx_disarm(i, &was);
     (void)order_tx_arm(1u << i, false);
     drain();
-    ofl.fallback &= ~(1u << i);
     bool fired = !(ofl.loaded & (1u << i));
     ofl.loaded &= ~(1u << i);
+    if (!fired) tcp_hw_shrink(fixclient_conn(), ofl.meta[i].fix_len); /* its bytes will never be sent */
+    give_lock();
     return !fired;
 }
 
@@ -316,17 +439,19 @@ static int cmd_offload(int argc, char **argv) {
         return 1;
     }
     if (mp_in_request) { /* the machine protocol: one "counters" event (lat_*: 0 while lat_n is 0) */
-        mp_event("counters", "group:s up:b locked:b loaded:u armed:u sent:u not_sent:u errors:u locks:u lat_n:u lat_min:u lat_avg:u lat_max:u",
+        mp_event("counters", "group:s up:b locked:b loaded:u armed:u sent:u not_sent:u errors:u locks:u fw_frames:u fw_bytes:u ring_waits:u lat_n:u lat_min:u lat_avg:u lat_max:u",
                  "offload", ofl.up, ofl.locked, ofl.loaded, order_tx_armed(), ofl.sent, ofl.not_sent, ofl.errors, ofl.locks,
+                 ofl.fw_frames, ofl.fw_bytes, ofl.ring_waits,
                  ofl.lat_n, ofl.lat_min, ofl.lat_n ? (uint32_t)(ofl.lat_sum / ofl.lat_n) : 0u, ofl.lat_max);
         return 0;
     }
     printf("offload: %s, engine %s, stops loaded 0x%04lx, armed 0x%04lx\n", ofl.up ? "on the connection" : "idle",
-           ofl.locked ? "locked by firmware" : "owns the next numbers", (unsigned long)ofl.loaded,
+           ofl.started ? "owns the connection's numbers" : "not started", (unsigned long)ofl.loaded,
            (unsigned long)order_tx_armed());
     printf("offload: orders sent by hardware %lu, triggered but not sent %lu, errors %lu, locks %lu\n",
            (unsigned long)ofl.sent, (unsigned long)ofl.not_sent, (unsigned long)ofl.errors, (unsigned long)ofl.locks);
-    printf("offload: parser resynchronised %lu times\n", (unsigned long)ofl.resyncs);
+    printf("offload: parser resynchronised %lu times; firmware frames sent by the engine %lu (%lu bytes), ring full %lu times\n",
+           (unsigned long)ofl.resyncs, (unsigned long)ofl.fw_frames, (unsigned long)ofl.fw_bytes, (unsigned long)ofl.ring_waits);
     if (ofl.lat_n)
         printf("offload: trade price SOH on the parser -> order byte 0 at the MAC: min %lu avg %lu max %lu cycles\n",
                (unsigned long)ofl.lat_min, (unsigned long)(ofl.lat_sum / ofl.lat_n), (unsigned long)ofl.lat_max);

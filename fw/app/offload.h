@@ -1,24 +1,25 @@
 /* Firmware side of the stop-order offload (DESIGN.md "The offload and the session";
  * hw/src/triggerfish/offload/README-tx.md "Firmware protocol").
  *
- * Ownership of the connection's numbers (TCP sequence, FIX MsgSeqNum, IPv4 id):
- *  - Firmware holds the order engine's lock whenever it sends on the connection itself: the session's
- *    before_send hook takes it (offload_before_send), adopting every order the engine sent before the lock,
- *    so that the firmware's message takes the next free numbers.
- *  - offload_poll() (main loop) loads the hardware stops into the engine and the trigger table, and gives
- *    the lock back when at least one is armed: the TCP lease (tcp_hw_arm) covers every armed order's bytes,
- *    the engine gets NEXT_SEQ = the lease's start and NEXT_MSGSEQ = the session's next number.
- *  - Every SENT fire-log record is adopted: its bytes are rebuilt from the template and the record
- *    (ofl_materialize), handed to TCP (retransmission) and to the FIX store (resend), the MsgSeqNum taken,
- *    and the order entered in the order table so that its execution reports are matched.
- *  - A fire the engine did not send (suppressed under the lock) is sent by firmware instead.
- *  - Orders carry firmware's rcv_nxt as their TCP ACK (the engine's ACK_SET, updated as data arrives), never
- *    more than firmware has received: a frame firmware lost is sent again by the peer.
- * With no hardware stop armed the engine stays locked: firmware owns everything, as without the offload. */
+ * Ownership of the connection's numbers (TCP sequence, FIX MsgSeqNum, IPv4 id): the order engine's, from the first
+ * frame firmware sends on the connection (its Logon) to the connection's end.
+ *  - Every frame that consumes sequence space goes out through the engine: the session's new messages numbered by
+ *    it (offload_send, numbered), its resends and gap fills with their own numbers, our FIN. Firmware writes each
+ *    as a template into the engine's send ring and queues it (SEND); fires go before queued frames.
+ *  - Every fire-log record is adopted, firmware's frames as the orders: its bytes are rebuilt from the template and
+ *    the record (ofl_materialize), handed to TCP (retransmission, the FIN) and to the session (the number, the
+ *    resend store), and a fired order is entered in the order table so that its execution reports are matched.
+ *  - Pure ACKs, retransmissions of bytes already sent, ARP and ICMP stay on the CPU's frame path.
+ *  - Orders carry firmware's rcv_nxt as their TCP ACK (the engine's ACK_SET), firmware's frames rcv_nxt as it was
+ *    when they were queued (SEND_ACK): never more than firmware has received.
+ *  - The lock is only taken where a fire must not race (a stop's cancel, the connection going), with HOLD set: a
+ *    fire meanwhile waits; nothing is ever suppressed for ownership. */
 #ifndef TF_APP_OFFLOAD_H
 #define TF_APP_OFFLOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "soc.h"
 
@@ -26,9 +27,10 @@
 /* TCP connected (after the parser follows it) / the connection is gone. */
 void offload_conn_up(void);
 void offload_conn_down(void);
-/* The FIX session's before_send hook. */
-void offload_before_send(void *ctx);
-/* Update the orders' ACK, adopt fires, send fallbacks, load stops, release the lock. */
+/* Queues one FIX message of the session to the engine (numbered: the engine writes its MsgSeqNum; else it keeps
+ * its own). False when the engine cannot take it (nothing queued: the connection must go). */
+bool offload_send(const uint8_t *fix, size_t n, bool numbered);
+/* Update the orders' ACK, adopt the records, queue the FIN when due, load stops. */
 void offload_poll(void);
 /* Main loop only (firmware's received stream fully handed to the session): sets the receive parser to firmware's
  * rcv_nxt when it has fallen behind (segments it skipped as out of order that firmware's TCP delivered later). */

@@ -18,6 +18,7 @@ static bool wait_status(uint32_t mask, uint32_t want) {
 
 static uint32_t ctrl;
 void order_tx_enable(bool on) {
+    ctrl |= BIT(ORDER_TX_CTRL, HOLD); /* a fire while firmware holds the lock waits for the unlock: never suppressed */
     ctrl = on ? ctrl | BIT(ORDER_TX_CTRL, ENABLE) : ctrl & ~BIT(ORDER_TX_CTRL, ENABLE);
     wr(ORDER_TX_CTRL, ctrl);
 }

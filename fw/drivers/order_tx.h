@@ -12,7 +12,7 @@
 #ifdef TF_HAS_OFFLOAD
 #include "offload/template.h"
 
-/* CTRL: ENABLE, IRQ off, HOLD 0 (a fire while firmware holds the lock is suppressed and logged). */
+/* CTRL: ENABLE, IRQ off, HOLD 1 (a fire while firmware holds the lock waits and goes out after the unlock). */
 void order_tx_enable(bool on);
 /* Takes the lock and waits for LOCKED (the order in flight, if any, has left and is logged). */
 bool order_tx_lock(void);

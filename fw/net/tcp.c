@@ -857,6 +857,13 @@ bool tcp_hw_extend(struct tcp_conn *c, size_t n)
     return true;
 }
 
+void tcp_hw_shrink(struct tcp_conn *c, size_t n)
+{
+    if (!c || !c->hw_armed)
+        return;
+    c->hw_max = n < c->hw_max ? c->hw_max - (uint32_t)n : 0;
+}
+
 bool tcp_hw_fin_wanted(const struct tcp_conn *c, uint32_t *seq_out)
 {
     if (!c || !c->hw_armed || !c->fin_queued || c->fin_sent || !sending_state(c->state) || c->snd_nxt != c->snd_end)

@@ -220,6 +220,8 @@ int tcp_adopt_sent(struct tcp_conn *c, uint32_t seq, const uint8_t *data, size_t
 /* Lengthens the lease by n bytes (another order armed while the hardware owns the numbers): false when
  * not armed or the send buffer has no room for the whole lease. */
 bool tcp_hw_extend(struct tcp_conn *c, size_t n);
+/* Shortens the lease by n bytes (an armed order canceled: it will never be sent). */
+void tcp_hw_shrink(struct tcp_conn *c, size_t n);
 /* The FIN, when the hardware sends everything that consumes sequence space (the order engine's send queue): while
  * armed, tcp_close() (or the peer's FIN in CLOSE_WAIT) queues our FIN but the stack cannot send it itself.
  * tcp_hw_fin_wanted() says it is due (queued, not sent, every byte before it adopted): the owner has the hardware
