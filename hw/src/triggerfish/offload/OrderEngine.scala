@@ -16,6 +16,11 @@
 //           -> fire log words (8 per record) -> StreamFifoCC -> sys
 //   sys     bus: registers (RegMap "ORDER_TX"), template window (RAM, read in eth_tx), metadata window
 //           (LUT RAM, read in eth_tx), sequence staging under LOCK, commands (arm/disarm, time set) by toggle.
+//   send    sys: SEND -> queue (16) -> hold register + toggle ==> eth_tx: head register (sCur) -> views of its
+//           send-ring template (slots 16..31: LUT RAMs of their own) -> decision (only when no fire is on its way,
+//           the engine could start an order, and nothing is locking) -> commit one cycle later from a register
+//           (sGoR): byte 0 from the output register, then the same byte pipeline, patches and log as an order.
+//           Frames up to 511 bytes continue in the next slot. README-tx.md "Send queue".
 //
 // Latency, fire.valid in eth_rx cycle c -> tx.valid (engine idle): with eth_rx and eth_tx on the same edges,
 // tx.valid is high in eth_tx cycle c+3, always: the hold register and the toggle are loaded at the end of
