@@ -1,5 +1,5 @@
-// A scripted FIX 4.4 exchange on the RGMII pins of the gate-level harness (gate_main.cpp, +fix-exchange=1),
-// written from the specifications: Ethernet II, ARP (RFC 826), IPv4 (RFC 791, header checksum RFC 1071), TCP
+// A scripted FIX 4.4 exchange for the gate-level harness (gate_main.cpp, +fix-exchange=1), written from the
+// specifications: Ethernet II, ARP (RFC 826), IPv4 (RFC 791, header checksum RFC 1071), TCP
 // (RFC 9293, the checksum over the pseudo header), FIX 4.4 (BodyLength, CheckSum, the standard header). It plays
 // the exchange the firmware connects to (the board's FIX_HOST and FIX_PORT):
 //   - answers ARP requests for its address;
@@ -14,6 +14,10 @@
 //     the last 35=W (the SoC's receive point when the hardware fired on it: the W that fired is not acknowledged
 //     by its own order), MsgSeqNum = the SoC's last one + 1; and that no 35=D came before the last W.
 // Lines: "gate: exchange: <what happened>" and, per check, "gate: exchange: check <name>: ok|FAIL <details>".
+// It knows nothing of the PHY: it takes whole frames and gives whole frames (destination MAC .. payload, no
+// preamble, SFD or FCS), and the harness's PHY adapter puts them on the board's pins and takes them off: the
+// Colorlight i5's RGMII (4 bits at each edge of 125 MHz) or the PYNQ-Z1's RMII (2 bits per 50 MHz REF_CLK cycle).
+// The one thing it is told about the PHY is the name of the Ethernet clock its cycle counts are in.
 #pragma once
 #include <cstdarg>
 #include <cstdint>
@@ -102,7 +106,8 @@ public:
     bool done = false;           // the 35=D came and was checked
     int failures = 0;
 
-    explicit Exchange(uint64_t sys_hz) : sys_hz_(sys_hz) {}
+    // eth_clock: the Ethernet clock the harness counts in (on_tx's sof_eth, on_sent's eth), for the lines it prints
+    Exchange(uint64_t sys_hz, const char *eth_clock) : sys_hz_(sys_hz), eth_clock_(eth_clock) {}
 
     // plusargs: see gate_main.cpp; false and a message when a setting is bad
     bool configure(const std::string &mac, const std::string &ip, uint64_t port, const std::string &comp_id,
@@ -211,6 +216,7 @@ public:
 
 private:
     uint64_t sys_hz_;
+    const char *eth_clock_;
     uint8_t mac_[6] = {0};
     uint32_t ip_ = 0;
     uint16_t port_ = 0;
@@ -484,7 +490,7 @@ private:
               exp_qty_.c_str(), m.str(40).c_str(), m.str(44).c_str(), exp_px_text_.c_str(), m.str(11).c_str());
         if (last_w_eof_eth_ && sof_eth > last_w_eof_eth_)
             say("from the last byte of the crossing 35=W's frame on the receive pins to the first preamble byte of the "
-                "35=D on the transmit pins: %llu Ethernet cycles (125 MHz)", (unsigned long long)(sof_eth - last_w_eof_eth_));
+                "35=D on the transmit pins: %llu Ethernet cycles (%s)", (unsigned long long)(sof_eth - last_w_eof_eth_), eth_clock_);
     }
 };
 

@@ -23,13 +23,14 @@
 //             "gate: tx frame <n> bytes fcs ok|BAD <first bytes>". +eth-in=<hex> sends that frame (destination
 //             MAC .. payload, the harness adds preamble and FCS) on the RGMII receive pins, DDR, once the console
 //             has shown +eth-in-after=<text>; +eth-in-count=N sends it N times, 20000 sys cycles apart.
-//   exchange  +fix-exchange=1: the scripted FIX exchange of exchange.h answers on the RGMII pins (ARP, TCP, Logon)
-//             and sends 35=W trades: +fix-mac=<12 hex digits> +fix-ip=A.B.C.D +fix-port= (the board's FIX_HOST and
+//   exchange  +fix-exchange=1: the scripted FIX exchange of exchange.h answers on the Ethernet pins, RGMII or (with
+//             -DGATE_XC7) RMII: it takes and gives whole frames, the PHY adapters above and below put them on the
+//             pins and take them off (ARP, TCP, Logon), and sends 35=W trades: +fix-mac=<12 hex digits> +fix-ip=A.B.C.D +fix-port= (the board's FIX_HOST and
 //             FIX_PORT), +fix-comp-id= (the exchange's CompID) +fix-soc-comp-id= (the SoC's), +fix-symbol=,
 //             +fix-trades=<price>,<price>... (one 35=W each, the last one expected to fire the stop),
 //             +fix-w-after=<console text> (the first W once that line has ended, +fix-w-delay= sys cycles later, then
 //             every +fix-w-gap= sys cycles), +fix-expect=<side 1|2>,<symbol>,<qty>,<price> (the 35=D expected).
-//             Frames go out in order, at least 16 receive clock cycles apart. The run ends (besides +until and +until-tx)
+//             Frames go out in order, at least 16 (RMII: 48) receive clock cycles apart. The run ends (besides +until and +until-tx)
 //             only once the exchange has received and checked a 35=D; status 1 if any of its checks failed.
 //   end       +until=<text>: stop with status 0 once the console has shown it and the end of its line;
 //             +until-tx=<hex>: once a frame the SoC sent (with its FCS) contains these bytes; both given: once
@@ -122,7 +123,7 @@ int main(int argc, char **argv) {
     std::string eth_in_hex = plusarg("eth-in", "");
     const std::string eth_in_after = plusarg("eth-in-after", "");
     uint64_t eth_in_count = plusnum("eth-in-count", eth_in_hex.empty() ? 0 : 1);
-    gx::Exchange ex(sys_hz);
+    gx::Exchange ex(sys_hz, ETH_FAST);
     if (plusnum("fix-exchange", 0)) {
         std::string err;
         if (!ex.configure(plusarg("fix-mac", ""), plusarg("fix-ip", ""), plusnum("fix-port", 0), plusarg("fix-comp-id", ""),

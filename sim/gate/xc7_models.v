@@ -79,8 +79,119 @@ module gate_xc7_bram #(
   end
 endmodule
 
-// RAMB36E1: TDP (each port up to 36 bits) or SDP (72 bits: read on port A, DOBDO:DOADO; write on port B,
-// DIBDI:DIADI, WEBWE[7:0] one per byte). INIT_A/B, SRVAL_A/B: {parity, data} of the port's width.
+// RAMB36E1 and RAMB18E1: one implementation (gate_xc7_ramb below) for both; each primitive declares its ports and
+// parameters, as the netlist names them, and hands them on. PW, a port's width in TDP mode ({parity, data}): 36
+// (RAMB36E1) or 18 (RAMB18E1); in SDP mode (RAM_MODE "SDP") the port is 2 x PW wide: read on port A, DOBDO:DOADO
+// (and DOPBDOP:DOPADOP); write on port B, DIBDI:DIADI, WEBWE one bit per byte. INIT_A/B, SRVAL_A/B: {parity, data}
+// of the port's width.
+
+// the parameters both primitives have (INIT_A/B and SRVAL_A/B PW bits wide), and the INIT_xx/INITP_xx ones, 16 at a
+// time: `GATE_XC7_P16(INIT_, 3) declares INIT_30 .. INIT_3F; `GATE_XC7_C16(INIT_, 3) is INIT_3F, .., INIT_30
+`define GATE_XC7_RAMB_PARAMS(PW) \
+  parameter integer DOA_REG = 0; \
+  parameter integer DOB_REG = 0; \
+  parameter EN_ECC_READ = "FALSE"; \
+  parameter EN_ECC_WRITE = "FALSE"; \
+  parameter RAM_EXTENSION_A = "NONE"; \
+  parameter RAM_EXTENSION_B = "NONE"; \
+  parameter RAM_MODE = "TDP"; \
+  parameter RDADDR_COLLISION_HWCONFIG = "DELAYED_WRITE"; \
+  parameter integer READ_WIDTH_A = 0; \
+  parameter integer READ_WIDTH_B = 0; \
+  parameter RSTREG_PRIORITY_A = "RSTREG"; \
+  parameter RSTREG_PRIORITY_B = "RSTREG"; \
+  parameter SIM_COLLISION_CHECK = "ALL"; \
+  parameter SIM_DEVICE = "VIRTEX6"; \
+  parameter [PW-1:0] INIT_A = 0; \
+  parameter [PW-1:0] INIT_B = 0; \
+  parameter [PW-1:0] SRVAL_A = 0; \
+  parameter [PW-1:0] SRVAL_B = 0; \
+  parameter INIT_FILE = "NONE"; \
+  parameter WRITE_MODE_A = "WRITE_FIRST"; \
+  parameter WRITE_MODE_B = "WRITE_FIRST"; \
+  parameter integer WRITE_WIDTH_A = 0; \
+  parameter integer WRITE_WIDTH_B = 0; \
+  parameter IS_CLKARDCLK_INVERTED = 1'b0; \
+  parameter IS_CLKBWRCLK_INVERTED = 1'b0; \
+  parameter IS_ENARDEN_INVERTED = 1'b0; \
+  parameter IS_ENBWREN_INVERTED = 1'b0; \
+  parameter IS_RSTRAMARSTRAM_INVERTED = 1'b0; \
+  parameter IS_RSTRAMB_INVERTED = 1'b0; \
+  parameter IS_RSTREGARSTREG_INVERTED = 1'b0; \
+  parameter IS_RSTREGB_INVERTED = 1'b0;
+`define GATE_XC7_P16(P, h) parameter [255:0] P``h``0 = 256'h0, P``h``1 = 256'h0, P``h``2 = 256'h0, P``h``3 = 256'h0, P``h``4 = 256'h0, P``h``5 = 256'h0, P``h``6 = 256'h0, P``h``7 = 256'h0, P``h``8 = 256'h0, P``h``9 = 256'h0, P``h``A = 256'h0, P``h``B = 256'h0, P``h``C = 256'h0, P``h``D = 256'h0, P``h``E = 256'h0, P``h``F = 256'h0;
+`define GATE_XC7_C16(P, h) P``h``F, P``h``E, P``h``D, P``h``C, P``h``B, P``h``A, P``h``9, P``h``8, P``h``7, P``h``6, P``h``5, P``h``4, P``h``3, P``h``2, P``h``1, P``h``0
+// the settings gate_xc7_ramb takes from the primitive, and its ports
+`define GATE_XC7_RAMB_PASS \
+  .DOA_REG(DOA_REG), .DOB_REG(DOB_REG), .EN_ECC_READ(EN_ECC_READ), .EN_ECC_WRITE(EN_ECC_WRITE), \
+  .RAM_EXTENSION_A(RAM_EXTENSION_A), .RAM_EXTENSION_B(RAM_EXTENSION_B), .RAM_MODE(RAM_MODE), \
+  .READ_WIDTH_A(READ_WIDTH_A), .READ_WIDTH_B(READ_WIDTH_B), .WRITE_WIDTH_A(WRITE_WIDTH_A), .WRITE_WIDTH_B(WRITE_WIDTH_B), \
+  .WRITE_MODE_A(WRITE_MODE_A), .WRITE_MODE_B(WRITE_MODE_B), .INIT_A(INIT_A), .INIT_B(INIT_B), .SRVAL_A(SRVAL_A), .SRVAL_B(SRVAL_B), \
+  .IS_CLKARDCLK_INVERTED(IS_CLKARDCLK_INVERTED), .IS_CLKBWRCLK_INVERTED(IS_CLKBWRCLK_INVERTED), \
+  .IS_ENARDEN_INVERTED(IS_ENARDEN_INVERTED), .IS_ENBWREN_INVERTED(IS_ENBWREN_INVERTED), \
+  .IS_RSTRAMARSTRAM_INVERTED(IS_RSTRAMARSTRAM_INVERTED), .IS_RSTRAMB_INVERTED(IS_RSTRAMB_INVERTED)
+`define GATE_XC7_RAMB_PORTS \
+  .CLKARDCLK(CLKARDCLK), .CLKBWRCLK(CLKBWRCLK), .ENARDEN(ENARDEN), .ENBWREN(ENBWREN), \
+  .RSTRAMARSTRAM(RSTRAMARSTRAM), .RSTRAMB(RSTRAMB), .ADDRARDADDR(ADDRARDADDR), .ADDRBWRADDR(ADDRBWRADDR), \
+  .DIADI(DIADI), .DIBDI(DIBDI), .DIPADIP(DIPADIP), .DIPBDIP(DIPBDIP), .WEA(WEA), .WEBWE(WEBWE), \
+  .DOADO(DOADO), .DOBDO(DOBDO), .DOPADOP(DOPADOP), .DOPBDOP(DOPBDOP)
+
+// The block RAM primitive over gate_xc7_bram: NB data bytes, ABITS address bits used (of the AW-bit address
+// ports), PW the TDP port width (data DW = PW / 9 * 8 bits, PB = PW / 9 parity bits per port); the settings as the
+// primitive's parameters of the same names, the contents as INIT_D (INIT_xx, INIT_00 lowest) and INIT_P (INITP_xx).
+module gate_xc7_ramb #(
+  parameter NAME = "RAMB36E1",
+  parameter integer PW = 36, NB = 4096, ABITS = 15, AW = 16,
+  parameter [8*NB-1:0] INIT_D = 0,
+  parameter [NB-1:0] INIT_P = 0,
+  parameter integer DOA_REG = 0, DOB_REG = 0,
+  parameter EN_ECC_READ = "FALSE", EN_ECC_WRITE = "FALSE", RAM_EXTENSION_A = "NONE", RAM_EXTENSION_B = "NONE",
+  parameter RAM_MODE = "TDP",
+  parameter integer READ_WIDTH_A = 0, READ_WIDTH_B = 0, WRITE_WIDTH_A = 0, WRITE_WIDTH_B = 0,
+  parameter WRITE_MODE_A = "WRITE_FIRST", WRITE_MODE_B = "WRITE_FIRST",
+  parameter [PW-1:0] INIT_A = 0, INIT_B = 0, SRVAL_A = 0, SRVAL_B = 0,
+  parameter IS_CLKARDCLK_INVERTED = 1'b0, IS_CLKBWRCLK_INVERTED = 1'b0, IS_ENARDEN_INVERTED = 1'b0,
+  parameter IS_ENBWREN_INVERTED = 1'b0, IS_RSTRAMARSTRAM_INVERTED = 1'b0, IS_RSTRAMB_INVERTED = 1'b0
+)(input CLKARDCLK, CLKBWRCLK, ENARDEN, ENBWREN, RSTRAMARSTRAM, RSTRAMB,
+  input [AW-1:0] ADDRARDADDR, ADDRBWRADDR, input [PW/9*8-1:0] DIADI, DIBDI, input [PW/9-1:0] DIPADIP, DIPBDIP,
+  input [PW/9-1:0] WEA, input [2*(PW/9)-1:0] WEBWE,
+  output [PW/9*8-1:0] DOADO, DOBDO, output [PW/9-1:0] DOPADOP, DOPBDOP);
+  localparam integer DW = PW / 9 * 8, PB = PW / 9;
+  localparam SDP = RAM_MODE == "SDP";
+  localparam SDPR = SDP && READ_WIDTH_A == 2 * PW;
+  localparam SDPW = SDP && WRITE_WIDTH_B == 2 * PW;
+  // a port's {parity, data} value of width w as data bits and parity bits
+  function [63:0] vd(input [71:0] v, input integer w); vd = w >= 9 ? v & ((72'b1 << (w / 9 * 8)) - 1) : v & ((72'b1 << w) - 1); endfunction
+  function [7:0] vp(input [71:0] v, input integer w); vp = w >= 9 ? (v >> (w / 9 * 8)) & ((72'b1 << (w / 9)) - 1) : 0; endfunction
+  // port A's initial and reset values: in SDP mode the read port is 2 x PW wide, its upper half from INIT_B/SRVAL_B
+  localparam [71:0] IVA = SDPR ? {INIT_B[PW-1:DW], INIT_A[PW-1:DW], INIT_B[DW-1:0], INIT_A[DW-1:0]} : 72'(INIT_A);
+  localparam [71:0] SVA = SDPR ? {SRVAL_B[PW-1:DW], SRVAL_A[PW-1:DW], SRVAL_B[DW-1:0], SRVAL_A[DW-1:0]} : 72'(SRVAL_A);
+  localparam [71:0] IVB = 72'(INIT_B), SVB = 72'(SRVAL_B);
+  initial if (DOA_REG != 0 || DOB_REG != 0 || RAM_EXTENSION_A != "NONE" || RAM_EXTENSION_B != "NONE"
+              || EN_ECC_READ != "FALSE" || EN_ECC_WRITE != "FALSE") begin
+    $display("gate: %0s with output registers, cascade or ECC: not modelled", NAME); $fatal;
+  end
+  // the ports widened to gate_xc7_bram's (zero-extended)
+  wire [15:0] addra = ADDRARDADDR, addrb = ADDRBWRADDR;
+  wire [63:0] dia = DIADI, dib = SDPW ? {DIBDI, DIADI} : 64'(DIBDI);
+  wire [7:0] dipa = DIPADIP, dipb = SDPW ? {DIPBDIP, DIPADIP} : 8'(DIPBDIP), wea = WEA, web = WEBWE;
+  wire [63:0] doa, dob; wire [7:0] dopa, dopb;
+  gate_xc7_bram #(.NB(NB), .ABITS(ABITS), .INIT_D(INIT_D), .INIT_P(INIT_P),
+    .RA(READ_WIDTH_A), .WA(SDP ? 0 : WRITE_WIDTH_A), .RB(SDP ? 0 : READ_WIDTH_B), .WB(WRITE_WIDTH_B),
+    .WRITE_MODE_A(WRITE_MODE_A), .WRITE_MODE_B(WRITE_MODE_B),
+    .IVA_D(vd(IVA, READ_WIDTH_A)), .IVA_P(vp(IVA, READ_WIDTH_A)), .SVA_D(vd(SVA, READ_WIDTH_A)), .SVA_P(vp(SVA, READ_WIDTH_A)),
+    .IVB_D(vd(IVB, READ_WIDTH_B)), .IVB_P(vp(IVB, READ_WIDTH_B)), .SVB_D(vd(SVB, READ_WIDTH_B)), .SVB_P(vp(SVB, READ_WIDTH_B))
+  ) m(
+    .clka(CLKARDCLK ^ IS_CLKARDCLK_INVERTED), .ena(ENARDEN ^ IS_ENARDEN_INVERTED), .rsta(RSTRAMARSTRAM ^ IS_RSTRAMARSTRAM_INVERTED),
+    .addra(addra), .dia(dia), .dipa(dipa), .wea(wea), .doa(doa), .dopa(dopa),
+    .clkb(CLKBWRCLK ^ IS_CLKBWRCLK_INVERTED), .enb(ENBWREN ^ IS_ENBWREN_INVERTED), .rstb(RSTRAMB ^ IS_RSTRAMB_INVERTED),
+    .addrb(addrb), .dib(dib), .dipb(dipb), .web(web), .dob(dob), .dopb(dopb));
+  assign DOADO = doa[DW-1:0];
+  assign DOPADOP = dopa[PB-1:0];
+  assign DOBDO = SDPR ? doa[2*DW-1:DW] : dob[DW-1:0];
+  assign DOPBDOP = SDPR ? dopa[2*PB-1:PB] : dopb[PB-1:0];
+endmodule
+
 module RAMB36E1(
   input CLKARDCLK, CLKBWRCLK, ENARDEN, ENBWREN, REGCEAREGCE, REGCEB, RSTRAMARSTRAM, RSTRAMB, RSTREGARSTREG, RSTREGB,
   input CASCADEINA, CASCADEINB, INJECTDBITERR, INJECTSBITERR,
@@ -88,386 +199,31 @@ module RAMB36E1(
   input [3:0] WEA, input [7:0] WEBWE,
   output [31:0] DOADO, DOBDO, output [3:0] DOPADOP, DOPBDOP,
   output CASCADEOUTA, CASCADEOUTB, SBITERR, DBITERR, output [7:0] ECCPARITY, output [8:0] RDADDRECC);
-  parameter integer DOA_REG = 0;
-  parameter integer DOB_REG = 0;
-  parameter EN_ECC_READ = "FALSE";
-  parameter EN_ECC_WRITE = "FALSE";
-  parameter RAM_EXTENSION_A = "NONE";
-  parameter RAM_EXTENSION_B = "NONE";
-  parameter RAM_MODE = "TDP";
-  parameter RDADDR_COLLISION_HWCONFIG = "DELAYED_WRITE";
-  parameter integer READ_WIDTH_A = 0;
-  parameter integer READ_WIDTH_B = 0;
-  parameter RSTREG_PRIORITY_A = "RSTREG";
-  parameter RSTREG_PRIORITY_B = "RSTREG";
-  parameter SIM_COLLISION_CHECK = "ALL";
-  parameter SIM_DEVICE = "VIRTEX6";
-  parameter [35:0] INIT_A = 0;
-  parameter [35:0] INIT_B = 0;
-  parameter [35:0] SRVAL_A = 0;
-  parameter [35:0] SRVAL_B = 0;
-  parameter INIT_FILE = "NONE";
-  parameter WRITE_MODE_A = "WRITE_FIRST";
-  parameter WRITE_MODE_B = "WRITE_FIRST";
-  parameter integer WRITE_WIDTH_A = 0;
-  parameter integer WRITE_WIDTH_B = 0;
-  parameter IS_CLKARDCLK_INVERTED = 1'b0;
-  parameter IS_CLKBWRCLK_INVERTED = 1'b0;
-  parameter IS_ENARDEN_INVERTED = 1'b0;
-  parameter IS_ENBWREN_INVERTED = 1'b0;
-  parameter IS_RSTRAMARSTRAM_INVERTED = 1'b0;
-  parameter IS_RSTRAMB_INVERTED = 1'b0;
-  parameter IS_RSTREGARSTREG_INVERTED = 1'b0;
-  parameter IS_RSTREGB_INVERTED = 1'b0;
-  parameter [255:0] INIT_00 = 256'h0;
-  parameter [255:0] INIT_01 = 256'h0;
-  parameter [255:0] INIT_02 = 256'h0;
-  parameter [255:0] INIT_03 = 256'h0;
-  parameter [255:0] INIT_04 = 256'h0;
-  parameter [255:0] INIT_05 = 256'h0;
-  parameter [255:0] INIT_06 = 256'h0;
-  parameter [255:0] INIT_07 = 256'h0;
-  parameter [255:0] INIT_08 = 256'h0;
-  parameter [255:0] INIT_09 = 256'h0;
-  parameter [255:0] INIT_0A = 256'h0;
-  parameter [255:0] INIT_0B = 256'h0;
-  parameter [255:0] INIT_0C = 256'h0;
-  parameter [255:0] INIT_0D = 256'h0;
-  parameter [255:0] INIT_0E = 256'h0;
-  parameter [255:0] INIT_0F = 256'h0;
-  parameter [255:0] INIT_10 = 256'h0;
-  parameter [255:0] INIT_11 = 256'h0;
-  parameter [255:0] INIT_12 = 256'h0;
-  parameter [255:0] INIT_13 = 256'h0;
-  parameter [255:0] INIT_14 = 256'h0;
-  parameter [255:0] INIT_15 = 256'h0;
-  parameter [255:0] INIT_16 = 256'h0;
-  parameter [255:0] INIT_17 = 256'h0;
-  parameter [255:0] INIT_18 = 256'h0;
-  parameter [255:0] INIT_19 = 256'h0;
-  parameter [255:0] INIT_1A = 256'h0;
-  parameter [255:0] INIT_1B = 256'h0;
-  parameter [255:0] INIT_1C = 256'h0;
-  parameter [255:0] INIT_1D = 256'h0;
-  parameter [255:0] INIT_1E = 256'h0;
-  parameter [255:0] INIT_1F = 256'h0;
-  parameter [255:0] INIT_20 = 256'h0;
-  parameter [255:0] INIT_21 = 256'h0;
-  parameter [255:0] INIT_22 = 256'h0;
-  parameter [255:0] INIT_23 = 256'h0;
-  parameter [255:0] INIT_24 = 256'h0;
-  parameter [255:0] INIT_25 = 256'h0;
-  parameter [255:0] INIT_26 = 256'h0;
-  parameter [255:0] INIT_27 = 256'h0;
-  parameter [255:0] INIT_28 = 256'h0;
-  parameter [255:0] INIT_29 = 256'h0;
-  parameter [255:0] INIT_2A = 256'h0;
-  parameter [255:0] INIT_2B = 256'h0;
-  parameter [255:0] INIT_2C = 256'h0;
-  parameter [255:0] INIT_2D = 256'h0;
-  parameter [255:0] INIT_2E = 256'h0;
-  parameter [255:0] INIT_2F = 256'h0;
-  parameter [255:0] INIT_30 = 256'h0;
-  parameter [255:0] INIT_31 = 256'h0;
-  parameter [255:0] INIT_32 = 256'h0;
-  parameter [255:0] INIT_33 = 256'h0;
-  parameter [255:0] INIT_34 = 256'h0;
-  parameter [255:0] INIT_35 = 256'h0;
-  parameter [255:0] INIT_36 = 256'h0;
-  parameter [255:0] INIT_37 = 256'h0;
-  parameter [255:0] INIT_38 = 256'h0;
-  parameter [255:0] INIT_39 = 256'h0;
-  parameter [255:0] INIT_3A = 256'h0;
-  parameter [255:0] INIT_3B = 256'h0;
-  parameter [255:0] INIT_3C = 256'h0;
-  parameter [255:0] INIT_3D = 256'h0;
-  parameter [255:0] INIT_3E = 256'h0;
-  parameter [255:0] INIT_3F = 256'h0;
-  parameter [255:0] INIT_40 = 256'h0;
-  parameter [255:0] INIT_41 = 256'h0;
-  parameter [255:0] INIT_42 = 256'h0;
-  parameter [255:0] INIT_43 = 256'h0;
-  parameter [255:0] INIT_44 = 256'h0;
-  parameter [255:0] INIT_45 = 256'h0;
-  parameter [255:0] INIT_46 = 256'h0;
-  parameter [255:0] INIT_47 = 256'h0;
-  parameter [255:0] INIT_48 = 256'h0;
-  parameter [255:0] INIT_49 = 256'h0;
-  parameter [255:0] INIT_4A = 256'h0;
-  parameter [255:0] INIT_4B = 256'h0;
-  parameter [255:0] INIT_4C = 256'h0;
-  parameter [255:0] INIT_4D = 256'h0;
-  parameter [255:0] INIT_4E = 256'h0;
-  parameter [255:0] INIT_4F = 256'h0;
-  parameter [255:0] INIT_50 = 256'h0;
-  parameter [255:0] INIT_51 = 256'h0;
-  parameter [255:0] INIT_52 = 256'h0;
-  parameter [255:0] INIT_53 = 256'h0;
-  parameter [255:0] INIT_54 = 256'h0;
-  parameter [255:0] INIT_55 = 256'h0;
-  parameter [255:0] INIT_56 = 256'h0;
-  parameter [255:0] INIT_57 = 256'h0;
-  parameter [255:0] INIT_58 = 256'h0;
-  parameter [255:0] INIT_59 = 256'h0;
-  parameter [255:0] INIT_5A = 256'h0;
-  parameter [255:0] INIT_5B = 256'h0;
-  parameter [255:0] INIT_5C = 256'h0;
-  parameter [255:0] INIT_5D = 256'h0;
-  parameter [255:0] INIT_5E = 256'h0;
-  parameter [255:0] INIT_5F = 256'h0;
-  parameter [255:0] INIT_60 = 256'h0;
-  parameter [255:0] INIT_61 = 256'h0;
-  parameter [255:0] INIT_62 = 256'h0;
-  parameter [255:0] INIT_63 = 256'h0;
-  parameter [255:0] INIT_64 = 256'h0;
-  parameter [255:0] INIT_65 = 256'h0;
-  parameter [255:0] INIT_66 = 256'h0;
-  parameter [255:0] INIT_67 = 256'h0;
-  parameter [255:0] INIT_68 = 256'h0;
-  parameter [255:0] INIT_69 = 256'h0;
-  parameter [255:0] INIT_6A = 256'h0;
-  parameter [255:0] INIT_6B = 256'h0;
-  parameter [255:0] INIT_6C = 256'h0;
-  parameter [255:0] INIT_6D = 256'h0;
-  parameter [255:0] INIT_6E = 256'h0;
-  parameter [255:0] INIT_6F = 256'h0;
-  parameter [255:0] INIT_70 = 256'h0;
-  parameter [255:0] INIT_71 = 256'h0;
-  parameter [255:0] INIT_72 = 256'h0;
-  parameter [255:0] INIT_73 = 256'h0;
-  parameter [255:0] INIT_74 = 256'h0;
-  parameter [255:0] INIT_75 = 256'h0;
-  parameter [255:0] INIT_76 = 256'h0;
-  parameter [255:0] INIT_77 = 256'h0;
-  parameter [255:0] INIT_78 = 256'h0;
-  parameter [255:0] INIT_79 = 256'h0;
-  parameter [255:0] INIT_7A = 256'h0;
-  parameter [255:0] INIT_7B = 256'h0;
-  parameter [255:0] INIT_7C = 256'h0;
-  parameter [255:0] INIT_7D = 256'h0;
-  parameter [255:0] INIT_7E = 256'h0;
-  parameter [255:0] INIT_7F = 256'h0;
-  parameter [255:0] INITP_00 = 256'h0;
-  parameter [255:0] INITP_01 = 256'h0;
-  parameter [255:0] INITP_02 = 256'h0;
-  parameter [255:0] INITP_03 = 256'h0;
-  parameter [255:0] INITP_04 = 256'h0;
-  parameter [255:0] INITP_05 = 256'h0;
-  parameter [255:0] INITP_06 = 256'h0;
-  parameter [255:0] INITP_07 = 256'h0;
-  parameter [255:0] INITP_08 = 256'h0;
-  parameter [255:0] INITP_09 = 256'h0;
-  parameter [255:0] INITP_0A = 256'h0;
-  parameter [255:0] INITP_0B = 256'h0;
-  parameter [255:0] INITP_0C = 256'h0;
-  parameter [255:0] INITP_0D = 256'h0;
-  parameter [255:0] INITP_0E = 256'h0;
-  parameter [255:0] INITP_0F = 256'h0;
-  localparam [32767:0] INIT_ALL = {INIT_7F, INIT_7E, INIT_7D, INIT_7C, INIT_7B, INIT_7A, INIT_79, INIT_78,
-     INIT_77, INIT_76, INIT_75, INIT_74, INIT_73, INIT_72, INIT_71, INIT_70,
-     INIT_6F, INIT_6E, INIT_6D, INIT_6C, INIT_6B, INIT_6A, INIT_69, INIT_68,
-     INIT_67, INIT_66, INIT_65, INIT_64, INIT_63, INIT_62, INIT_61, INIT_60,
-     INIT_5F, INIT_5E, INIT_5D, INIT_5C, INIT_5B, INIT_5A, INIT_59, INIT_58,
-     INIT_57, INIT_56, INIT_55, INIT_54, INIT_53, INIT_52, INIT_51, INIT_50,
-     INIT_4F, INIT_4E, INIT_4D, INIT_4C, INIT_4B, INIT_4A, INIT_49, INIT_48,
-     INIT_47, INIT_46, INIT_45, INIT_44, INIT_43, INIT_42, INIT_41, INIT_40,
-     INIT_3F, INIT_3E, INIT_3D, INIT_3C, INIT_3B, INIT_3A, INIT_39, INIT_38,
-     INIT_37, INIT_36, INIT_35, INIT_34, INIT_33, INIT_32, INIT_31, INIT_30,
-     INIT_2F, INIT_2E, INIT_2D, INIT_2C, INIT_2B, INIT_2A, INIT_29, INIT_28,
-     INIT_27, INIT_26, INIT_25, INIT_24, INIT_23, INIT_22, INIT_21, INIT_20,
-     INIT_1F, INIT_1E, INIT_1D, INIT_1C, INIT_1B, INIT_1A, INIT_19, INIT_18,
-     INIT_17, INIT_16, INIT_15, INIT_14, INIT_13, INIT_12, INIT_11, INIT_10,
-     INIT_0F, INIT_0E, INIT_0D, INIT_0C, INIT_0B, INIT_0A, INIT_09, INIT_08,
-     INIT_07, INIT_06, INIT_05, INIT_04, INIT_03, INIT_02, INIT_01, INIT_00};
-  localparam [4095:0] INITP_ALL = {INITP_0F, INITP_0E, INITP_0D, INITP_0C, INITP_0B, INITP_0A, INITP_09, INITP_08,
-     INITP_07, INITP_06, INITP_05, INITP_04, INITP_03, INITP_02, INITP_01, INITP_00};
-
-  localparam SDP = RAM_MODE == "SDP";
-  localparam SDPR = SDP && READ_WIDTH_A == 72;
-  localparam SDPW = SDP && WRITE_WIDTH_B == 72;
-  // a port's {parity, data} value of width w as data bits and parity bits
-  function [63:0] vd(input [71:0] v, input integer w); vd = w >= 9 ? v & ((72'b1 << (w / 9 * 8)) - 1) : v & ((72'b1 << w) - 1); endfunction
-  function [7:0] vp(input [71:0] v, input integer w); vp = w >= 9 ? (v >> (w / 9 * 8)) & ((72'b1 << (w / 9)) - 1) : 0; endfunction
-  localparam [71:0] IVA = SDPR ? {INIT_B[35:32], INIT_A[35:32], INIT_B[31:0], INIT_A[31:0]} : {36'b0, INIT_A};
-  localparam [71:0] SVA = SDPR ? {SRVAL_B[35:32], SRVAL_A[35:32], SRVAL_B[31:0], SRVAL_A[31:0]} : {36'b0, SRVAL_A};
-  initial if (DOA_REG != 0 || DOB_REG != 0 || RAM_EXTENSION_A != "NONE" || RAM_EXTENSION_B != "NONE"
-              || EN_ECC_READ != "FALSE" || EN_ECC_WRITE != "FALSE") begin
-    $display("gate: RAMB36E1 with output registers, cascade or ECC: not modelled"); $fatal;
-  end
-  wire [63:0] doa, dob; wire [7:0] dopa, dopb;
-  gate_xc7_bram #(.NB(4096), .ABITS(15), .INIT_D(INIT_ALL), .INIT_P(INITP_ALL),
-    .RA(READ_WIDTH_A), .WA(SDP ? 0 : WRITE_WIDTH_A), .RB(SDP ? 0 : READ_WIDTH_B), .WB(WRITE_WIDTH_B),
-    .WRITE_MODE_A(WRITE_MODE_A), .WRITE_MODE_B(WRITE_MODE_B),
-    .IVA_D(vd(IVA, READ_WIDTH_A)), .IVA_P(vp(IVA, READ_WIDTH_A)), .SVA_D(vd(SVA, READ_WIDTH_A)), .SVA_P(vp(SVA, READ_WIDTH_A)),
-    .IVB_D(vd({36'b0, INIT_B}, READ_WIDTH_B)), .IVB_P(vp({36'b0, INIT_B}, READ_WIDTH_B)),
-    .SVB_D(vd({36'b0, SRVAL_B}, READ_WIDTH_B)), .SVB_P(vp({36'b0, SRVAL_B}, READ_WIDTH_B))
-  ) m(
-    .clka(CLKARDCLK ^ IS_CLKARDCLK_INVERTED), .ena(ENARDEN ^ IS_ENARDEN_INVERTED), .rsta(RSTRAMARSTRAM ^ IS_RSTRAMARSTRAM_INVERTED),
-    .addra({ADDRARDADDR}), .dia({32'b0, DIADI}), .dipa({4'b0, DIPADIP}), .wea({4'b0, WEA}),
-    .doa(doa), .dopa(dopa),
-    .clkb(CLKBWRCLK ^ IS_CLKBWRCLK_INVERTED), .enb(ENBWREN ^ IS_ENBWREN_INVERTED), .rstb(RSTRAMB ^ IS_RSTRAMB_INVERTED),
-    .addrb({ADDRBWRADDR}), .dib(SDPW ? {DIBDI, DIADI} : {32'b0, DIBDI}),
-    .dipb(SDPW ? {DIPBDIP, DIPADIP} : {4'b0, DIPBDIP}), .web({WEBWE}),
-    .dob(dob), .dopb(dopb));
-  assign DOADO = doa[31:0];
-  assign DOPADOP = dopa[3:0];
-  assign DOBDO = SDPR ? doa[63:32] : dob[31:0];
-  assign DOPBDOP = SDPR ? dopa[7:4] : dopb[3:0];
+  `GATE_XC7_RAMB_PARAMS(36)
+  `GATE_XC7_P16(INIT_, 0) `GATE_XC7_P16(INIT_, 1) `GATE_XC7_P16(INIT_, 2) `GATE_XC7_P16(INIT_, 3)
+  `GATE_XC7_P16(INIT_, 4) `GATE_XC7_P16(INIT_, 5) `GATE_XC7_P16(INIT_, 6) `GATE_XC7_P16(INIT_, 7)
+  `GATE_XC7_P16(INITP_, 0)
+  gate_xc7_ramb #(.NAME("RAMB36E1"), .PW(36), .NB(4096), .ABITS(15), .AW(16),
+    .INIT_D({`GATE_XC7_C16(INIT_, 7), `GATE_XC7_C16(INIT_, 6), `GATE_XC7_C16(INIT_, 5), `GATE_XC7_C16(INIT_, 4),
+             `GATE_XC7_C16(INIT_, 3), `GATE_XC7_C16(INIT_, 2), `GATE_XC7_C16(INIT_, 1), `GATE_XC7_C16(INIT_, 0)}),
+    .INIT_P({`GATE_XC7_C16(INITP_, 0)}), `GATE_XC7_RAMB_PASS) r(`GATE_XC7_RAMB_PORTS);
   assign CASCADEOUTA = 1'b0; assign CASCADEOUTB = 1'b0; assign SBITERR = 1'b0; assign DBITERR = 1'b0;
   assign ECCPARITY = 8'b0; assign RDADDRECC = 9'b0;
 endmodule
 
-// RAMB18E1: TDP (each port up to 18 bits) or SDP (36 bits: read on port A, DOBDO:DOADO; write on port B,
-// DIBDI:DIADI, WEBWE[3:0] one per byte). INIT_A/B, SRVAL_A/B: {parity, data} of the port's width.
 module RAMB18E1(
   input CLKARDCLK, CLKBWRCLK, ENARDEN, ENBWREN, REGCEAREGCE, REGCEB, RSTRAMARSTRAM, RSTRAMB, RSTREGARSTREG, RSTREGB,
   input [13:0] ADDRARDADDR, ADDRBWRADDR, input [15:0] DIADI, DIBDI, input [1:0] DIPADIP, DIPBDIP,
   input [1:0] WEA, input [3:0] WEBWE,
   output [15:0] DOADO, DOBDO, output [1:0] DOPADOP, DOPBDOP);
-  parameter integer DOA_REG = 0;
-  parameter integer DOB_REG = 0;
-  parameter EN_ECC_READ = "FALSE";
-  parameter EN_ECC_WRITE = "FALSE";
-  parameter RAM_EXTENSION_A = "NONE";
-  parameter RAM_EXTENSION_B = "NONE";
-  parameter RAM_MODE = "TDP";
-  parameter RDADDR_COLLISION_HWCONFIG = "DELAYED_WRITE";
-  parameter integer READ_WIDTH_A = 0;
-  parameter integer READ_WIDTH_B = 0;
-  parameter RSTREG_PRIORITY_A = "RSTREG";
-  parameter RSTREG_PRIORITY_B = "RSTREG";
-  parameter SIM_COLLISION_CHECK = "ALL";
-  parameter SIM_DEVICE = "VIRTEX6";
-  parameter [17:0] INIT_A = 0;
-  parameter [17:0] INIT_B = 0;
-  parameter [17:0] SRVAL_A = 0;
-  parameter [17:0] SRVAL_B = 0;
-  parameter INIT_FILE = "NONE";
-  parameter WRITE_MODE_A = "WRITE_FIRST";
-  parameter WRITE_MODE_B = "WRITE_FIRST";
-  parameter integer WRITE_WIDTH_A = 0;
-  parameter integer WRITE_WIDTH_B = 0;
-  parameter IS_CLKARDCLK_INVERTED = 1'b0;
-  parameter IS_CLKBWRCLK_INVERTED = 1'b0;
-  parameter IS_ENARDEN_INVERTED = 1'b0;
-  parameter IS_ENBWREN_INVERTED = 1'b0;
-  parameter IS_RSTRAMARSTRAM_INVERTED = 1'b0;
-  parameter IS_RSTRAMB_INVERTED = 1'b0;
-  parameter IS_RSTREGARSTREG_INVERTED = 1'b0;
-  parameter IS_RSTREGB_INVERTED = 1'b0;
-  parameter [255:0] INIT_00 = 256'h0;
-  parameter [255:0] INIT_01 = 256'h0;
-  parameter [255:0] INIT_02 = 256'h0;
-  parameter [255:0] INIT_03 = 256'h0;
-  parameter [255:0] INIT_04 = 256'h0;
-  parameter [255:0] INIT_05 = 256'h0;
-  parameter [255:0] INIT_06 = 256'h0;
-  parameter [255:0] INIT_07 = 256'h0;
-  parameter [255:0] INIT_08 = 256'h0;
-  parameter [255:0] INIT_09 = 256'h0;
-  parameter [255:0] INIT_0A = 256'h0;
-  parameter [255:0] INIT_0B = 256'h0;
-  parameter [255:0] INIT_0C = 256'h0;
-  parameter [255:0] INIT_0D = 256'h0;
-  parameter [255:0] INIT_0E = 256'h0;
-  parameter [255:0] INIT_0F = 256'h0;
-  parameter [255:0] INIT_10 = 256'h0;
-  parameter [255:0] INIT_11 = 256'h0;
-  parameter [255:0] INIT_12 = 256'h0;
-  parameter [255:0] INIT_13 = 256'h0;
-  parameter [255:0] INIT_14 = 256'h0;
-  parameter [255:0] INIT_15 = 256'h0;
-  parameter [255:0] INIT_16 = 256'h0;
-  parameter [255:0] INIT_17 = 256'h0;
-  parameter [255:0] INIT_18 = 256'h0;
-  parameter [255:0] INIT_19 = 256'h0;
-  parameter [255:0] INIT_1A = 256'h0;
-  parameter [255:0] INIT_1B = 256'h0;
-  parameter [255:0] INIT_1C = 256'h0;
-  parameter [255:0] INIT_1D = 256'h0;
-  parameter [255:0] INIT_1E = 256'h0;
-  parameter [255:0] INIT_1F = 256'h0;
-  parameter [255:0] INIT_20 = 256'h0;
-  parameter [255:0] INIT_21 = 256'h0;
-  parameter [255:0] INIT_22 = 256'h0;
-  parameter [255:0] INIT_23 = 256'h0;
-  parameter [255:0] INIT_24 = 256'h0;
-  parameter [255:0] INIT_25 = 256'h0;
-  parameter [255:0] INIT_26 = 256'h0;
-  parameter [255:0] INIT_27 = 256'h0;
-  parameter [255:0] INIT_28 = 256'h0;
-  parameter [255:0] INIT_29 = 256'h0;
-  parameter [255:0] INIT_2A = 256'h0;
-  parameter [255:0] INIT_2B = 256'h0;
-  parameter [255:0] INIT_2C = 256'h0;
-  parameter [255:0] INIT_2D = 256'h0;
-  parameter [255:0] INIT_2E = 256'h0;
-  parameter [255:0] INIT_2F = 256'h0;
-  parameter [255:0] INIT_30 = 256'h0;
-  parameter [255:0] INIT_31 = 256'h0;
-  parameter [255:0] INIT_32 = 256'h0;
-  parameter [255:0] INIT_33 = 256'h0;
-  parameter [255:0] INIT_34 = 256'h0;
-  parameter [255:0] INIT_35 = 256'h0;
-  parameter [255:0] INIT_36 = 256'h0;
-  parameter [255:0] INIT_37 = 256'h0;
-  parameter [255:0] INIT_38 = 256'h0;
-  parameter [255:0] INIT_39 = 256'h0;
-  parameter [255:0] INIT_3A = 256'h0;
-  parameter [255:0] INIT_3B = 256'h0;
-  parameter [255:0] INIT_3C = 256'h0;
-  parameter [255:0] INIT_3D = 256'h0;
-  parameter [255:0] INIT_3E = 256'h0;
-  parameter [255:0] INIT_3F = 256'h0;
-  parameter [255:0] INITP_00 = 256'h0;
-  parameter [255:0] INITP_01 = 256'h0;
-  parameter [255:0] INITP_02 = 256'h0;
-  parameter [255:0] INITP_03 = 256'h0;
-  parameter [255:0] INITP_04 = 256'h0;
-  parameter [255:0] INITP_05 = 256'h0;
-  parameter [255:0] INITP_06 = 256'h0;
-  parameter [255:0] INITP_07 = 256'h0;
-  localparam [16383:0] INIT_ALL = {INIT_3F, INIT_3E, INIT_3D, INIT_3C, INIT_3B, INIT_3A, INIT_39, INIT_38,
-     INIT_37, INIT_36, INIT_35, INIT_34, INIT_33, INIT_32, INIT_31, INIT_30,
-     INIT_2F, INIT_2E, INIT_2D, INIT_2C, INIT_2B, INIT_2A, INIT_29, INIT_28,
-     INIT_27, INIT_26, INIT_25, INIT_24, INIT_23, INIT_22, INIT_21, INIT_20,
-     INIT_1F, INIT_1E, INIT_1D, INIT_1C, INIT_1B, INIT_1A, INIT_19, INIT_18,
-     INIT_17, INIT_16, INIT_15, INIT_14, INIT_13, INIT_12, INIT_11, INIT_10,
-     INIT_0F, INIT_0E, INIT_0D, INIT_0C, INIT_0B, INIT_0A, INIT_09, INIT_08,
-     INIT_07, INIT_06, INIT_05, INIT_04, INIT_03, INIT_02, INIT_01, INIT_00};
-  localparam [2047:0] INITP_ALL = {INITP_07, INITP_06, INITP_05, INITP_04, INITP_03, INITP_02, INITP_01, INITP_00};
-
-  localparam SDP = RAM_MODE == "SDP";
-  localparam SDPR = SDP && READ_WIDTH_A == 36;
-  localparam SDPW = SDP && WRITE_WIDTH_B == 36;
-  // a port's {parity, data} value of width w as data bits and parity bits
-  function [63:0] vd(input [71:0] v, input integer w); vd = w >= 9 ? v & ((72'b1 << (w / 9 * 8)) - 1) : v & ((72'b1 << w) - 1); endfunction
-  function [7:0] vp(input [71:0] v, input integer w); vp = w >= 9 ? (v >> (w / 9 * 8)) & ((72'b1 << (w / 9)) - 1) : 0; endfunction
-  localparam [71:0] IVA = SDPR ? {INIT_B[17:16], INIT_A[17:16], INIT_B[15:0], INIT_A[15:0]} : {54'b0, INIT_A};
-  localparam [71:0] SVA = SDPR ? {SRVAL_B[17:16], SRVAL_A[17:16], SRVAL_B[15:0], SRVAL_A[15:0]} : {54'b0, SRVAL_A};
-  initial if (DOA_REG != 0 || DOB_REG != 0 || RAM_EXTENSION_A != "NONE" || RAM_EXTENSION_B != "NONE"
-              || EN_ECC_READ != "FALSE" || EN_ECC_WRITE != "FALSE") begin
-    $display("gate: RAMB18E1 with output registers, cascade or ECC: not modelled"); $fatal;
-  end
-  wire [63:0] doa, dob; wire [7:0] dopa, dopb;
-  gate_xc7_bram #(.NB(2048), .ABITS(14), .INIT_D(INIT_ALL), .INIT_P(INITP_ALL),
-    .RA(READ_WIDTH_A), .WA(SDP ? 0 : WRITE_WIDTH_A), .RB(SDP ? 0 : READ_WIDTH_B), .WB(WRITE_WIDTH_B),
-    .WRITE_MODE_A(WRITE_MODE_A), .WRITE_MODE_B(WRITE_MODE_B),
-    .IVA_D(vd(IVA, READ_WIDTH_A)), .IVA_P(vp(IVA, READ_WIDTH_A)), .SVA_D(vd(SVA, READ_WIDTH_A)), .SVA_P(vp(SVA, READ_WIDTH_A)),
-    .IVB_D(vd({54'b0, INIT_B}, READ_WIDTH_B)), .IVB_P(vp({54'b0, INIT_B}, READ_WIDTH_B)),
-    .SVB_D(vd({54'b0, SRVAL_B}, READ_WIDTH_B)), .SVB_P(vp({54'b0, SRVAL_B}, READ_WIDTH_B))
-  ) m(
-    .clka(CLKARDCLK ^ IS_CLKARDCLK_INVERTED), .ena(ENARDEN ^ IS_ENARDEN_INVERTED), .rsta(RSTRAMARSTRAM ^ IS_RSTRAMARSTRAM_INVERTED),
-    .addra({2'b0, ADDRARDADDR}), .dia({48'b0, DIADI}), .dipa({6'b0, DIPADIP}), .wea({6'b0, WEA}),
-    .doa(doa), .dopa(dopa),
-    .clkb(CLKBWRCLK ^ IS_CLKBWRCLK_INVERTED), .enb(ENBWREN ^ IS_ENBWREN_INVERTED), .rstb(RSTRAMB ^ IS_RSTRAMB_INVERTED),
-    .addrb({2'b0, ADDRBWRADDR}), .dib(SDPW ? {32'b0, DIBDI, DIADI} : {48'b0, DIBDI}),
-    .dipb(SDPW ? {4'b0, DIPBDIP, DIPADIP} : {6'b0, DIPBDIP}), .web({4'b0, WEBWE}),
-    .dob(dob), .dopb(dopb));
-  assign DOADO = doa[15:0];
-  assign DOPADOP = dopa[1:0];
-  assign DOBDO = SDPR ? doa[31:16] : dob[15:0];
-  assign DOPBDOP = SDPR ? dopa[3:2] : dopb[1:0];
+  `GATE_XC7_RAMB_PARAMS(18)
+  `GATE_XC7_P16(INIT_, 0) `GATE_XC7_P16(INIT_, 1) `GATE_XC7_P16(INIT_, 2) `GATE_XC7_P16(INIT_, 3)
+  parameter [255:0] INITP_00 = 256'h0, INITP_01 = 256'h0, INITP_02 = 256'h0, INITP_03 = 256'h0, INITP_04 = 256'h0,
+    INITP_05 = 256'h0, INITP_06 = 256'h0, INITP_07 = 256'h0;
+  gate_xc7_ramb #(.NAME("RAMB18E1"), .PW(18), .NB(2048), .ABITS(14), .AW(14),
+    .INIT_D({`GATE_XC7_C16(INIT_, 3), `GATE_XC7_C16(INIT_, 2), `GATE_XC7_C16(INIT_, 1), `GATE_XC7_C16(INIT_, 0)}),
+    .INIT_P({INITP_07, INITP_06, INITP_05, INITP_04, INITP_03, INITP_02, INITP_01, INITP_00}), `GATE_XC7_RAMB_PASS)
+    r(`GATE_XC7_RAMB_PORTS);
 endmodule
 
 // MMCME2_BASE (stand-in): no MMCM can be simulated without time. The harness drives CLKOUT0 (sys) and LOCKED
