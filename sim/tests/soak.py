@@ -377,6 +377,9 @@ class Soak:
         fires = [e.data for e in self.events if e.name == "stop.fired"]
         sent_ids = [f.get("clordid") for f in fires if f.get("clordid")]
         untracked = sum(1 for f in fires if not f.get("clordid"))
+        # (a hardware fire without a ClOrdID is on the wire but not in the order table; a firmware stop's fire without
+        # one sent no order at all: fix_app_new_order found the order table full)
+        untracked_hw = sum(1 for f in fires if not f.get("clordid") and f.get("by_hw"))
         d_orig = [fields(m).get("11") for m in soc if fields(m).get("35") == "D" and fields(m).get("43") != "Y"]
         d_resent = [fields(m).get("11") for m in soc if fields(m).get("35") == "D" and fields(m).get("43") == "Y"]
         book = [l for l in exch_out if l.startswith("ORDER ")]
@@ -389,11 +392,16 @@ class Soak:
         lost = sorted(set(sent_ids) - set(d_orig))
         not_in_book = sorted(set(sent_ids) - set(book_ids)) if book_ids or sent_ids else []
         dups = sorted({i for i in d_orig if d_orig.count(i) > 1} | {i for i in book_ids if book_ids.count(i) > 1})
-        r["orders"] = {"fires": len(fires), "sent_by_soc": len(sent_ids) + untracked, "untracked": untracked,
+        r["orders"] = {"fires": len(fires), "sent_by_soc": len(sent_ids) + untracked_hw, "untracked": untracked_hw,
+                       "fw_fires_no_order": untracked - untracked_hw,
                        "at_exchange": len(set(d_orig)), "in_book": len(set(book_ids)), "possdup_resends": len(d_resent),
                        "lost": len(lost), "duplicated": len(dups) + len(dup_rejects)}
-        if untracked:
-            self.notes.append(f"{untracked} hardware fire(s) without a ClOrdID (the order table was full): counted, not matched")
+        if untracked_hw:
+            self.notes.append(f"{untracked_hw} hardware fire(s) sent but not entered in the order table (it was full): "
+                              "counted, not matched")
+        if untracked - untracked_hw:
+            self.notes.append(f"{untracked - untracked_hw} firmware stop fire(s) sent no order: the order table was full "
+                              "(fix_app_new_order refused); not counted as sent or lost")
         if lost:
             self.problems.append(f"orders lost: {len(lost)} ClOrdID(s) the SoC sent never reached the exchange: {lost[:5]}")
         if book_ids and not_in_book:
