@@ -258,15 +258,20 @@ void fixclient_fail(const char *why) {
     fc.send_failed = true;
 }
 
-bool fixclient_order_spec(ofl_order_spec_t *sp) {
+bool fixclient_conn_spec(ofl_conn_t *c) {
     struct net_stack *ns = netif_stack();
+    if (fc.state != FC_ONLINE || !arp_lookup(ns, ipv4_next_hop(ns, cfg.host), c->dst_mac)) return false;
+    memcpy(c->src_mac, ns->mac, 6);
+    c->src_ip = net_get_config(ns)->ip;
+    c->dst_ip = cfg.host;
+    c->src_port = tcp_local_port(fc.conn);
+    c->dst_port = cfg.port;
+    return true;
+}
+
+bool fixclient_order_spec(ofl_order_spec_t *sp) {
     memset(sp, 0, sizeof *sp);
-    if (fc.state != FC_ONLINE || !arp_lookup(ns, ipv4_next_hop(ns, cfg.host), sp->dst_mac)) return false;
-    memcpy(sp->src_mac, ns->mac, 6);
-    sp->src_ip = net_get_config(ns)->ip;
-    sp->dst_ip = cfg.host;
-    sp->src_port = tcp_local_port(fc.conn);
-    sp->dst_port = cfg.port;
+    if (!fixclient_conn_spec(&sp->conn)) return false;
     sp->sender = cfg.sender;
     sp->target = cfg.target;
     sp->account = cfg.account;

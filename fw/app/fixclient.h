@@ -47,6 +47,8 @@ unsigned fixclient_price_decimals(void);
 /* The connection and identity part of an order template: MACs (the exchange's next hop from the ARP
  * cache), addresses, ports, CompIDs, account, today's date. False when not connected or not resolved. */
 bool fixclient_order_spec(ofl_order_spec_t *sp);
+/* Its connection part alone (what firmware's own frames need). */
+bool fixclient_conn_spec(ofl_conn_t *c);
 /* Offload: the connection cannot go on (a frame the engine could not send): it is dropped at the next poll. */
 void fixclient_fail(const char *why);
 #endif

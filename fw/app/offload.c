@@ -34,6 +34,9 @@ typedef struct {
 } ring_t;
 #define RING_SLOTS (ORDER_TX_SLOTS - ORDER_TX_SEND_SLOT0)
 
+/* The send-ring slots a frame of len bytes takes from slot k: two for more than one template's bytes. */
+static uint32_t ring_mask(unsigned k, unsigned len) { return (len > ORDER_TX_TEMPLATE_BYTES ? 3u : 1u) << k; }
+
 static struct {
     bool up;          /* connection established: the engine is set up for it */
     bool started;     /* the engine owns the connection's numbers (set at the first frame firmware sent on it) */
@@ -109,7 +112,7 @@ static void handle_send(const order_tx_record_t *r) {
         return;
     }
     const ring_t *g = &ofl.ring[k];
-    ofl.ring_busy &= ~((g->len > ORDER_TX_TEMPLATE_BYTES ? 3u : 1u) << k);
+    ofl.ring_busy &= ~ring_mask(k, g->len);
     if (r->status != ORDER_TX_REC_STATUS_SENT) { /* the numbers were not taken: the message never left */
         error("the engine did not send a firmware frame: the session cannot go on", r->status);
         fixclient_fail("a firmware frame the engine did not send");
@@ -266,7 +269,7 @@ void offload_conn_down(void) {
     ofl.ring_busy = 0;
 }
 
-/* Slots for a frame of len bytes (two for more than one template's bytes), in ring order; records are taken
+/* Slots for a frame of len bytes, in ring order; records are taken
  * meanwhile while the ring is full (the engine sends a queued frame within microseconds). -1: none came free. */
 static int ring_take(unsigned len) {
     const unsigned need = len > ORDER_TX_TEMPLATE_BYTES ? 2u : 1u;
@@ -274,7 +277,7 @@ static int ring_take(unsigned len) {
     for (;;) {
         unsigned k = ofl.ring_next;
         if (k + need > RING_SLOTS) k = 0;
-        uint32_t mask = (need == 2 ? 3u : 1u) << k;
+        uint32_t mask = ring_mask(k, len);
         if (!(ofl.ring_busy & mask)) {
             ofl.ring_next = (k + need) % RING_SLOTS;
             ofl.ring_busy |= mask;
@@ -290,16 +293,12 @@ static int ring_take(unsigned len) {
  * or keeping its own number. False (nothing queued) when the engine cannot take it: the caller drops the
  * connection, as for a full TCP send buffer. */
 static bool send_frame(const uint8_t *fix, size_t n, unsigned mode, bool fin) {
-    ofl_order_spec_t sp;
+    ofl_conn_t cn;
     struct tcp_conn *c = fixclient_conn();
-    if (!start() || !fixclient_order_spec(&sp)) {
+    if (!start() || !fixclient_conn_spec(&cn)) {
         error("the engine cannot send on the connection", 0);
         return false;
     }
-    ofl_conn_t cn;
-    memcpy(cn.dst_mac, sp.dst_mac, 6);
-    memcpy(cn.src_mac, sp.src_mac, 6);
-    cn.src_ip = sp.src_ip, cn.dst_ip = sp.dst_ip, cn.src_port = sp.src_port, cn.dst_port = sp.dst_port;
     int rc = ofl_build_frame(&tp, &cn, fix, n, mode, fin);
     if (rc != OFL_OK || (mode == OFL_MSG_NUMBERED && tp.msg_off >= 256)) {
         error("cannot build a frame of firmware's message", rc);
@@ -322,7 +321,7 @@ static bool send_frame(const uint8_t *fix, size_t n, unsigned mode, bool fin) {
     uint64_t t0 = timer_ms();
     while (!order_tx_send(slot, hw_mode[mode], fin, c->rcv_nxt)) {
         if (timer_ms() > t0 + 50) {
-            ofl.ring_busy &= ~((tp.len > ORDER_TX_TEMPLATE_BYTES ? 3u : 1u) << k);
+            ofl.ring_busy &= ~ring_mask((unsigned)k, tp.len);
             error("the send queue stayed full", 0);
             return false;
         }

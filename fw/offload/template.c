@@ -104,11 +104,7 @@ int ofl_build_template(ofl_template_t *t, const ofl_order_spec_t *s) {
     t->day_ms = day;
     t->msg_mode = OFL_MSG_NUMBERED;
     t->st_en = t->tt_en = true;
-    ofl_conn_t c;
-    memcpy(c.dst_mac, s->dst_mac, 6);
-    memcpy(c.src_mac, s->src_mac, 6);
-    c.src_ip = s->src_ip, c.dst_ip = s->dst_ip, c.src_port = s->src_port, c.dst_port = s->dst_port;
-    put_headers(t, &c);
+    put_headers(t, &s->conn);
     return OFL_OK;
 }
 

@@ -29,10 +29,15 @@
 #define OFL_FIX_OFF (OFL_ETH_HDR + OFL_IP_HDR + OFL_TCP_HDR) /* 54: the FIX message starts here */
 #define OFL_MSGSEQ_WIDTH_DEFAULT 8                           /* 34=00000001: up to 99,999,999 messages */
 
+/* The connection a frame belongs to. */
 typedef struct {
     uint8_t dst_mac[6], src_mac[6];
-    uint32_t src_ip, dst_ip;     /* host order (the fields of ofl_conn_t) */
+    uint32_t src_ip, dst_ip;     /* host order */
     uint16_t src_port, dst_port;
+} ofl_conn_t;
+
+typedef struct {
+    ofl_conn_t conn;             /* MACs, addresses, ports */
     const char *sender, *target; /* 49, 56 */
     const char *account;         /* 1 */
     const char *clordid;         /* 11 */
@@ -50,13 +55,6 @@ typedef struct {
 enum { OFL_MSG_NUMBERED = 0, /* 34 is a placeholder of msg_width '0's: the engine writes its next number */
        OFL_MSG_KEEP = 1,     /* the message keeps its own 34 (a PossDup resend, a gap fill) */
        OFL_MSG_NONE = 2 };   /* no FIX message: a bare TCP segment (a FIN) */
-
-/* The connection a frame belongs to. */
-typedef struct {
-    uint8_t dst_mac[6], src_mac[6];
-    uint32_t src_ip, dst_ip;     /* host order */
-    uint16_t src_port, dst_port;
-} ofl_conn_t;
 
 typedef struct {
     uint8_t frame[OFL_FRAME_MAX];

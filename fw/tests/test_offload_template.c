@@ -21,12 +21,12 @@
 
 static ofl_order_spec_t spec(void) {
     ofl_order_spec_t s = {
-        .dst_mac = {0x0e, 0x95, 0x8d, 0xa7, 0x74, 0xbc},
-        .src_mac = {0x02, 0x54, 0x46, 0x00, 0x00, 0x02},
-        .src_ip = 0x0A4D0002u,
-        .dst_ip = 0x0A4D0001u,
-        .src_port = 50123,
-        .dst_port = 9876,
+        .conn = {.dst_mac = {0x0e, 0x95, 0x8d, 0xa7, 0x74, 0xbc},
+                 .src_mac = {0x02, 0x54, 0x46, 0x00, 0x00, 0x02},
+                 .src_ip = 0x0A4D0002u,
+                 .dst_ip = 0x0A4D0001u,
+                 .src_port = 50123,
+                 .dst_port = 9876},
         .sender = "TFISH1",
         .target = "EXCH",
         .account = "TFISH",
@@ -229,14 +229,7 @@ static size_t session_msg(uint8_t *buf, size_t cap, const char *type, unsigned w
     return fix_build_end(&b);
 }
 
-static ofl_conn_t conn(void) {
-    ofl_order_spec_t s = spec();
-    ofl_conn_t c;
-    memcpy(c.dst_mac, s.dst_mac, 6);
-    memcpy(c.src_mac, s.src_mac, 6);
-    c.src_ip = s.src_ip, c.dst_ip = s.dst_ip, c.src_port = s.src_port, c.dst_port = s.dst_port;
-    return c;
-}
+static ofl_conn_t conn(void) { return spec().conn; }
 
 /* Firmware frames for the engine's SEND queue (numbered, kept, bare FIN; short and longer than one 256-byte slot):
  * valid as stored, materialised with random numbers they are valid frames whose MsgSeqNum is the engine's (numbered)

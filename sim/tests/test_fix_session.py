@@ -19,10 +19,14 @@ the firmware's size and the cost of a 35=W in firmware.
 import re
 import struct
 import subprocess
+import sys
 import time
 from datetime import datetime, timezone
 
-from soc import FW_ELF, Rig, seq_check
+from soc import FW_ELF, ROOT, Rig, seq_check
+
+sys.path.insert(0, str(ROOT / "tools" / "latency"))
+from analyze import read_pcap  # noqa: E402  (the project's pcap reader)
 
 HB = 5
 rig = Rig("fix-session", root=True)
@@ -126,13 +130,10 @@ with rig:
     # sequence space, so firmware must take the numbers back to send it; once it did not, and the connection stayed
     # open until the exchange dropped it). Counted in the pins' pcap: TCP segments with FIN to the exchange's port.
     def fins_to_exchange():
-        blob = rig.pcap.read_bytes()
-        order = "<" if blob[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-        off, n = 24, 0
-        while off + 16 <= len(blob):
-            incl = struct.unpack_from(order + "I", blob, off + 8)[0]
-            f = blob[off + 16:off + 16 + incl]
-            off += 16 + incl
+        _, recs = read_pcap(str(rig.pcap), warn=lambda _msg: None)   # (a record still being written: left out)
+        n = 0
+        for r in recs:
+            f = r.data
             if len(f) >= 54 and f[12:14] == b"\x08\x00" and f[23] == 6:
                 tcp = 14 + (f[14] & 15) * 4
                 if len(f) >= tcp + 14 and struct.unpack_from(">H", f, tcp + 2)[0] == 9876 and f[tcp + 13] & 1:
