@@ -154,23 +154,27 @@ object OrderRef {
     val msg = "8=FIX.4.4" + SOH + "9=" + body.length + SOH + body + "10=000" + SOH
     val len = 54 + msg.length
     require(len <= OrderEngine.TemplateBytes, s"template of $len bytes")
-    val f = new Array[Int](len)
-    // Ethernet: unicast DA whose first byte is below 0xC0 (CPU test frames start with 0xFF).
-    f(0) = rnd.nextInt(0xC0) & 0xFE
-    for (i <- 1 until 12) f(i) = rnd.nextInt(256)
-    f(12) = 0x08; f(13) = 0x00
-    // IPv4, no options, DF.
-    f(14) = 0x45; f(15) = if (rnd.nextBoolean()) 0 else 0x10
-    put(f, 16, len - 14, 2); put(f, 18, 0, 2); f(20) = 0x40; f(21) = 0; f(22) = 64; f(23) = 6
-    for (i <- 26 until 34) f(i) = rnd.nextInt(256)
-    // TCP, no options, PSH|ACK.
-    for (i <- 34 until 38) f(i) = rnd.nextInt(256)
-    f(46) = 0x50; f(47) = 0x18
+    val f = headers(rnd, len, 0x18)
     putStr(f, 54, msg)
     put(f, 24, ipChecksum(f), 2)
     put(f, 50, tcpChecksum(f), 2)
     def at(tag: String) = 54 + msg.indexOf(SOH + tag) + 1 + tag.length
     Template(f, width, at("34="), 54 + msg.lastIndexOf("10=") + 3, at("52=") + 9, stEn, at("60=") + 9, ttEn, 54)
+  }
+
+  /** A frame of `len` bytes with random Ethernet/IPv4/TCP headers as a template has them (the patched fields and the
+    * checksums 0; the caller writes the payload and the checksums): a unicast DA whose first byte is below 0xC0 (CPU
+    * test frames start with 0xFF), IPv4 without options with DF, TCP without options with `tcpFlags`. */
+  private def headers(rnd: Random, len: Int, tcpFlags: Int): Array[Int] = {
+    val f = new Array[Int](len)
+    f(0) = rnd.nextInt(0xC0) & 0xFE
+    for (i <- 1 until 12) f(i) = rnd.nextInt(256)
+    f(12) = 0x08; f(13) = 0x00
+    f(14) = 0x45; f(15) = if (rnd.nextBoolean()) 0 else 0x10
+    put(f, 16, len - 14, 2); put(f, 18, 0, 2); f(20) = 0x40; f(21) = 0; f(22) = 64; f(23) = 6
+    for (i <- 26 until 38) f(i) = rnd.nextInt(256)   // addresses, ports
+    f(46) = 0x50; f(47) = tcpFlags
+    f
   }
 
   /** A send-ring frame as firmware would queue it with SEND, `len` bytes (54..511):
@@ -182,14 +186,7 @@ object OrderRef {
   def minFixLen(mode: Int): Int = if (mode == 2) 54 else 54 + 170
   def buildSend(rnd: Random, len: Int, mode: Int, fin: Boolean, width: Int, ownMsg: Long): Template = {
     require(len >= minFixLen(mode) && len <= OrderEngine.SendMaxLen, s"send frame of $len bytes, mode $mode")
-    val f = new Array[Int](len)
-    f(0) = rnd.nextInt(0xC0) & 0xFE
-    for (i <- 1 until 12) f(i) = rnd.nextInt(256)
-    f(12) = 0x08; f(13) = 0x00
-    f(14) = 0x45; f(15) = if (rnd.nextBoolean()) 0 else 0x10
-    put(f, 16, len - 14, 2); put(f, 18, 0, 2); f(20) = 0x40; f(21) = 0; f(22) = 64; f(23) = 6
-    for (i <- 26 until 38) f(i) = rnd.nextInt(256)
-    f(46) = 0x50; f(47) = (if (len > 54) 0x18 else 0x10) | (if (fin) 0x01 else 0)
+    val f = headers(rnd, len, (if (len > 54) 0x18 else 0x10) | (if (fin) 0x01 else 0))
     def alnum(n: Int) = (0 until n).map(_ => "ABCDEFGHJKLMNPQRSTUVWXYZ0123456789" (rnd.nextInt(34))).mkString
     val tpl = if (mode == 2) {
       for (i <- 54 until len) f(i) = rnd.nextInt(256)
