@@ -102,9 +102,31 @@ static void set_ack(bool force) {
     ofl.ack = c->rcv_nxt;
 }
 
-/* A firmware frame's record: the bytes the engine sent are rebuilt from the slot and the record, and adopted by
- * TCP (retransmission; the FIN) and, for a message the engine numbered, by the session (its number, the resend
- * store, the order table). */
+/* What every SENT record takes, a fire's or a firmware frame's: the frame is read back from its template (tp holds
+ * the template's metadata), rebuilt with the record's values (ofl_materialize) and adopted by TCP (retransmission;
+ * the FIN) and, when the engine numbered it, by the session (its number, the resend store, the order table).
+ * Returns the FIX message as sent (tp.fix_len bytes), or NULL when it could not be rebuilt. */
+static const uint8_t *adopt(const order_tx_record_t *r) {
+    ofl_patch_t p = {r->seq, r->ack, r->window, r->ip_id, r->msgseq, r->tod_ms};
+    order_tx_read(r->tmpl, tp.frame, tp.len);
+    if (ofl_materialize(&tp, &p, tp.frame) != tp.len) {
+        error("cannot rebuild a sent frame", r->tmpl);
+        return NULL;
+    }
+    const uint8_t *fix = tp.frame + OFL_FIX_OFF;
+    struct tcp_conn *c = fixclient_conn();
+    if (c && tcp_get_state(c) != TCP_CLOSED) {
+        int rc = tp.fix_len ? tcp_adopt_sent(c, r->seq, fix, tp.fix_len) : TCP_ADOPT_OK;
+        if (rc == TCP_ADOPT_OK && tp.fin) rc = tcp_adopt_fin(c, r->seq + tp.fix_len);
+        if (rc != TCP_ADOPT_OK) error("TCP refused a frame as the engine sent it", rc);
+    }
+    if (tp.msg_mode == OFL_MSG_NUMBERED &&
+        fix_session_adopt(fixclient_session(), fix, tp.fix_len, timer_ms()) != (int64_t)r->msgseq)
+        error("the session refused the engine's MsgSeqNum", (long)r->msgseq);
+    return fix;
+}
+
+/* A firmware frame's record. */
 static void handle_send(const order_tx_record_t *r) {
     unsigned k = r->tmpl - ORDER_TX_SEND_SLOT0;
     if (k >= RING_SLOTS || !(ofl.ring_busy & (1u << k))) {
@@ -119,7 +141,6 @@ static void handle_send(const order_tx_record_t *r) {
         return;
     }
     memset(&tp, 0, sizeof tp);
-    order_tx_read(r->tmpl, tp.frame, g->len);
     tp.len = g->len;
     tp.fix_len = g->fix_len;
     tp.msg_off = g->msg_off;
@@ -127,22 +148,7 @@ static void handle_send(const order_tx_record_t *r) {
     tp.msg_mode = g->mode;
     tp.cs_off = g->cs_off;
     tp.fin = g->fin;
-    ofl_patch_t p = {r->seq, r->ack, r->window, r->ip_id, r->msgseq, r->tod_ms};
-    if (ofl_materialize(&tp, &p, tp.frame) != g->len) {
-        error("cannot rebuild a sent frame", r->tmpl);
-        return;
-    }
-    const uint8_t *fix = tp.frame + OFL_FIX_OFF;
-    struct tcp_conn *c = fixclient_conn();
-    if (c && tcp_get_state(c) != TCP_CLOSED) {
-        int rc = g->fix_len ? tcp_adopt_sent(c, r->seq, fix, g->fix_len) : TCP_ADOPT_OK;
-        if (rc == TCP_ADOPT_OK && g->fin) rc = tcp_adopt_fin(c, r->seq + g->fix_len);
-        if (rc != TCP_ADOPT_OK) error("TCP refused firmware's frame as the engine sent it", rc);
-    }
-    if (g->mode == OFL_MSG_NUMBERED) {
-        int64_t seq = fix_session_adopt(fixclient_session(), fix, g->fix_len, timer_ms());
-        if (seq != (int64_t)r->msgseq) error("the session refused the engine's MsgSeqNum", (long)r->msgseq);
-    }
+    if (!adopt(r)) return;
     ofl.fw_frames++;
     ofl.fw_bytes += g->fix_len;
 }
@@ -170,7 +176,6 @@ static void handle(const order_tx_record_t *r) {
     ofl.loaded &= ~(1u << i);
     const meta_t *m = &ofl.meta[i];
     memset(&tp, 0, sizeof tp);
-    order_tx_read(i, tp.frame, m->len);
     tp.len = m->len;
     tp.fix_len = m->fix_len;
     tp.msg_off = m->msg_off;
@@ -180,21 +185,9 @@ static void handle(const order_tx_record_t *r) {
     tp.st_off = m->st_off;
     tp.tt_off = m->tt_off;
     tp.st_en = tp.tt_en = true;
-    ofl_patch_t p = {r->seq, r->ack, r->window, r->ip_id, r->msgseq, r->tod_ms};
-    if (ofl_materialize(&tp, &p, tp.frame) != m->len) {
-        error("cannot rebuild a sent order", i);
-        return;
-    }
-    const uint8_t *fix = tp.frame + OFL_FIX_OFF;
-    struct tcp_conn *c = fixclient_conn();
-    if (c && tcp_get_state(c) != TCP_CLOSED) {
-        int rc = tcp_adopt_sent(c, r->seq, fix, m->fix_len);
-        if (rc != TCP_ADOPT_OK) error("TCP refused the hardware's segment", rc);
-    }
-    fix_session_t *s = fixclient_session();
+    const uint8_t *fix = adopt(r);
+    if (!fix) return;
     uint64_t now = timer_ms();
-    if (fix_session_adopt(s, fix, m->fix_len, now) != (int64_t)r->msgseq)
-        error("the engine used an unexpected MsgSeqNum", (long)r->msgseq);
     char id[FIX_ID_MAX];
     clordid_of(fix, m->fix_len, id);
     int order = st ? fix_app_adopt_order(fixclient_app(), id, st->symbol, st->side, st->qty, st->limit_px, r->msgseq, now)
