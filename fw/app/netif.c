@@ -188,7 +188,7 @@ void netif_init(void) {
 }
 
 /* One received frame per call: the main loop's other work (the console, the FIX session's timers, the offload's
- * release of the engine lock) runs between frames. Draining every waiting frame here starves it whenever frames
+ * fire log) runs between frames. Draining every waiting frame here starves it whenever frames
  * come in faster than firmware handles them (long whole-SoC runs: the console stopped taking input). */
 static uint32_t rx_cycle;
 uint32_t netif_rx_cycle(void) { return rx_cycle; }

@@ -40,7 +40,6 @@ static uint32_t ring_mask(unsigned k, unsigned len) { return (len > ORDER_TX_TEM
 static struct {
     bool up;          /* connection established: the engine is set up for it */
     bool started;     /* the engine owns the connection's numbers (set at the first frame firmware sent on it) */
-    bool locked;      /* firmware holds the engine's lock (a cancel, the connection going) */
     bool fin_queued;  /* our FIN is in the send queue */
     uint32_t loaded;  /* stops whose template and trigger entry are in hardware */
     uint32_t ring_busy;   /* send-ring slots holding a frame not logged yet (bit k: slot SLOT0 + k) */
@@ -51,7 +50,10 @@ static struct {
     bool time_ok;     /* the engine's clock has been set from the session's UTC on this connection */
     uint64_t time_set_ms;
     meta_t meta[STOPS_MAX];
-    uint32_t sent, not_sent, errors, locks;
+    uint32_t sent, not_sent, errors;
+    uint32_t late_cancels;  /* cancels that came after the stop had fired (its order went out all the same) */
+    uint32_t table_fires0;  /* the trigger table's FIRES and the engine's counters when the connection came up */
+    order_tx_counters_t eng0;
     uint32_t resyncs;       /* times the parser was set to firmware's rcv_nxt after it fell behind */
     uint32_t ooo_seen;      /* the stack's tcp_ooo_delivered when the parser was last checked */
     uint64_t resync_check_ms;
@@ -205,24 +207,30 @@ static void drain(void) {
     while (order_tx_pop(&r)) handle(&r);
 }
 
-/* The lock, for what must not race a fire (a stop's cancel, the connection going); HOLD is set, so a fire
- * meanwhile waits and goes out after the unlock instead of being suppressed. */
-static void take_lock(void) {
-    if (!ofl.up || ofl.locked) return;
-    if (!order_tx_lock()) error("the engine did not lock", 0);
-    ofl.locked = true;
-    ofl.locks++;
-    drain();
-}
+/* Every fire of the trigger table on this connection, as the hardware counted it: `fires` from the trigger table; the
+ * engine either logged it (sent: ofl.sent; not sent: ofl.not_sent) or counted it (the rest). */
+typedef struct {
+    uint32_t fires;
+    order_tx_counters_t eng;
+} fire_account_t;
 
-static void give_lock(void) {
-    if (!ofl.locked) return;
-    order_tx_unlock();
-    ofl.locked = false;
+static void fire_account(fire_account_t *a) {
+    offload_rx_counters_t rc;
+    offload_rx_counters(&rc);
+    order_tx_counters(&a->eng);
+    a->fires = rc.fires - ofl.table_fires0;
+    a->eng.ignored = (uint16_t)(a->eng.ignored - ofl.eng0.ignored);
+    a->eng.not_armed = (uint16_t)(a->eng.not_armed - ofl.eng0.not_armed);
+    a->eng.log_drops = (uint16_t)(a->eng.log_drops - ofl.eng0.log_drops);
+    a->eng.rx_overflow = (uint16_t)(a->eng.rx_overflow - ofl.eng0.rx_overflow);
 }
 
 void offload_conn_up(void) {
     memset(&ofl, 0, sizeof ofl);
+    offload_rx_counters_t rc;
+    offload_rx_counters(&rc);
+    ofl.table_fires0 = rc.fires;
+    order_tx_counters(&ofl.eng0);
     order_tx_enable(false);
     (void)order_tx_arm(0xFFFFu, false);
     order_tx_record_t r;
@@ -232,31 +240,40 @@ void offload_conn_up(void) {
 }
 
 /* The engine takes the connection's numbers, once, at the first frame firmware sends on it (the Logon: the
- * session has set its next MsgSeqNum by then), while it is disabled and idle; firmware's TCP gives it a lease
- * that grows with every frame and order (tcp_hw_arm with 0, tcp_hw_extend) and never sends new data itself. */
+ * session has set its next MsgSeqNum by then), while it is disabled and idle (since offload_conn_up); it takes them
+ * when it is enabled. Firmware's TCP gives it a lease that grows with every frame and order (tcp_hw_arm with 0,
+ * tcp_hw_extend) and never sends new data itself. There is no lock: from here on only the engine uses the numbers. */
 static bool start(void) {
     if (ofl.started) return true;
     struct tcp_conn *c = fixclient_conn();
     uint32_t seq;
-    if (!ofl.up || !c || !tcp_hw_arm(c, 0, &seq)) return false;
-    if (!order_tx_lock()) error("the engine did not lock", 0);
+    if (!ofl.up || !c) return false;
+    if (!order_tx_wait_idle()) {
+        error("the engine is not idle", 0);
+        return false;
+    }
+    if (!tcp_hw_arm(c, 0, &seq)) return false;
     order_tx_next_t n = {seq, fix_session_next_out(fixclient_session()), netif_stack()->ip_id, NET_TCP_RCV_WND};
     order_tx_set_next(&n);
-    order_tx_unlock();
     order_tx_enable(true);
     set_ack(true);
     ofl.started = true;
     return true;
 }
 
+/* The connection went: the trigger table fires no more (DISARM_ALL is applied after the last segment's fires), the
+ * frames already queued go out (to a connection that is gone: harmless; the FIN among them), then the engine is
+ * disabled (a fire still on its way is ignored: its stop was not sent and stays firmware's) and its last records
+ * are taken. */
 void offload_conn_down(void) {
     if (!ofl.up) return;
-    take_lock();
-    (void)offload_rx_disarm_all();
-    (void)order_tx_arm(0xFFFFu, false);
-    drain();
-    give_lock();
+    if (!offload_rx_disarm_all()) error("the trigger table did not disarm", 0);
+    uint64_t t0 = timer_ms();
+    while (order_tx_send_free() < ORDER_TX_SEND_DEPTH && timer_ms() < t0 + 10) drain();
     order_tx_enable(false);
+    if (!order_tx_wait_idle()) error("the engine did not stop", 0);
+    drain();
+    (void)order_tx_arm(0xFFFFu, false);
     ofl.up = ofl.started = false;
     ofl.loaded = 0;
     ofl.ring_busy = 0;
@@ -394,7 +411,7 @@ void offload_resync(void) {
 void offload_poll(void) {
     if (!ofl.up) return;
     set_ack(false);
-    if (!ofl.locked) drain();
+    drain();
     /* the engine's clock runs on its own between settings: every second it gets firmware's UTC again (which
      * follows the exchange's; in the simulation the engine's clock runs at the simulator's speed) */
     /* (until it has been set once on this connection: at every poll, so that no order goes out with the unset clock) */
@@ -410,18 +427,35 @@ void offload_poll(void) {
         if ((todo & 1u) && !load(i, stops_get(i))) break; /* later (no clock, no ARP entry, no room) */
 }
 
+/* A stop's cancel races its fire, and the hardware decides: the trigger table's entry is disarmed first (DISARM is
+ * applied between segments, after the last segment's fires) and says whether it was still armed. If it was, no fire
+ * of it is on its way: the engine's template is disarmed and its bytes leave the TCP lease (canceled). If it was
+ * not, the stop has fired and its order is on its way or out (a fire waits at most for the frame on the wire): its
+ * record is awaited and handled as any fire's (too late to cancel). Nothing waits on the engine, no fire is held. */
 bool offload_cancel(unsigned i) {
     if (!ofl.up || !(ofl.loaded & (1u << i))) return true;
-    take_lock();
     bool was = false;
-    (void)offload_rx_disarm(i, &was);
-    (void)order_tx_arm(1u << i, false);
-    drain();
-    bool fired = !(ofl.loaded & (1u << i));
-    ofl.loaded &= ~(1u << i);
-    if (!fired) tcp_hw_shrink(fixclient_conn(), ofl.meta[i].fix_len); /* its bytes will never be sent */
-    give_lock();
-    return !fired;
+    if (!offload_rx_disarm(i, &was)) error("the trigger table did not answer DISARM", i);
+    if (was) {
+        if (!order_tx_arm(1u << i, false)) error("the engine did not disarm a template", i);
+        ofl.loaded &= ~(1u << i);
+        tcp_hw_shrink(fixclient_conn(), ofl.meta[i].fix_len); /* its bytes will never be sent */
+        return true;
+    }
+    uint64_t t0 = timer_ms();
+    while ((ofl.loaded & (1u << i)) && timer_ms() < t0 + 10) drain();
+    if (ofl.loaded & (1u << i)) { /* no record: the fire was lost on its way (counted by the engine), nothing was sent */
+        error("a stop fired and its order's record did not come", i);
+        (void)order_tx_arm(1u << i, false);
+        drain();
+        if (ofl.loaded & (1u << i)) {
+            ofl.loaded &= ~(1u << i);
+            tcp_hw_shrink(fixclient_conn(), ofl.meta[i].fix_len);
+            return true;
+        }
+    }
+    ofl.late_cancels++;
+    return false;
 }
 
 static int cmd_offload(int argc, char **argv) {
@@ -430,9 +464,13 @@ static int cmd_offload(int argc, char **argv) {
         printf("usage: offload\n");
         return 1;
     }
+    if (ofl.up) drain(); /* every record the engine has written is counted */
+    fire_account_t a;
+    fire_account(&a);
     if (mp_in_request) { /* the machine protocol: one "counters" event (lat_*: 0 while lat_n is 0) */
-        mp_event("counters", "group:s up:b locked:b loaded:u armed:u sent:u not_sent:u errors:u locks:u fw_frames:u fw_bytes:u ring_waits:u lat_n:u lat_min:u lat_avg:u lat_max:u",
-                 "offload", ofl.up, ofl.locked, ofl.loaded, order_tx_armed(), ofl.sent, ofl.not_sent, ofl.errors, ofl.locks,
+        mp_event("counters", "group:s up:b loaded:u armed:u table_fires:u sent:u not_sent:u ignored:u not_armed:u log_drops:u rx_overflow:u errors:u late_cancels:u fw_frames:u fw_bytes:u ring_waits:u lat_n:u lat_min:u lat_avg:u lat_max:u",
+                 "offload", ofl.up, ofl.loaded, order_tx_armed(), a.fires, ofl.sent, ofl.not_sent, (uint32_t)a.eng.ignored,
+                 (uint32_t)a.eng.not_armed, (uint32_t)a.eng.log_drops, (uint32_t)a.eng.rx_overflow, ofl.errors, ofl.late_cancels,
                  ofl.fw_frames, ofl.fw_bytes, ofl.ring_waits,
                  ofl.lat_n, ofl.lat_min, ofl.lat_n ? (uint32_t)(ofl.lat_sum / ofl.lat_n) : 0u, ofl.lat_max);
         return 0;
@@ -440,8 +478,12 @@ static int cmd_offload(int argc, char **argv) {
     printf("offload: %s, engine %s, stops loaded 0x%04lx, armed 0x%04lx\n", ofl.up ? "on the connection" : "idle",
            ofl.started ? "owns the connection's numbers" : "not started", (unsigned long)ofl.loaded,
            (unsigned long)order_tx_armed());
-    printf("offload: orders sent by hardware %lu, triggered but not sent %lu, errors %lu, locks %lu\n",
-           (unsigned long)ofl.sent, (unsigned long)ofl.not_sent, (unsigned long)ofl.errors, (unsigned long)ofl.locks);
+    printf("offload: orders sent by hardware %lu, triggered but not sent %lu, errors %lu, late cancels %lu\n",
+           (unsigned long)ofl.sent, (unsigned long)ofl.not_sent, (unsigned long)ofl.errors, (unsigned long)ofl.late_cancels);
+    printf("offload: this connection's fires of the trigger table %lu: sent %lu, logged not sent %lu, ignored %u, "
+           "template not armed %u, log full %u, fire queue full %u\n", (unsigned long)a.fires, (unsigned long)ofl.sent,
+           (unsigned long)ofl.not_sent, (unsigned)a.eng.ignored, (unsigned)a.eng.not_armed, (unsigned)a.eng.log_drops,
+           (unsigned)a.eng.rx_overflow);
     printf("offload: parser resynchronised %lu times; firmware frames sent by the engine %lu (%lu bytes), ring full %lu times\n",
            (unsigned long)ofl.resyncs, (unsigned long)ofl.fw_frames, (unsigned long)ofl.fw_bytes, (unsigned long)ofl.ring_waits);
     if (ofl.lat_n)

@@ -12,8 +12,8 @@
  *  - Pure ACKs, retransmissions of bytes already sent, ARP and ICMP stay on the CPU's frame path.
  *  - Orders carry firmware's rcv_nxt as their TCP ACK (the engine's ACK_SET), firmware's frames rcv_nxt as it was
  *    when they were queued (SEND_ACK): never more than firmware has received.
- *  - The lock is only taken where a fire must not race (a stop's cancel, the connection going), with HOLD set: a
- *    fire meanwhile waits; nothing is ever suppressed for ownership. */
+ *  - There is no lock: the engine never waits for firmware and nothing is suppressed for ownership. A stop's cancel
+ *    races its fire and the trigger table decides (offload_cancel); the connection going disables the engine. */
 #ifndef TF_APP_OFFLOAD_H
 #define TF_APP_OFFLOAD_H
 

@@ -53,9 +53,9 @@ uint32_t stops_hw_armed(void);
  * in eth cycles), or firmware must send it itself (the hardware triggered but could not send). */
 void stops_hw_fired(unsigned i, int64_t trade_px, int order, const char *clordid, uint32_t msgseq, uint32_t cycles);
 void stops_fire_fw(unsigned i, int64_t trade_px);
-/* Writes the machine protocol's stop.fired events of hardware fires (deferred: a fire is adopted while firmware
- * holds the order engine's lock, and a line on the UART takes the CPU 100 cycles a character). Call where the
- * lock is not held: after offload_poll. */
+/* Writes the machine protocol's stop.fired events of hardware fires (deferred: a fire is adopted in the middle of
+ * other work, a stop's cancel or a frame queued, and a line on the UART takes the CPU 100 cycles a character).
+ * Call after offload_poll. */
 void stops_flush_events(void);
 
 

@@ -16,25 +16,9 @@ static bool wait_status(uint32_t mask, uint32_t want) {
     return true;
 }
 
-static uint32_t ctrl;
-void order_tx_enable(bool on) {
-    ctrl |= BIT(ORDER_TX_CTRL, HOLD); /* a fire while firmware holds the lock waits for the unlock: never suppressed */
-    ctrl = on ? ctrl | BIT(ORDER_TX_CTRL, ENABLE) : ctrl & ~BIT(ORDER_TX_CTRL, ENABLE);
-    wr(ORDER_TX_CTRL, ctrl);
-}
+void order_tx_enable(bool on) { wr(ORDER_TX_CTRL, on ? BIT(ORDER_TX_CTRL, ENABLE) : 0u); }
 
-bool order_tx_lock(void) {
-    ctrl |= BIT(ORDER_TX_CTRL, LOCK);
-    wr(ORDER_TX_CTRL, ctrl);
-    return wait_status(BIT(ORDER_TX_STATUS, LOCKED), BIT(ORDER_TX_STATUS, LOCKED));
-}
-
-void order_tx_unlock(void) {
-    /* NEXT_MSGSEQ is converted to digits before the engine takes it; it starts nothing until then */
-    (void)wait_status(BIT(ORDER_TX_STATUS, CONVERTING), 0);
-    ctrl &= ~BIT(ORDER_TX_CTRL, LOCK);
-    wr(ORDER_TX_CTRL, ctrl);
-}
+bool order_tx_wait_idle(void) { return wait_status(BIT(ORDER_TX_STATUS, IDLE), BIT(ORDER_TX_STATUS, IDLE)); }
 
 static bool command(uint32_t reg, uint32_t v) {
     if (!wait_status(BIT(ORDER_TX_STATUS, CMD_BUSY), 0)) return false;
@@ -123,6 +107,13 @@ static uint32_t bcd(uint32_t v, unsigned digits) {
     uint32_t r = 0;
     for (uint32_t m = 1; digits--; v >>= 4, m *= 10u) r += (v & 15u) * m;
     return r;
+}
+
+void order_tx_counters(order_tx_counters_t *c) {
+    c->ignored = (uint16_t)rd(ORDER_TX_IGNORED);
+    c->not_armed = (uint16_t)rd(ORDER_TX_NOT_ARMED);
+    c->log_drops = (uint16_t)rd(ORDER_TX_LOG_DROPS);
+    c->rx_overflow = (uint16_t)rd(ORDER_TX_RX_OVERFLOW);
 }
 
 bool order_tx_pop(order_tx_record_t *r) {

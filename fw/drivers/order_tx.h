@@ -1,6 +1,6 @@
 /* Driver of the offload's order engine (ORDER_TX, hw/src/triggerfish/offload/README-tx.md): templates and
- * their metadata, arming, the lock that hands the connection's sequence numbers between firmware and the
- * engine, the engine's time of day, and the fire log. The ownership protocol itself is in app/engine.c. */
+ * their metadata, arming, the connection's sequence numbers (handed to the engine once, while it is idle), the
+ * send queue, the engine's time of day, and the fire log. The ownership protocol itself is in app/offload.c. */
 #ifndef TF_DRIVERS_ORDER_TX_H
 #define TF_DRIVERS_ORDER_TX_H
 
@@ -12,11 +12,12 @@
 #ifdef TF_HAS_OFFLOAD
 #include "offload/template.h"
 
-/* CTRL: ENABLE, IRQ off, HOLD 1 (a fire while firmware holds the lock waits and goes out after the unlock). */
+/* CTRL: ENABLE (IRQ off). Disabled, the engine ignores fires (counted) and keeps queued frames; enabled, it takes
+ * the numbers written with order_tx_set_next meanwhile before it sends anything. */
 void order_tx_enable(bool on);
-/* Takes the lock and waits for LOCKED (the order in flight, if any, has left and is logged). */
-bool order_tx_lock(void);
-void order_tx_unlock(void);
+/* Waits (about 10 ms at most) until the disabled engine is idle: the frame in flight, if any, has left and every
+ * record is in the log. False if it did not get there (or the engine is enabled). */
+bool order_tx_wait_idle(void);
 /* ARM_SET / ARM_CLR / TIME_SET: waits for the command channel. */
 bool order_tx_arm(uint32_t mask, bool on);
 uint32_t order_tx_armed(void);
@@ -39,7 +40,7 @@ void order_tx_load_frame(unsigned t, const uint8_t *frame, const order_tx_meta_t
 /* The send queue: SEND_ACK = ack, then SEND of send-ring slot `slot` (ORDER_TX_SEND_SLOT0..ORDER_TX_SLOTS-1)
  * with `mode` (ORDER_TX_SEND_MODE_NUMBER, _KEEP, _RAW) and FIN. False when the queue had no room (nothing
  * queued; STATUS.REFUSED is cleared again) or the arguments are out of range. The frame goes out after any
- * fire, while the engine is enabled and not locked; its record comes through order_tx_pop (is_send). */
+ * fire, while the engine is enabled; its record comes through order_tx_pop (is_send). */
 bool order_tx_send(unsigned slot, unsigned mode, bool fin, uint32_t ack);
 /* SEND_FREE: SEND writes the queue will take now. */
 unsigned order_tx_send_free(void);
@@ -50,7 +51,8 @@ bool order_tx_set_time(uint32_t tod_ms, uint32_t eth_cycles_per_ms);
 /* ACK_SET: the TCP ACK orders carry from now on (instead of the receive parser's); forgotten on disable. */
 bool order_tx_set_ack(uint32_t ack);
 
-/* The numbers the next order takes (write only under the lock). */
+/* The numbers the next frame takes (written only while the engine is idle, order_tx_wait_idle; the engine takes
+ * them when it is enabled). */
 typedef struct {
     uint32_t seq, msgseq;
     uint16_t ip_id, window;
@@ -71,6 +73,12 @@ typedef struct {
     uint8_t mode;                  /* send records: the SEND mode */
     bool fin;                      /* send records: FIN (the sequence space taken is payload_len + 1) */
 } order_tx_record_t;
+/* The engine's counters of fires that got no record (16 bits each, wrapping): while disabled (IGNORED), for a template
+ * not armed (NOT_ARMED), the log full (LOG_DROPS), the eth_rx fire queue full (RX_OVERFLOW). */
+typedef struct {
+    uint16_t ignored, not_armed, log_drops, rx_overflow;
+} order_tx_counters_t;
+void order_tx_counters(order_tx_counters_t *c);
 /* Takes the oldest complete record; false when none is waiting. */
 bool order_tx_pop(order_tx_record_t *r);
 #endif

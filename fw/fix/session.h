@@ -124,7 +124,7 @@ typedef struct {
     void (*disconnect)(void *ctx, const char *reason);
     void (*on_event)(void *ctx, fix_event_t ev, uint32_t arg, const char *text); /* optional */
     /* Optional: called before every message is built (new, resent or gap fill), before its MsgSeqNum is
-     * taken. With a hardware offload the owner takes its send lock here and adopts what the hardware sent
+     * taken. With a hardware offload that shares the numbers, the owner stops it here and adopts what it sent
      * (fix_session_reserve_seqnum + fix_session_record_sent), so the message gets the next free number. */
     void (*before_send)(void *ctx);
     /* Optional: the transport numbers our new messages (the order engine owns the outgoing MsgSeqNum, DESIGN.md

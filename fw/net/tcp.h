@@ -208,9 +208,10 @@ const char *tcp_state_name(enum tcp_state st);
  *      The bytes enter the send buffer as if sent by tcp_send at that moment: the
  *      retransmission timer covers them and snd_nxt moves past them. The lease goes on for
  *      the rest of max_len: the next hardware segment starts at seq + len.
- *  2b. Firmware needs to send itself (or disarms the order): lock the engine, adopt what
+ *  2b. Firmware needs to send itself: stop the hardware (the owner's protocol), adopt what
  *      it sent (2a), tcp_hw_disarm(c) (the lease ends), tcp_send(...), and re-arm later with the
- *      new sequence number once tcp_send_unsent(c) == 0.
+ *      new sequence number once tcp_send_unsent(c) == 0. (The SoC's offload never does: its
+ *      engine sends every frame that takes sequence space, app/offload.c.)
  * Returns of tcp_adopt_sent: 0 ok; TCP_ADOPT_NOT_ARMED; TCP_ADOPT_BAD_SEQ (seq is not the
  * armed one); TCP_ADOPT_TOO_LONG (len > max_len given to tcp_hw_arm). */
 enum { TCP_ADOPT_OK = 0, TCP_ADOPT_NOT_ARMED = -1, TCP_ADOPT_BAD_SEQ = -2, TCP_ADOPT_TOO_LONG = -3 };

@@ -15,10 +15,10 @@
 //           -> OrderEngineTxArbiter (input 0; the CPU frame path on input 1) -> MAC
 //           -> fire log words (8 per record) -> StreamFifoCC -> sys
 //   sys     bus: registers (RegMap "ORDER_TX"), template window (RAM, read in eth_tx), metadata window
-//           (LUT RAM, read in eth_tx), sequence staging under LOCK, commands (arm/disarm, time set) by toggle.
+//           (LUT RAM, read in eth_tx), sequence staging while disabled, commands (arm/disarm, time set) by toggle.
 //   send    sys: SEND -> queue (16) -> hold register + toggle ==> eth_tx: head register (sCur) -> views of its
 //           send-ring template (slots 16..31: LUT RAMs of their own) -> decision (only when no fire is on its way,
-//           the engine could start an order, and nothing is locking) -> commit one cycle later from a register
+//           and the engine could start an order) -> commit one cycle later from a register
 //           (sGoR): byte 0 from the output register, then the same byte pipeline, patches and log as an order.
 //           Frames up to 511 bytes continue in the next slot. README-tx.md "Send queue".
 //
@@ -37,14 +37,12 @@
 // output for it meanwhile, so queued orders go out one after the other (the MAC's gap is 12 cycles anyway).
 
 // Ownership of the sequence numbers. The engine holds the TCP sequence number and FIX MsgSeqNum of the next
-// order (and the IPv4 id and the TCP window). Each order sent uses them and advances them (seq by the
-// order's TCP payload length, MsgSeqNum and IP id by one). Firmware changes them only under LOCK: it sets
-// CTRL.LOCK and waits for STATUS.LOCKED (the engine has finished and logged any order in flight and starts
-// no new one); then it drains the fire log, reads NEXT_SEQ / NEXT_MSGSEQ, sends its own segment, writes
-// the advanced values, and clears CTRL.LOCK. The written values take effect in the engine when it leaves
-// the lock, before it can start another order, so neither side reuses or skips a number. Fires that
-// arrive while locked are, by default, suppressed and logged (CTRL.HOLD = 0: a stale order must not
-// reach the market late); with CTRL.HOLD = 1 they wait and are sent after the unlock.
+// frame (and the IPv4 id and the TCP window). Each order and send frame uses them and advances them (seq by the
+// frame's TCP sequence space, MsgSeqNum and IP id by one). There is no lock: firmware never sends a frame that
+// takes sequence space itself, it queues it (SEND). It sets the numbers only while the engine is disabled and
+// idle (CTRL.ENABLE = 0 and STATUS.IDLE: nothing in flight, every record in the log), at the start of a
+// connection; the engine takes the written values when it sees CTRL.ENABLE rise, before it can start a frame.
+// A fire while disabled is ignored and counted (IGNORED): an order never waits for firmware.
 //
 // Templates are one-shot: sending an order disarms its template (ARMED bit cleared in the cycle after the
 // commit), so a trigger that fires again cannot send the same order twice; firmware re-arms with ARM_SET
@@ -187,7 +185,7 @@ object OrderEngine {
   val PayloadOff = 54
   val MinLen = 55
   /** Fire log record status. */
-  object St { val SENT = 1; val SUPPRESSED_LOCKED = 2; val SUPPRESSED_WIDTH = 3; val SUPPRESSED_TEMPLATE = 4; val width = 4 }
+  object St { val SENT = 1; val SUPPRESSED_WIDTH = 3; val SUPPRESSED_TEMPLATE = 4; val width = 4 }   // (2: unused since the lock went)
   /** SEND register modes. */
   object SendMode { val NUMBER = 0; val KEEP = 1; val RAW = 2 }
   /** Fire log record word 7 (the header): field positions. A fire record has template 0..15 (bit 26 = 0) and its
@@ -313,7 +311,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   val xFireToggle = quasiStatic(Bool())                     // eth_rx: flips when a record is put in xFireHold (2-flop synchronised)
   val xFireHold = quasiStatic(OrderFireRec())               // eth_rx: stable until the engine has taken it
   val xFireSeen = Bool()                                    // eth_tx: flips when the engine has taken the record
-  val xEnable, xHoldPolicy, xLockReq, xCmdToggle = Bool()   // sys
+  val xEnable, xCmdToggle = Bool()                          // sys
   val xCmdOp = quasiStatic(UInt(2 bits))                    // sys: stable while a command is in flight
   val xCmdData = quasiStatic(Bits(36 bits))
   val xMsDiv = quasiStatic(UInt(20 bits))                   // sys: taken by eth_tx at TIME_SET
@@ -321,15 +319,15 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   val xWidth = quasiStatic(Vec(UInt(4 bits), Templates))
   val xSendLenOk = quasiStatic(Bits(SendSlots bits))        // sys: per send slot, LEN in 54..511 (..256 for slot 31)
   val xSendWidthOk = quasiStatic(Bits(SendSlots bits))      // sys: per send slot, MSG_WIDTH in 1..10
-  val xStSeq = quasiStatic(UInt(32 bits))                   // sys staging, loaded by eth_tx when the lock ends
+  val xStSeq = quasiStatic(UInt(32 bits))                   // sys staging (written while disabled), loaded by eth_tx when enabled
   val xStMsgBin = quasiStatic(UInt(32 bits))
   val xStMsgBcd = quasiStatic(UInt(4 * Digits bits))
   val xStIpId = quasiStatic(UInt(16 bits))
   val xStWin = quasiStatic(UInt(16 bits))
   val xDirty = quasiStatic(Bits(4 bits))                    // which staging registers were written (seq, msg, ip id, window)
-  val xLocked, xCmdAck = Bool()                             // eth_tx
+  val xIdle, xRunning, xCmdAck = Bool()                     // eth_tx
   val xArmed = Bits(Templates bits)
-  val xNextSeq = quasiStatic(UInt(32 bits))                 // eth_tx: read by sys while LOCKED (stable then)
+  val xNextSeq = quasiStatic(UInt(32 bits))                 // eth_tx: read by sys while IDLE (stable then)
   val xNextMsgBin = quasiStatic(UInt(32 bits))
   val xIpId = quasiStatic(UInt(16 bits))
   val xWindow = quasiStatic(UInt(16 bits))
@@ -389,8 +387,8 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val cyclePrev = RegNext(cycle) init 0
 
     val enable = BufferCC(xEnable, False)
-    val holdPolicy = BufferCC(xHoldPolicy, False)
-    val lockReq = BufferCC(xLockReq, False)
+    val enablePrev = RegNext(enable) init False
+    xRunning := enablePrev
 
     // Arrival: the record in xFireHold is new while the synchronised toggle differs from `seen`.
     // xFireHold changed with the toggle, so it has been stable for at least a cycle when `arrived` rises.
@@ -405,9 +403,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val tmplH = h.template
 
     val sending = RegInit(False)          // an order is on the output (from commit to its last byte)
-    val locked = RegInit(False)
-    xLocked := locked
-    val settle = Reg(UInt(2 bits)) init 0 // cycles after the lock during which derived registers catch up
+    val settle = Reg(UInt(2 bits)) init 0 // cycles after the enable during which derived registers catch up
     when(settle =/= 0) { settle := settle - 1 }
 
     // Sequence state (the next order's values).
@@ -501,8 +497,9 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
 
     // The decision. `startNow` is the fast path (it drives tx.valid in the same cycle); the other outcomes
     // take the record without sending. Exactly one of them (or waiting) happens per cycle.
-    val ready2go = RegNext(enable && !lockReq && !locked && settle === 0 && logRoom) init False
-    // canGo: the engine may start an order in this cycle (not sending, not locked, ready2go, the log writer
+    // (not in the cycle CTRL.ENABLE is seen rising: the staged numbers are taken then, `settle` counts from the next)
+    val ready2go = RegNext(enable && enablePrev && settle === 0 && logRoom) init False
+    // canGo: the engine may start an order in this cycle (not sending, ready2go, the log writer
     // free), a register computed in the previous cycle from values that do not depend on tx.ready: exact, or
     // two cycles late after the end of a frame (the arbiter keeps the output for the engine for three cycles
     // after an order frame, so a queued order still goes next).
@@ -527,12 +524,11 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     }
     when(!sending && arrived && !startNow) {
       when(!enable) { consumeOther := True; incIgnored := True }
-        .elsewhen(lockReq || locked) { when(!holdPolicy) { suppress(St.SUPPRESSED_LOCKED) } }
         .elsewhen(!armedH) { consumeOther := True; incNotArmed := True }
         .elsewhen(!templOkH) { suppress(St.SUPPRESSED_TEMPLATE) }
         .elsewhen(!sendH) { suppress(St.SUPPRESSED_WIDTH) }
         .elsewhen(!logRoom) { consumeOther := True; incLogDrops := True }
-      // otherwise wait (a cycle or two after an unlock, an enable or a log push)
+      // otherwise wait (a cycle or a few after an enable or a log push)
     }
     when(startNow || consumeOther) { seen := !seen }
     xIgnoredGray := grayEvents(RegNext(incIgnored) init False)
@@ -542,11 +538,11 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // ---- The send queue (SEND register writes, from sys through the queue, the hold register and the toggle). The head is taken into sCur; two
     // cycles later its template's views (first word, metadata, checks; registers) are valid (sViewOk). A send
     // frame is committed (sendGo) or logged without sending (sendSkip: bad metadata, MsgSeqNum too wide) only
-    // when the engine could start an order (canGo), nothing is locking, and no fire is on its way: none in the
+    // when the engine could start an order (canGo) and no fire is on its way: none in the
     // eth_rx queue or the hold register (rxPending), none in the synchroniser (tS1, tS2 equal to `seen`).
     // Why this never collides with a fire: sendGo/sendSkip in cycle k needs tS1 == seen in cycle k, so `arrived`
     // is false in k+1 and startR is not loaded at the end of k (its input is tS1 =/= seen); from k+1 on, `sending`
-    // (sendGo) or suppressR (sendSkip) keeps freeNext, hence canGo, recFree and the lock, false until the frame
+    // (sendGo) or suppressR (sendSkip) keeps freeNext, hence canGo and recFree, false until the frame
     // or the record is done. The fast path's registers (startR, canGo, recFree) are untouched by this logic.
     val suppressR = RegInit(False)   // a record without a frame starts its log writer (below)
     val rxPending = BufferCC(xRxPending, False)
@@ -556,7 +552,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val sToggleSync = BufferCC(xSendToggle, False)
     val sSeen = RegInit(False)
     xSendSeen := sSeen
-    // (while disabled, locked or the log is short of room, the entry stays in the crossing: SEND_FREE is exact)
+    // (while disabled or the log is short of room, the entry stays in the crossing: SEND_FREE is exact)
     val sTake = !sPend && sToggleSync =/= sSeen && ready2go
     when(sTake) { sPend := True; sCur := xSendHold; sAge := 0; sSeen := !sSeen } elsewhen (sAge =/= 3) { sAge := sAge + 1 }
     val shadowS = RegNext(quasiStatic(sendStore.shadow.readAsync(sCur.slot)))
@@ -566,16 +562,16 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val sFitsS = RegNext(metaS.msgWidth >= msgSig) init False
     val sNumber = sCur.mode === SendMode.NUMBER
     // The entry's verdict, registered (valid from sAge 3 on; msgSig changes only while a frame is on the output
-    // or in the cycles after an unlock, when canGo is false and for longer than these two register stages).
+    // or in the cycles after an enable, when canGo is false and for longer than these two register stages).
     val sBadR = RegNext(!sLenOkS || (sNumber && !sWidthOkS)) init False
     val sOkR = RegNext(sLenOkS && (!sNumber || (sWidthOkS && sFitsS))) init False
     val sArmR = RegInit(False)   // an entry is waiting and its views and verdict are valid
     // The decision drives only a few registers (sending, sPend, sGoR, suppressR); the frame's commit (the record
     // and datapath registers) happens one cycle later from the register sGoR (sSkipR for a record without a frame).
-    // In that cycle `sending` (sendGo) or suppressR (sendSkip) already keeps canGo, recFree and the lock off, and no
+    // In that cycle `sending` (sendGo) or suppressR (sendSkip) already keeps canGo and recFree off, and no
     // fire can start or be taken (tS1 == seen in the decision cycle: see above); suppressR also keeps sArmR's stale
     // value from taking a second decision.
-    val sCan = sArmR && !suppressR && canGo && !sending && !startNow && !lockReq && !rxPending && tS1 === seen && tS2 === seen
+    val sCan = sArmR && !suppressR && canGo && !sending && !startNow && !rxPending && tS1 === seen && tS2 === seen
     val sendGo = sCan && sOkR
     val sendSkip = sCan && !sOkR
     sArmR := sPend && sAge === 3 && !sendGo && !sendSkip
@@ -584,14 +580,12 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val sGoR = RegNext(sendGo) init False
     val sSkipR = RegNext(sendSkip) init False
 
-    // Lock: taken when no order is on the output and the log has every record of the past.
     // (a suppression starts the log writer one cycle later: suppressR)
     suppressR := suppressNow || sendSkip
     val suppressStatusR = RegNext(Mux(sendSkip, Mux(sBadR, U(St.SUPPRESSED_TEMPLATE, St.width bits), U(St.SUPPRESSED_WIDTH, St.width bits)), suppressStatus))
-    when(!locked && lockReq && !sending && !startNow && writerIdle && !pushR && !suppressNow && !suppressR) { locked := True }
-    // (canGo's next value is set at the end of the area, once every assignment to these registers is made.)
-    when(locked && !lockReq) {
-      locked := False
+    // The staged numbers (written while IDLE) are taken when CTRL.ENABLE is seen rising; the engine starts nothing
+    // in that cycle (ready2go) and for `settle` cycles after it, while msgSig and the views catch up.
+    when(enable && !enablePrev) {
       settle := 3
       when(xDirty(0)) { nextSeq := xStSeq }
       when(xDirty(1)) { nextMsgBin := xStMsgBin; nextMsgBcd := xStMsgBcd }
@@ -676,7 +670,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // Commit: the order's values are taken (recLatch); the next ones are prepared in the following cycle
     // (step 0 below: nothing reads them before the frame has ended).
     // nextMsgBcd + 1 in two register stages (in one, the ten-digit carry was eth_tx's critical path on the
-    // 5A-75B, 124.98 MHz): nextMsgBcd changes at an advance (once a frame) or when the lock is left (settle
+    // 5A-75B, 124.98 MHz): nextMsgBcd changes at an advance (once a frame) or when the engine is enabled (settle
     // keeps the engine from starting for 3 cycles after it), and the next advance comes a frame later.
     val nextMsgBcdInc = bcdIncPiped(nextMsgBcd)
     val advance = calcRun && step === 0
@@ -920,7 +914,10 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     }
 
     val freeNext = !sending && !startNow && !suppressNow && !suppressR && writerFree   // => !sending and writerFree in the next cycle
-    canGo := freeNext && !locked.getAheadValue() && ready2go.getAheadValue()
+    canGo := freeNext && ready2go.getAheadValue()
+    // Idle: disabled, no frame on the output or being prepared, every record pushed into the log's FIFO.
+    xIdle := RegNext(!enable && !enablePrev && !sending && !startNow && !sGoR && !sSkipR && !calcRun && writerIdle &&
+      !pushR && !suppressNow && !suppressR) init False
     recFree := freeNext
     startR := (tS1 =/= seen.getAheadValue()) && canGo.getAheadValue() && sendH.getAheadValue()
   }
@@ -962,46 +959,38 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       U(config.logRecords, 16 bits) -> RegField("LOG_RECORDS", 16, 16, "fire log capacity in records"))
 
     val enable = RegInit(False)
-    val lockWant = RegInit(False)
-    val holdPolicy = RegInit(False)
     val irqEn = RegInit(False)
-    regs.rwFields("CTRL", 0x004, "control",
-      (enable, RegField("ENABLE", 0, 1, "send orders on fires (0: fires are ignored and counted in IGNORED)"), true),
-      (lockWant, RegField("LOCK", 1, 1, "request the lock (see STATUS.LOCKED); clear to release it"), true),
-      (holdPolicy, RegField("HOLD", 2, 1, "fires while locked wait and are sent after the unlock (0: suppressed and logged)"), true),
+    regs.rwFields("CTRL", 0x004, "control (bits 1 and 2 are unused)",
+      (enable, RegField("ENABLE", 0, 1, "send orders on fires and send frames (0: fires are ignored and counted in IGNORED, send frames wait); the engine takes the NEXT_* values written while it was idle when it sees ENABLE rise"), true),
       (irqEn, RegField("IRQ_EN", 3, 1, "interrupt while a fire log record is waiting"), true))
-    xEnable := enable
-    xHoldPolicy := holdPolicy
+    val convBusy = RegInit(False)
+    xEnable := enable && !convBusy   // (NEXT_MSGSEQ's digits are ready before the engine takes them)
 
-    // Lock handshake (four phases): the request rises only once the engine has left the previous lock and
-    // falls only once the engine holds the lock, the staged MsgSeqNum is converted and no command is in flight.
-    val lockReq = RegInit(False)
-    xLockReq := lockReq
-    // Deeper than the log FIFO's pointer synchroniser: once LOCKED reads 1, every record pushed before the
-    // engine locked is visible in LOG_COUNT, whatever the clock ratio.
-    val lockedSync = BufferCC(xLocked, False, bufferDepth = Some(4))
-    val lockedNow = lockReq && lockedSync
+    // Deeper than the log FIFO's pointer synchroniser: once IDLE reads 1, every record pushed before the engine
+    // went idle is visible in LOG_COUNT, whatever the clock ratio. RUNNING falls before IDLE rises (xIdle is
+    // registered after !enablePrev), so a NEXT_* write, accepted only while IDLE, never sees a stale RUNNING.
+    val idleSync = BufferCC(xIdle, False, bufferDepth = Some(4))
+    val runningSync = BufferCC(xRunning, False, bufferDepth = Some(4))
+    val idleNow = !enable && idleSync
     val cmdToggle = RegInit(False)
     val cmdAckSync = BufferCC(xCmdAck, False)
     val cmdBusy = cmdToggle =/= cmdAckSync
-    val convBusy = RegInit(False)
-    val dirty = Reg(Bits(4 bits)) init 0
-    when(lockWant && !lockReq && !lockedSync) { lockReq := True; dirty := 0 }
-    when(!lockWant && lockReq && lockedSync && !convBusy && !cmdBusy) { lockReq := False }
+    val dirty = Reg(Bits(4 bits)) init 0   // NEXT_* written since the engine last took them
+    when(enable && runningSync) { dirty := 0 }
 
     val refused = RegInit(False)
     regs.ro("STATUS", 0x008, "status",
-      lockedNow -> RegField("LOCKED", 0, 1, "the engine holds the lock: no order in flight, none will start, every record is in the log; NEXT_* may be read and written"),
+      idleNow -> RegField("IDLE", 0, 1, "CTRL.ENABLE is 0 and the engine is idle: no frame in flight, none will start, every record is in the log; NEXT_* may be read and written"),
       cmdBusy -> RegField("CMD_BUSY", 1, 1, "an ARM_SET/ARM_CLR/TIME_SET/ACK_SET command is in flight (another one is refused)"),
-      convBusy -> RegField("CONVERTING", 2, 1, "NEXT_MSGSEQ is being converted to digits (about 32 cycles)"),
-      refused -> RegField("REFUSED", 4, 1, "sticky: a write was refused (NEXT_* while not LOCKED, a command while CMD_BUSY, SEND while the queue is full or with a bad slot or mode)"),
+      convBusy -> RegField("CONVERTING", 2, 1, "NEXT_MSGSEQ is being converted to digits (about 32 cycles; the engine is enabled after it)"),
+      refused -> RegField("REFUSED", 4, 1, "sticky: a write was refused (NEXT_* while not IDLE, a command while CMD_BUSY, SEND while the queue is full or with a bad slot or mode)"),
       BufferCC(xUnderrun, False) -> RegField("UNDERRUN", 5, 1, "sticky: the output ran dry inside a frame (never expected)"),
       BufferCC(xLogOverrun, False) -> RegField("LOG_OVERRUN", 6, 1, "sticky: a log word was lost (never expected)"),
-      lockedSync -> RegField("ENGINE_LOCKED", 7, 1, "the engine is in the lock (after LOCK is cleared: until it has taken the staged values and runs again)"))
+      runningSync -> RegField("RUNNING", 7, 1, "the engine is enabled and has taken the NEXT_* values written before CTRL.ENABLE"))
     val statusClr = regs.writeFlow("STATUS_CLR", 0x00C, 32, "write 1 to bit 4 to clear STATUS.REFUSED")
     when(statusClr.valid && statusClr.payload(4)) { refused := False }
 
-    // Staging of the sequence state (written while LOCKED, loaded by the engine when the lock ends).
+    // Staging of the sequence state (written while IDLE, taken by the engine when it sees CTRL.ENABLE rise).
     val stSeq = Reg(UInt(32 bits)) init 0
     val stMsgBin = Reg(UInt(32 bits)) init 0
     val stIpId = Reg(UInt(16 bits)) init 0
@@ -1011,12 +1000,12 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val convCnt = Reg(UInt(6 bits)) init 0
     xStSeq := stSeq; xStMsgBin := stMsgBin; xStMsgBcd := convBcd; xStIpId := stIpId; xStWin := stWin; xDirty := dirty
     def staged(name: String, offset: Int, width: Int, st: UInt, current: UInt, bit: Int, doc: String): Flow[Bits] = {
-      regs.rwFields(name, offset, doc + " (read: the staged value if written in this lock, else the engine's; " +
-        "meaningful while LOCKED; write: only while LOCKED, else refused)",
+      regs.rwFields(name, offset, doc + " (read: the staged value if written since the engine last ran, else the engine's; " +
+        "meaningful while IDLE; write: only while IDLE, else refused)",
         ((dirty(bit) ? st | current).resize(width bits), RegField(name, 0, width, doc), false))
       val w = factory.createAndDriveFlow(Bits(32 bits), offset)
       when(w.valid) {
-        when(lockedNow) { st := w.payload.asUInt.resized; dirty(bit) := True } otherwise { refused := True }
+        when(idleNow) { st := w.payload.asUInt.resized; dirty(bit) := True } otherwise { refused := True }
       }
       w
     }
@@ -1025,7 +1014,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     staged("IP_ID", 0x018, 16, stIpId, xIpId, 2, "IPv4 identification of the next order")
     staged("WINDOW", 0x01C, 16, stWin, xWindow, 3, "TCP window sent with the orders")
     // Binary -> BCD (double dabble, one bit per cycle).
-    when(msgWrite.valid && lockedNow) {
+    when(msgWrite.valid && idleNow) {
       convBin := msgWrite.payload.asUInt; convBcd := 0; convCnt := 32; convBusy := True
     }.elsewhen(convBusy) {
       val adj = Vec(convBcd.subdivideIn(4 bits).map(d => Mux(d >= 5, d + 3, d)))
@@ -1046,7 +1035,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     regs.ro("ARMED", 0x020, armedSync, "templates armed (one-shot: sending an order clears its bit)")
     val armSet = regs.writeFlow("ARM_SET", 0x024, Templates, "write a mask: arm these templates (command: check CMD_BUSY first)")
     when(armSet.valid) { command(Cmd.ARM_SET, armSet.payload) }
-    val armClr = regs.writeFlow("ARM_CLR", 0x028, Templates, "write a mask: disarm these templates (command; safe against a fire in flight only under LOCK)")
+    val armClr = regs.writeFlow("ARM_CLR", 0x028, Templates, "write a mask: disarm these templates (command; a fire that reaches the engine after it is counted in NOT_ARMED)")
     when(armClr.valid) { command(Cmd.ARM_CLR, armClr.payload) }
     val msDiv = Reg(UInt(20 bits)) init 124999
     xMsDiv := msDiv
@@ -1190,7 +1179,6 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     ("ORDER_TX_META2_TCP_CSUM_SHIFT", "16", "META2: the template's TCP checksum (16 bits)"),
     ("ORDER_TX_META3_FIX_SUM_SHIFT", "0", "META3: the template's FIX CheckSum value (8 bits)"),
     ("ORDER_TX_REC_STATUS_SENT", s"${St.SENT}U", "fire log status: sent"),
-    ("ORDER_TX_REC_STATUS_LOCKED", s"${St.SUPPRESSED_LOCKED}U", "fire log status: suppressed, the engine was locked"),
     ("ORDER_TX_REC_STATUS_WIDTH", s"${St.SUPPRESSED_WIDTH}U", "fire log status: suppressed, MsgSeqNum wider than the template's field"),
     ("ORDER_TX_REC_STATUS_TEMPLATE", s"${St.SUPPRESSED_TEMPLATE}U", "fire log status: suppressed, bad template metadata"))
 }

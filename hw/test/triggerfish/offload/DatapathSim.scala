@@ -386,7 +386,7 @@ class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
       require(r == model.writeEntry(j, e, arm = true) && r == 0, s"WRITE_ENTRY $j")
     }
     // OrderEngine: 16 templates (New Order Singles, MsgSeqNum 8 digits, SendingTime and TransactTime patched),
-    // the clock, the numbers under the lock, enable, arm all.
+    // the clock, the numbers while idle, enable, arm all.
     val trnd = new Random(seed + 1)
     for (t <- 0 until 16) {
       val tp = OrderRef.build(trnd, 8, true, true)
@@ -396,10 +396,10 @@ class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
     }
     txBus.write(MS_DIVISOR, 124999); txBus.write(TIME_LO, OrderRef.toBcd(9 * 3600000L + 30 * 60000L) & 0xFFFFFFFFL)
     txWaitCmd(); txBus.write(TIME_SET, 0); txWaitCmd()
-    txBus.write(CTRL, CTRL_LOCK); while ((txBus.read(STATUS) & ST_LOCKED) == 0) cd.waitSampling()
+    while ((txBus.read(STATUS) & ST_IDLE) == 0) cd.waitSampling()   // (disabled since reset)
     txBus.write(NEXT_SEQ, 0x51000000L); txBus.write(NEXT_MSGSEQ, 1000); txBus.write(IP_ID, 1); txBus.write(WINDOW, 65535)
     txBus.write(CTRL, CTRL_ENABLE)
-    while ((txBus.read(STATUS) & ST_ENGINE_LOCKED) != 0) cd.waitSampling()
+    while ((txBus.read(STATUS) & ST_RUNNING) == 0) cd.waitSampling()
     txWaitCmd(); txBus.write(ARM_SET, 0xFFFF); txWaitCmd()
     cd.waitSampling(100)
     sleep(Period.toLong * Wake * 2)

@@ -66,8 +66,8 @@ object OrderSim {
   val IGNORED = 0x050; val NOT_ARMED = 0x054; val LOG_DROPS = 0x058; val RX_OVERFLOW = 0x05C
   val SEND_ACK = 0x060; val SEND_FREE = 0x064; val SEND = 0x068
   val META = 0x400; val TEMPLATE = 0x2000
-  val CTRL_ENABLE = 1; val CTRL_LOCK = 2; val CTRL_HOLD = 4; val CTRL_IRQ = 8
-  val ST_LOCKED = 1; val ST_CMD_BUSY = 2; val ST_ENGINE_LOCKED = 128; val ST_CONVERTING = 4; val ST_REFUSED = 16; val ST_UNDERRUN = 32; val ST_LOG_OVERRUN = 64
+  val CTRL_ENABLE = 1; val CTRL_IRQ = 8
+  val ST_IDLE = 1; val ST_CMD_BUSY = 2; val ST_RUNNING = 128; val ST_CONVERTING = 4; val ST_REFUSED = 16; val ST_UNDERRUN = 32; val ST_LOG_OVERRUN = 64
 }
 
 /** One fire log record, decoded (README-tx.md "Fire log"; the positions are written out here, independently of

@@ -2,15 +2,16 @@
 //  - fires (eth_rx) at random times, in bursts on consecutive cycles, for random templates and ACK values;
 //  - a firmware model (sys) that builds random New Order Single templates (random field lengths, so the
 //    patched fields land on odd and even offsets), arms them, drains the fire log (polling or interrupt),
-//    checks every record, re-arms fired templates with new contents, and takes the lock at random to send
-//    "its own" segments (reads NEXT_SEQ/NEXT_MSGSEQ, advances them, writes them back), to disarm templates,
-//    to change the window, the IP id or the lock policy; it sets the time of day (across midnight);
+//    checks every record, re-arms fired templates with new contents, queues frames of its own (SEND), and now and
+//    then disables the engine, waits for IDLE and writes new numbers (NEXT_SEQ/NEXT_MSGSEQ advanced, as after a
+//    segment sent meanwhile; the window, the IP id), disarms templates, and enables it again; it sets the time of
+//    day (across midnight);
 //  - CPU frames on the arbiter's other input at random; a MAC model with several tx.ready patterns.
 // Checked: every order frame byte for byte against a frame rebuilt from scratch (values written, IPv4 and TCP
 // checksums and the FIX CheckSum recomputed); every record (seq, MsgSeqNum, IP id, window: the model's next
 // values; ack/trigger/template: the fire's; tx stamp: the cycle byte 0 was taken; time: the engine clock);
-// the (seq, length, MsgSeqNum) of hardware and firmware sends form one contiguous sequence; no order frame
-// while firmware holds the lock; one-shot templates; every fire accounted for (records + counters); stream
+// the (seq, length, MsgSeqNum) of hardware and firmware sends form one contiguous sequence; no engine frame starts
+// while the engine is disabled and idle; one-shot templates; every fire accounted for (records + counters); stream
 // rules and no interleaving at the MAC; the latency fire.valid -> tx.valid of every fire that found the
 // engine idle (exactly 3 cycles with same-edge clocks; 3..4 with unrelated clocks).
 // Replay with TF_SEED=<seed> ./mill -i hw.test.testOnly triggerfish.offload.OrderEngineSpec
@@ -151,31 +152,31 @@ class OrderEngineSpec extends AnyFunSuite {
     def waitCmd(): Unit = while ((status & ST_CMD_BUSY) != 0) sysCd.waitSampling(rnd.nextInt(4))
     def command(addr: Int, v: Long): Unit = { waitCmd(); bus.write(addr, v); waitCmd() }
     val stateWrites = mutable.ArrayBuffer[Long]()            // times of writes that change what the engine does
-    val lockWindows = mutable.ArrayBuffer[(Long, Long)]()     // [LOCKED seen, unlock written]
-    val lockRequests = mutable.ArrayBuffer[(Long, Long)]()    // [LOCK written, unlock written]
-    var lockReqTime = 0L
-    var lockedTime = 0L
-    def lock(): Unit = {
-      lockReqTime = simTime()
+    val idleWindows = mutable.ArrayBuffer[(Long, Long)]()     // [IDLE seen, ENABLE written]
+    val offWindows = mutable.ArrayBuffer[(Long, Long)]()      // [ENABLE cleared, ENABLE written]
+    var offTime = 0L
+    var idleTime = 0L
+    /** Disables the engine and waits until it is idle (NEXT_* may then be written). */
+    def quiesce(): Unit = {
+      offTime = simTime()
       stateWrites += simTime()
-      setCtrl(ctrl | CTRL_LOCK)
-      while ((status & ST_LOCKED) == 0) sysCd.waitSampling(rnd.nextInt(3))
-      lockedTime = simTime()
+      setCtrl(ctrl & ~CTRL_ENABLE)
+      while ((status & ST_IDLE) == 0) sysCd.waitSampling(rnd.nextInt(3))
+      idleTime = simTime()
     }
-    def unlock(): Unit = {
+    /** Enables it again: it takes what was written meanwhile. */
+    def resume(newCtrl: Long = ctrl | CTRL_ENABLE): Unit = {
       val t = simTime()
-      lockWindows += ((lockedTime, t)); lockRequests += ((lockReqTime, t))
-      setCtrl(ctrl & ~CTRL_LOCK)
+      idleWindows += ((idleTime, t)); offWindows += ((offTime, t))
+      setCtrl(newCtrl | CTRL_ENABLE)
       stateWrites += simTime()
-      hwBefore = hw
       hw = (expSeq, expMsg, expIpId, window)
     }
 
     var expSeq = 0L; var expMsg = 1L; var expIpId = 0; var window = 0
-    // What the engine holds: equal to the above except inside a lock session (firmware's writes take effect at
-    // the unlock); a record suppressed around the unlock may carry the values from before it.
+    // What the engine holds: equal to the above except while it is disabled (firmware's writes take effect when
+    // it is enabled).
     var hw = (0L, 1L, 0, 0)
-    var hwBefore = hw
     // (seq, sequence space taken, MsgSeqNum, who, whether it took the MsgSeqNum) in order
     val sends = mutable.ArrayBuffer[(Long, Int, Long, String, Boolean)]()
     val tmpl = Array.fill[Template](16)(null)
@@ -320,8 +321,7 @@ class OrderEngineSpec extends AnyFunSuite {
       val f = fires(r.rxStamp.toInt)
       assert(r.template == f.template && r.trigger == f.trigger && r.ack == fwAck.getOrElse(f.ack), s"$what: fire $f (firmware ACK $fwAck)")
       val vals = (r.seq, r.msgSeq, r.ipId, r.window)
-      if (r.status == OrderEngine.St.SUPPRESSED_LOCKED) assert(vals == hw || vals == hwBefore, s"$what: expected $hw or $hwBefore")
-      else assert(vals == hw && hw == (expSeq, expMsg, expIpId, window), s"$what: expected $hw (firmware's $expSeq $expMsg $expIpId $window)")
+      assert(vals == hw && hw == (expSeq, expMsg, expIpId, window), s"$what: expected $hw (firmware's $expSeq $expMsg $expIpId $window)")
       counts(r.status) += 1
       val tp = tmpl(r.template)
       r.status match {
@@ -334,13 +334,9 @@ class OrderEngineSpec extends AnyFunSuite {
           expSeq = (expSeq + r.plen) & M32; expMsg += 1; expIpId = (expIpId + 1) & 0xFFFF
           hw = (expSeq, expMsg, expIpId, window)
           toRearm.enqueue(r.template)
-        case OrderEngine.St.SUPPRESSED_LOCKED =>
-          val tc = cycleTime(r.txStamp)   // when the engine took the fire
-          assert(lockRequests.exists { case (a, b) => tc >= a && tc <= b + 20L * clocks.sys + 20L * clocks.tx } ||
-            ((ctrl & CTRL_LOCK) != 0 && tc >= lockReqTime), s"$what: suppressed as locked outside a lock")
         case OrderEngine.St.SUPPRESSED_WIDTH =>
           assert(digits(expMsg) > tp.width, s"$what: suppressed for width, but $expMsg fits ${tp.width} digits")
-          toRearm.enqueue(r.template)   // rebuilt wider (under the lock: it is still armed)
+          toRearm.enqueue(r.template)   // rebuilt wider (with the engine idle: it is still armed)
         case s => fail(s"$what: unexpected status $s")
       }
     }
@@ -353,23 +349,24 @@ class OrderEngineSpec extends AnyFunSuite {
       }
       n
     }
-    /** Re-arm fired templates with new contents; a template suppressed for its width is disarmed first (under the lock). */
+    /** Re-arm fired templates with new contents; a template suppressed for its width is disarmed first (engine idle). */
     def rearm(): Unit = while (toRearm.nonEmpty) {
       val t = toRearm.dequeue()
       if (armedModel(t)) {   // still armed: disarm safely first
-        lock(); drain()
+        quiesce(); drain()
         command(ARM_CLR, 1L << t); armedModel(t) = false
-        unlock()
+        resume()
       }
       newTemplate(t, tooNarrow = rnd.nextInt(40) == 0)
       arm(1L << t)
     }
-    /** A lock session: firmware sends a segment of its own, maybe changes the window, IP id, policy, disarms. */
-    def lockSession(): Unit = {
-      lock()
+    /** An idle session: the engine disabled and idle, firmware accounts for a segment sent meanwhile (new NEXT_*), maybe
+      * changes the window and the IP id, disarms templates, queues a frame; fires meanwhile are ignored. */
+    def idleSession(): Unit = {
+      quiesce()
       drain()
       assert(bus.read(NEXT_SEQ) == expSeq && bus.read(NEXT_MSGSEQ) == expMsg && bus.read(IP_ID) == expIpId && bus.read(WINDOW) == window,
-        "NEXT_* under the lock are the next values")
+        "NEXT_* while idle are the next values")
       val n = 1 + rnd.nextInt(400)
       sends += ((expSeq, n, expMsg, "fw", true))
       expSeq = (expSeq + n) & M32; expMsg += 1
@@ -379,37 +376,42 @@ class OrderEngineSpec extends AnyFunSuite {
       if (rnd.nextInt(4) == 0) { window = rnd.nextInt(65536); bus.write(WINDOW, window) }
       if (rnd.nextInt(6) == 0) { expIpId = rnd.nextInt(65536); bus.write(IP_ID, expIpId) }
       assert(bus.read(NEXT_SEQ) == expSeq && bus.read(NEXT_MSGSEQ) == expMsg && bus.read(WINDOW) == window, "staged values read back")
-      if (rnd.nextInt(4) == 0) {   // disarm some templates: safe under the lock
+      if (rnd.nextInt(4) == 0) {   // disarm some templates: safe while idle
         val mask = rnd.nextInt(65536) & (0 until 16).filter(armedModel(_)).map(1 << _).sum
         command(ARM_CLR, mask)
         for (t <- 0 until 16 if (mask >> t & 1) != 0) { armedModel(t) = false; toRearm.enqueue(t) }
       }
-      if (rnd.nextInt(5) == 0) setCtrl(ctrl ^ CTRL_HOLD)
-      if (rnd.nextInt(3) == 0) randomSend()   // queued under the lock: it waits for the unlock and takes the new numbers
-      if (rnd.nextInt(3) == 0) sysCd.waitSampling(rnd.nextInt(2000))   // fires arrive meanwhile
-      drain()
-      unlock()
+      if (rnd.nextInt(3) == 0) randomSend()   // queued while disabled: it waits for the enable and takes the new numbers
+      if (rnd.nextInt(3) == 0) sysCd.waitSampling(rnd.nextInt(2000))   // fires arrive meanwhile (ignored)
+      assert(drain() == 0, "no record while idle")
+      val free = bus.read(SEND_FREE)   // (one entry may wait in the engine, taken just before the disable)
+      assert(free == 16 - sendQ.length || free == 17 - sendQ.length, s"SEND_FREE $free while idle with ${sendQ.length} queued: the queued frames wait")
+      resume()
     }
 
     def init(seq: Long, msg: Long, ipId: Int, win: Int, timeMs: Long, div: Int): Unit = {
       assert(bus.read(CONFIG) == (32 | (8 << 8) | (cfg.logRecords.toLong << 16)), "CONFIG")
       assert(bus.read(SEND_FREE) == 16, "SEND_FREE after reset")
-      assert(status == 0, "STATUS after reset")
-      // NEXT_* are refused while not locked.
+      sysCd.waitSampling(20)
+      assert(status == ST_IDLE, "STATUS after reset: disabled and idle")
+      // NEXT_* are refused while the engine is not idle (enabled).
+      setCtrl(CTRL_ENABLE)
+      while ((status & ST_RUNNING) == 0) sysCd.waitSampling()
+      assert(status == ST_RUNNING, "STATUS once enabled")
       bus.write(NEXT_SEQ, 12345)
-      assert((status & ST_REFUSED) != 0 && bus.read(NEXT_SEQ) == 0, "NEXT_SEQ refused outside the lock")
+      assert((status & ST_REFUSED) != 0 && bus.read(NEXT_SEQ) == 0, "NEXT_SEQ refused while enabled")
       bus.write(STATUS_CLR, ST_REFUSED)
-      assert(status == 0)
+      quiesce()
+      assert(status == ST_IDLE)
       setTime(timeMs, div)
-      lock()
       expSeq = seq; expMsg = msg; expIpId = ipId; window = win
       bus.write(NEXT_SEQ, seq); bus.write(NEXT_MSGSEQ, msg); bus.write(IP_ID, ipId); bus.write(WINDOW, win)
-      unlock()
       sends += ((seq, 0, msg - 1, "start", true))
       for (t <- 0 until 16) newTemplate(t)
       arm(0xFFFF)
       assert(bus.read(ARMED) == 0xFFFF)
-      setCtrl(CTRL_ENABLE | CTRL_IRQ)
+      resume(CTRL_IRQ)
+      while ((status & ST_RUNNING) == 0) sysCd.waitSampling()
     }
 
     /** End: everything drained and accounted for. */
@@ -437,13 +439,12 @@ class OrderEngineSpec extends AnyFunSuite {
         if (b._4 != "jump") assert(b._3 == lastMsg + 1, s"MsgSeqNum gap or reuse between $a and $b (last taken $lastMsg)")
         if (b._5) lastMsg = b._3
       }
-      val heldSent = latencies.count { case (f, _) => lockWindows.exists { case (a, b) => f.time > a && f.time < b } }
-      // No order frame while firmware held the lock.
-      for (f <- orderFramesAll; (a, b) <- lockWindows) assert(f.end < a || f.start > b, s"order frame [${f.start}, ${f.end}] inside lock window [$a, $b]")
-      println(f"[$name] ${clocks.describe}: fires $nFires -> sent ${counts(OrderEngine.St.SENT)}, suppressed locked ${counts(OrderEngine.St.SUPPRESSED_LOCKED)}, " +
+      // No engine frame while the engine was disabled and idle (it starts nothing before it sees ENABLE).
+      for (f <- orderFramesAll; (a, b) <- idleWindows) assert(f.end < a || f.start > b, s"engine frame [${f.start}, ${f.end}] inside idle window [$a, $b]")
+      println(f"[$name] ${clocks.describe}: fires $nFires -> sent ${counts(OrderEngine.St.SENT)}, " +
         f"suppressed width ${counts(OrderEngine.St.SUPPRESSED_WIDTH)}, ignored $ignored, not armed $notArmed, log drops $drops, rx overflow $ovf; " +
         f"send frames ${sendCounts.toSeq.sorted.map { case ((m, st), n) => s"mode $m status $st: $n" }.mkString(", ")} ($sendLongSent over 256 bytes, $sendFinSent FIN), " +
-        f"firmware sends ${sends.count(_._4 == "fw")}, lock sessions ${lockWindows.length} (${heldSent} fires held by CTRL.HOLD and sent after the unlock), " +
+        f"numbers rewritten while idle ${sends.count(_._4 == "fw")}, idle sessions ${idleWindows.length}, " +
         f"CPU frames ${cpuFramesAll.length}, last MsgSeqNum ${expMsg - 1}, seq 0x${expSeq}%08X")
     }
 
@@ -457,7 +458,7 @@ class OrderEngineSpec extends AnyFunSuite {
         !orderFramesAll.exists(o => o.start != ownStart && o.end > t - 30L * clocks.tx && o.start < t + engineCycles.toLong * clocks.tx) &&
         !cpuFramesAll.exists(c => c.end > t - 20L * clocks.tx && c.start < t + engineCycles.toLong * clocks.tx) &&
         !stateWrites.exists(w => w > t - 200L * clocks.sys && w < t + 10L * clocks.sys) &&
-        !lockRequests.exists { case (a, b) => t > a - 100L * clocks.sys && t < b + 200L * clocks.sys }
+        !offWindows.exists { case (a, b) => t > a - 100L * clocks.sys && t < b + 200L * clocks.sys }
     }
   }
 
@@ -522,7 +523,7 @@ class OrderEngineSpec extends AnyFunSuite {
         // Firmware's own frames through the send queue (a few at a time; the queue may fill up).
         if (rnd.nextInt(8) == 0) for (_ <- 0 until 1 + rnd.nextInt(4)) randomSend()
         rnd.nextInt(60) match {
-          case 0 | 1 | 2 => lockSession()
+          case 0 | 1 | 2 => idleSession()
           case 3 =>   // off for a while: fires are ignored
             stateWrites += simTime(); setCtrl(ctrl & ~CTRL_ENABLE)
             sysCd.waitSampling(rnd.nextInt(3000))
@@ -556,7 +557,7 @@ class OrderEngineSpec extends AnyFunSuite {
     }
   }
 
-  test(s"random fires, lock sessions, re-arms, CPU frames; same-edge 125 MHz clocks; latency exactly $ExpectedFireToMacCycles (seed $seed)") {
+  test(s"random fires, idle sessions, re-arms, CPU frames; same-edge 125 MHz clocks; latency exactly $ExpectedFireToMacCycles (seed $seed)") {
     runRandom("random_same_edge", Clocks(sys = 800, rx = 800, tx = 800, sameEdges = true), 3000, seed, cpuTraffic = true)
   }
   test(s"random fires, unrelated clocks: rx 8 ns, tx 8.1 ns, sys 10 ns (seed ${seed + 1})") {
@@ -575,7 +576,7 @@ class OrderEngineSpec extends AnyFunSuite {
       macModes = Seq(0)
       init(seq = 0xFFFFFF80L, msg = 99998, ipId = 0xFFFF, win = 65535, timeMs = 12 * 3600000L, div = 124999)
       // Templates 0..2: MsgSeqNum widths 5, 6, 10.
-      lock(); command(ARM_CLR, 0xFFFF); for (t <- 0 until 16) armedModel(t) = false; unlock()
+      quiesce(); command(ARM_CLR, 0xFFFF); for (t <- 0 until 16) armedModel(t) = false; resume()
       for ((w, t) <- Seq(5, 6, 10).zipWithIndex) { writeTemplate(t, build(rnd, w, true, true)) }
       def fireAndCheck(t: Int, expStatus: Int): Unit = {
         if (!armedModel(t) && expStatus == OrderEngine.St.SENT) arm(1L << t)
@@ -594,7 +595,7 @@ class OrderEngineSpec extends AnyFunSuite {
       fireAndCheck(1, OrderEngine.St.SENT)             // 100000 in 6 digits
       fireAndCheck(2, OrderEngine.St.SENT)             // 0000100001
       // 9999999999 is out of 32-bit reach; the largest 32-bit values: 4294967294, 4294967295 in 10 digits.
-      lock(); drain(); expMsg = 4294967294L; bus.write(NEXT_MSGSEQ, expMsg); sends += ((expSeq, 0, expMsg - 1, "jump", true)); unlock()
+      quiesce(); drain(); expMsg = 4294967294L; bus.write(NEXT_MSGSEQ, expMsg); sends += ((expSeq, 0, expMsg - 1, "jump", true)); resume()
       writeTemplate(2, build(rnd, 10, true, false))
       fireAndCheck(2, OrderEngine.St.SENT)
       writeTemplate(1, build(rnd, 10, false, true))
@@ -779,11 +780,11 @@ class OrderEngineSpec extends AnyFunSuite {
       }
       for (t <- 0 until 8) write(t, build(rnd, 6 + rnd.nextInt(5), rnd.nextBoolean(), rnd.nextBoolean()))
       bus.write(MS_DIVISOR, 124999); bus.write(TIME_LO, toBcd(9 * 3600000L + 30 * 60000L) & M32); waitCmd(); bus.write(TIME_SET, 0); waitCmd()
-      bus.write(CTRL, CTRL_LOCK); while ((status & ST_LOCKED) == 0) cd.waitSampling()
+      while ((status & ST_IDLE) == 0) cd.waitSampling()   // (disabled since reset)
       var seq = 0x10000000L; var msg = 4242L; var ipId = 100
       bus.write(NEXT_SEQ, seq); bus.write(NEXT_MSGSEQ, msg); bus.write(IP_ID, ipId); bus.write(WINDOW, 4096)
       bus.write(CTRL, CTRL_ENABLE)
-      while ((status & ST_ENGINE_LOCKED) != 0) cd.waitSampling()
+      while ((status & ST_RUNNING) == 0) cd.waitSampling()
       waitCmd(); bus.write(ARM_SET, 0xFF); waitCmd()
 
       val n = 40
@@ -824,7 +825,7 @@ class OrderEngineSpec extends AnyFunSuite {
     val top = report.toplevel
     val h = CHeader("TF_ORDER_TX_TEST_H", "OrderEngine registers (test)", Seq((BigInt(0xF0020000L), top.regs)), top.headerConstants)
     java.nio.file.Files.write(java.nio.file.Paths.get(s"$dir/order_tx.h"), h.getBytes("UTF-8"))
-    for (n <- Seq("ORDER_TX_CTRL_LOCK_SHIFT", "ORDER_TX_STATUS_LOCKED_SHIFT", "ORDER_TX_NEXT_SEQ", "ORDER_TX_NEXT_MSGSEQ",
+    for (n <- Seq("ORDER_TX_CTRL_ENABLE_SHIFT", "ORDER_TX_STATUS_IDLE_SHIFT", "ORDER_TX_NEXT_SEQ", "ORDER_TX_NEXT_MSGSEQ",
       "ORDER_TX_LOG_DATA", "ORDER_TX_ARM_SET", "ORDER_TX_TIME_SET", "ORDER_TX_META ", "ORDER_TX_TEMPLATE ", "ORDER_TX_LOG_RECORDS"))
       assert(h.contains(n), s"$n in the header")
     val offsets = Map("CTRL" -> CTRL, "STATUS" -> STATUS, "NEXT_SEQ" -> NEXT_SEQ, "NEXT_MSGSEQ" -> NEXT_MSGSEQ, "ARM_SET" -> ARM_SET,
