@@ -146,8 +146,14 @@ COUNTER_RES = [
      ("rx_frames", "rx_bytes", "crc_errors", "runts", "oversize", "rx_drops_full")),
     (re.compile(r"mac: tx_frames (\d+) tx_bytes (\d+) tx_errors (\d+) rx_too_long (\d+)"),
      ("tx_frames", "tx_bytes", "tx_errors", "rx_too_long")),
-    (re.compile(r"offload: orders sent by hardware (\d+), triggered but not sent (\d+), errors (\d+)"),
-     ("hw_orders", "hw_not_sent", "hw_errors")),
+    # `offload` (fw/app/offload.c cmd_offload): the fire log's records firmware handled, and this connection's fires of
+    # the trigger table with what became of each (sent, logged not sent, or counted by the engine without a record)
+    (re.compile(r"offload: orders sent by hardware (\d+), triggered but not sent (\d+), errors (\d+), late cancels (\d+)"),
+     ("hw_orders", "hw_not_sent", "hw_errors", "hw_late_cancels")),
+    (re.compile(r"offload: this connection's fires of the trigger table (\d+): sent (\d+), logged not sent (\d+), "
+                r"ignored (\d+), template not armed (\d+), log full (\d+), fire queue full (\d+)"),
+     ("table_fires", "table_fires_sent", "table_fires_logged_not_sent", "table_fires_ignored", "table_fires_not_armed",
+      "table_fires_log_drops", "table_fires_rx_overflow")),
 ]
 # `net -a`: the stack's counters, one "net: <name> <value>" line each (fw/app/netif.c, fw/net/counters.h)
 NET_LINE_RE = re.compile(r"net: (\w+)\s+(\d+)\s*$")
@@ -520,7 +526,8 @@ class BurstRun(demo.Demo):
         return self.lines[start:]
 
     def counters(self):
-        return parse_counters(self.ask(["fix", "fix hw", "net -a", "offload"], r"offload: orders sent by hardware"))
+        return parse_counters(self.ask(["fix", "fix hw", "net -a", "offload"],
+                                       r"offload: this connection's fires of the trigger table"))
 
     def run(self):
         a = self.args

@@ -11,13 +11,14 @@ Phase 1 arms the two stops in the hardware trigger table with `repeat` (armed ag
 phase 2 the same two stops in firmware (`stop mode fw`). Every order is matched to the market data frame
 that triggered it in the simulation's pcap and frame log by tools/latency/analyze.py (DESIGN.md
 definitions, simulated cycles), with each ClOrdID labelled from the console's fire lines (ConsoleTally):
-hw (sent by the order engine), fw (a firmware stop: the firmware-only phase) or hw_fallback (a hardware stop whose
-fire the engine suppressed because firmware held its lock, so firmware sent the order: counted apart, in neither
-row). The suppressed fires are counted from the console (and checked against the `offload` command's counter).
+hw (sent by the order engine) or fw (a firmware stop: the firmware-only phase). At the end of the hardware phase
+the bench types `offload`: the engine's counters (the trigger table's fires on the connection, the orders the engine
+sent, and why the others were not sent) give the fires of the hardware phase that sent no order, issue 15's
+"suppressed fires" (target 0 over at least 1,000 hardware fires).
 
 Usage: tools/bench/soc_latency.py [--fires 1000] [--step-ms 100] [--out build/bench/soc] [--clock-mhz F]
-Writes OUT/latency.json (analyze.py's JSON), OUT/console.json (the console tally: fires per label, suppressed
-fires), OUT/latency.png, OUT/fires.csv, the pcap, frame log, console (soc.log) and exchange logs, and prints the
+Writes OUT/latency.json (analyze.py's JSON), OUT/console.json (the console tally: fires per label, the engine's
+fires not sent), OUT/latency.png, OUT/fires.csv, the pcap, frame log, console (soc.log) and exchange logs, and prints the
 summary table. Needs the build (`make bench` builds it).
 """
 import argparse
@@ -48,7 +49,8 @@ def write_path(path, step_ms):
 
 
 class ConsoleError(Exception):
-    """A console log the bench cannot classify (a fire on a stop it never saw armed, ...)."""
+    """A console log the bench cannot classify (a fire on a stop it never saw armed, a firmware fire of a stop armed
+    in the hardware, ...)."""
 
 
 # The firmware's console lines the bench reads (fw/app/stops.c, fw/app/offload.c). Searched, not matched at the
@@ -56,28 +58,38 @@ class ConsoleError(Exception):
 ARMED_RE = re.compile(r"stop (\d+): armed (?:buy|sell) \S+ \d+, stop \S+ limit \S+ \((hardware|firmware)")
 MODE_RE = re.compile(r"new stops go to the (hardware|firmware)")
 FIRE_RE = re.compile(r"stop (\d+): fired by (hardware|firmware) on trade (\S+): order (NOT sent|(?:-?\d+ )?(\S+) sent)")
-SUPPRESSED_RE = re.compile(r"offload: stop (\d+) triggered, not sent by the engine \(status (\d+)\)(: firmware sends it)?")
-COUNTER_RE = re.compile(r"offload: orders sent by hardware (\d+), triggered but not sent (\d+), errors (\d+), locks (\d+)")
-LABELS = ("hw", "fw", "hw_fallback")
+# the `offload` command (fw/app/offload.c cmd_offload): the fire log's records firmware handled, and every fire of
+# the trigger table on this connection with what became of it
+ORDERS_RE = re.compile(r"offload: orders sent by hardware (\d+), triggered but not sent (\d+), errors (\d+), "
+                       r"late cancels (\d+)")
+ORDERS_KEYS = ("sent", "not_sent", "errors", "late_cancels")
+FIRES_RE = re.compile(r"offload: this connection's fires of the trigger table (\d+): sent (\d+), logged not sent (\d+), "
+                      r"ignored (\d+), template not armed (\d+), log full (\d+), fire queue full (\d+)")
+FIRES_KEYS = ("trigger_fires", "sent", "logged_not_sent", "ignored", "not_armed", "log_drops", "rx_overflow")
+NOT_SENT_KEYS = FIRES_KEYS[2:]   # the reasons a fire of the trigger table did not become an order
+LABELS = ("hw", "fw")
+TARGET_MIN_FIRES = 1000          # issue 15: 0 fires not sent over at least 1,000 hardware fires
 
 
 class ConsoleTally:
     """Reads the SoC's console, line by line, and labels every order a stop sent:
     - hw: "stop N: fired by hardware": the order engine sent it;
-    - hw_fallback: "stop N: fired by firmware" on a stop armed in the hardware (`stop ...` answered "(hardware"):
-      the trigger table fired while firmware held the engine's lock, the engine suppressed the fire ("offload: stop N
-      triggered, not sent by the engine (status S): firmware sends it") and firmware sent the order itself;
     - fw: "stop N: fired by firmware" on a stop armed in firmware (`stop mode fw`): the firmware-only path.
-    A stop's kind is the one of its last "armed" line (slots are reused). The suppressed fires are counted from their
-    lines as they come, and the `offload` command's counter ("triggered but not sent M") is kept for a cross-check."""
+    A stop's kind is the one of its last "armed" line (slots are reused). Firmware never fires a stop armed in the
+    hardware (fw/app/stops.c md_entry skips them), so a "fired by firmware" line for one is an error (ConsoleError).
+    The fires of the trigger table the engine did not send are counted from the engine's own counters, the `offload`
+    command's two lines (the last pair in the log): the trigger table's fires since the connection came up, the fire
+    log's records (sent, logged not sent) and the engine's counts of fires that got no record."""
 
     def __init__(self):
         self.kind = {}          # stop slot -> hw|fw, from its last "armed" line
         self.mode = None        # hw|fw: where new stops go (the last "new stops go to the ..." line)
         self.fires = []         # {"clordid", "label", "stop", "trade", "mode", "line"}
         self.unsent = []        # fires whose order firmware could not send ("order NOT sent")
-        self.suppressed = []    # {"stop", "status", "fallback", "line"}
-        self.counter = None     # the last `offload` counter line: {"sent", "not_sent", "errors", "locks"}
+        self.hw_lines = 0       # "fired by hardware" lines (sent, tracked or not)
+        self.orders = None      # the last `offload` orders line: {"sent", "not_sent", "errors", "late_cancels"}
+        self.counter = None     # the last `offload` fires line: {"trigger_fires", "sent", "logged_not_sent", ...}
+        self.counter_at = 0     # its line number
         self.n = 0
 
     def feed(self, line):
@@ -91,17 +103,14 @@ class ConsoleTally:
         if m:
             self.kind[int(m.group(1))] = "hw" if m.group(2) == "hardware" else "fw"
             return None
-        m = SUPPRESSED_RE.search(line)
+        m = ORDERS_RE.search(line)
         if m:
-            i = int(m.group(1))
-            if self.kind.get(i) != "hw":
-                raise ConsoleError(f"console line {self.n}: the engine suppressed a fire of stop {i}, which was not armed "
-                                   f"in the hardware: {line.strip()!r}")
-            self.suppressed.append({"stop": i, "status": int(m.group(2)), "fallback": bool(m.group(3)), "line": self.n})
+            self.orders = dict(zip(ORDERS_KEYS, map(int, m.groups())))
             return None
-        m = COUNTER_RE.search(line)
+        m = FIRES_RE.search(line)
         if m:
-            self.counter = dict(zip(("sent", "not_sent", "errors", "locks"), map(int, m.groups())))
+            self.counter = dict(zip(FIRES_KEYS, map(int, m.groups())))
+            self.counter_at = self.n
             return None
         m = FIRE_RE.search(line)
         if not m:
@@ -109,11 +118,15 @@ class ConsoleTally:
         i, by, trade = int(m.group(1)), m.group(2), m.group(3)
         if by == "hardware":
             label = "hw"
+            self.hw_lines += 1
         elif i not in self.kind:
             raise ConsoleError(f"console line {self.n}: stop {i} fired by firmware, but no \"stop {i}: armed\" line came "
-                               f"before it (cannot tell the firmware path from a hardware fallback): {line.strip()!r}")
+                               f"before it (cannot tell whether it was a firmware stop): {line.strip()!r}")
+        elif self.kind[i] == "hw":
+            raise ConsoleError(f"console line {self.n}: stop {i} fired by firmware, but it was last armed in the hardware "
+                               f"(firmware never fires a hardware stop): {line.strip()!r}")
         else:
-            label = "hw_fallback" if self.kind[i] == "hw" else "fw"
+            label = "fw"
         fire = {"clordid": m.group(5), "label": label, "stop": i, "trade": trade, "mode": self.mode, "line": self.n}
         if m.group(4) == "NOT sent":
             self.unsent.append(fire)
@@ -125,31 +138,43 @@ class ConsoleTally:
         return sum(1 for f in self.fires if f["label"] == label)
 
     def labels(self):
-        """ClOrdID -> hw|fw|hw_fallback."""
+        """ClOrdID -> hw|fw."""
         return {f["clordid"]: f["label"] for f in self.fires}
 
+    def suppressed(self):
+        """The fires of the trigger table the order engine did not send, from the engine's counters (None where the
+        console has no `offload` counter line), checked against themselves and against the console's fire lines."""
+        c, o = self.counter, self.orders
+        s = {"what": "fires of the trigger table on the connection (the hardware phase) that the order engine did not "
+                     "send, from the engine's counters (`offload`); there is no lock: nothing is suppressed for firmware",
+             "counter_line": c is not None, "console_hw_fires": self.hw_lines, "engine_orders": o,
+             "target": {"min_fires": TARGET_MIN_FIRES, "met": None}}
+        if c is None:
+            s.update({k: None for k in ("trigger_fires", "sent_by_engine", "count", "not_sent", "pct_of_trigger_fires",
+                                        "accounted", "console_fires_agree", "orders_line_agrees")})
+            return s
+        f, sent = c["trigger_fires"], c["sent"]
+        count = f - sent
+        s.update({
+            "trigger_fires": f,
+            "sent_by_engine": sent,
+            "count": count,
+            "not_sent": {k: c[k] for k in NOT_SENT_KEYS},
+            "pct_of_trigger_fires": None if f == 0 else round(100.0 * count / f, 1),
+            "accounted": f == sent + sum(c[k] for k in NOT_SENT_KEYS),
+            "console_fires_agree": sent == self.hw_lines,
+            # the two lines of one `offload` print the same sent and logged-not-sent figures
+            "orders_line_agrees": None if o is None else (o["sent"], o["not_sent"]) == (sent, c["logged_not_sent"]),
+        })
+        s["target"]["met"] = f >= TARGET_MIN_FIRES and count == 0
+        return s
+
     def summary(self):
-        """The figures of the hardware phase's suppressed fires, and the fire counts per label."""
-        sent = self.count("hw")
-        n = len(self.suppressed)
-        fires = sent + n
-        fallback_promised = sum(1 for s in self.suppressed if s["fallback"])
-        c = self.counter
+        """The fire counts per label, fires that sent no order, and the hardware phase's fires the engine did not send."""
         return {
             "fires": {lab: self.count(lab) for lab in LABELS},
             "unsent": {lab: sum(1 for f in self.unsent if f["label"] == lab) for lab in LABELS},
-            "suppressed": {
-                "what": "hardware-phase fires of the trigger table that the order engine did not send because firmware "
-                        "held its lock; firmware sends the order itself (hw_fallback)",
-                "count": n,
-                "trigger_fires": fires,
-                "sent_by_engine": sent,
-                "pct_of_trigger_fires": None if fires == 0 else round(100.0 * n / fires, 1),
-                "firmware_sends_it": fallback_promised,
-                "fallback_orders": self.count("hw_fallback"),
-                "console_counter": c,
-                "counter_agrees": None if c is None else (c["not_sent"] == n and c["sent"] == sent),
-            },
+            "suppressed": self.suppressed(),
         }
 
 
@@ -212,6 +237,16 @@ class SocBench(demo.Demo):
         if got < n:
             demo.say(f"{path}: only {got} of the {n} fires wanted in the {timeout:.0f} s allowed (--timeout); measuring those")
 
+    def offload(self):
+        """`offload`, typed: its counter lines go to the console log, where the tally reads them (analyze() again)."""
+        self.tf.type("offload")
+        start, deadline = self.tally.n, time.monotonic() + 20
+        while time.monotonic() < deadline:
+            self.pump(0.5)
+            if self.tally.counter_at > start:
+                return
+        demo.say("warning: the console did not answer `offload` within 20 s (its counters may be missing)")
+
     def run(self):
         self.tally, self.stop_ids = ConsoleTally(), []
         net = self.setup_network()
@@ -230,8 +265,9 @@ class SocBench(demo.Demo):
             t = time.monotonic()
             self.phase(path, self.args.fires, self.args.timeout)
             demo.say(f"{path}: {self.count_path(path)} fires in {time.monotonic() - t:.0f} s")
-        self.tf.type("offload")  # typed: its counter line goes to the console log, where the tally reads it
-        self.pump(2.0)
+            if path == "hw":  # the engine's counters of the phase, in case the console takes no more input later
+                self.offload()
+        self.offload()  # the last counter lines in the log are the ones the tally keeps
         self.console("fix stop")
         try:
             self.wait_for(r"fix: connection (closed|reset by the peer); stopped", 60, "the TCP close after Logout")
@@ -242,14 +278,11 @@ class SocBench(demo.Demo):
         self.stop_all()
 
     def analyze(self):
-        # analyze.py takes hw|fw labels only: the hardware-phase fallbacks are left out here (it calls them "unknown")
-        # and labelled by soc_result() below, from the same console tally
         fires = os.path.join(self.out, "fires.csv")
         with open(fires, "w") as f:
             f.write("clordid,path\n")
             for fire in self.tally.fires:
-                if fire["label"] in ("hw", "fw"):
-                    f.write(f"{fire['clordid']},{fire['label']}\n")
+                f.write(f"{fire['clordid']},{fire['label']}\n")
         stops = os.path.join(self.out, "stops.json")
         with open(stops, "w") as f:
             json.dump([{"symbol": "MSFT", "side": s, "stop": p, "repeat": True} for s, p, _ in STOPS], f)  # `stop ... repeat`
@@ -277,16 +310,28 @@ class SocBench(demo.Demo):
                 raise SystemExit(f"bench: no {p} order matched to a trigger in the capture")
             if n < fired:
                 print(f"bench: warning: {fired} {p} fires on the console, {n} orders matched to a trigger in the capture")
-        sup = res["console"]["suppressed"]
-        print(f"bench: hardware phase: {sup['count']} fires suppressed by the engine ({sup['pct_of_trigger_fires']} % of "
-              f"{sup['trigger_fires']}), {sup['fallback_orders']} orders sent by firmware instead (hw_fallback)")
+        print("bench: " + suppressed_line(res["console"]["suppressed"]))
         return res
+
+
+def suppressed_line(sup):
+    """One sentence: the hardware phase's fires the engine did not send, and whether the figures hold together."""
+    if not sup["counter_line"]:
+        return (f"hardware phase: the engine's counters were not read (no `offload` counter line on the console): fires "
+                f"not sent unknown; {sup['console_hw_fires']} \"fired by hardware\" lines")
+    t = sup["target"]
+    return (f"hardware phase: {sup['trigger_fires']} fires of the trigger table, {sup['sent_by_engine']} sent by the "
+            f"engine, {sup['count']} not sent ({', '.join(f'{k} {v}' for k, v in sup['not_sent'].items())}); "
+            f"{'every fire accounted for' if sup['accounted'] else 'NOT every fire accounted for'}; "
+            f"{sup['console_hw_fires']} \"fired by hardware\" lines "
+            f"({'the same as' if sup['console_fires_agree'] else 'NOT the same as'} the engine's sent); target (0 not sent "
+            f"over at least {t['min_fires']:,} fires) {'met' if t['met'] else 'NOT met'}")
 
 
 def soc_result(doc, tally, clock_mhz):
     """The whole-SoC figures: analyze.py's per-order records (doc: its JSON) with each order's path taken from the
-    console tally (ClOrdID -> hw, fw or hw_fallback; "unknown" for an order no fire line names), summarised per path.
-    Returns {"records", "paths": {hw, fw, hw_fallback, [unknown]: analyze.summarize()}, "console": tally.summary(),
+    console tally (ClOrdID -> hw or fw; "unknown" for an order no fire line names), summarised per path.
+    Returns {"records", "paths": {hw, fw, [unknown]: analyze.summarize()}, "console": tally.summary(),
     "matched": {path: orders paired with a trigger}}."""
     if not isinstance(doc, dict) or not isinstance(doc.get("orders"), list):
         raise ConsoleError("the latency JSON has no \"orders\" list (is it analyze.py's --json output?)")
@@ -305,7 +350,7 @@ def soc_result(doc, tally, clock_mhz):
 def plot(records, png, clock_mhz):
     """latency.png: analyze.py's histograms, with the orders labelled as above."""
     try:
-        analyze.plot_histograms(records, png, clock_mhz, title="whole SoC: hw, fw and hw_fallback orders")
+        analyze.plot_histograms(records, png, clock_mhz, title="whole SoC: hw and fw orders")
     except ImportError:
         print("bench: warning: no matplotlib, no latency.png (use the project venv)", file=sys.stderr)
 

@@ -2,8 +2,9 @@
 
 - the clock: which ECP5 build confirms the clock the report's ns are computed at (board summaries written here
   the way tools/fpga-report.py writes them);
-- the whole SoC: how the console's lines label each order (hw, fw, hw_fallback) and count the fires the order
-  engine suppressed (console lines as fw/app/stops.c and fw/app/offload.c print them), and the per-path figures
+- the whole SoC: how the console's lines label each order (hw, fw) and how the order engine's counters (the
+  `offload` command) give the hardware phase's fires that sent no order and issue 15's target (console lines as
+  fw/app/stops.c and fw/app/offload.c print them), and the per-path figures
   from analyze.py's per-order records;
 - the Linux baseline's and the datapath's aggregates in report.json and report.md;
 - `bench.py --report-only` on a previous run's files.
@@ -14,6 +15,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -108,34 +110,63 @@ def fw_fire(i, idx, cid, px="100.15"):
     return f"stop {i}: fired by firmware on trade {px}: order {idx} {cid} sent"
 
 
+def offload_lines(fires, sent, logged_not_sent=0, ignored=0, not_armed=0, log_drops=0, rx_overflow=0, errors=0,
+                  late_cancels=0, orders_sent=None):
+    """The `offload` command's lines (fw/app/offload.c cmd_offload), as a console shows them after the command."""
+    return ["tf> offload",
+            "offload: on the connection, engine owns the connection's numbers, stops loaded 0x0003, armed 0x0003",
+            f"offload: orders sent by hardware {sent if orders_sent is None else orders_sent}, triggered but not sent "
+            f"{logged_not_sent}, errors {errors}, late cancels {late_cancels}",
+            f"offload: this connection's fires of the trigger table {fires}: sent {sent}, logged not sent {logged_not_sent}, "
+            f"ignored {ignored}, template not armed {not_armed}, log full {log_drops}, fire queue full {rx_overflow}",
+            "offload: parser resynchronised 0 times; firmware frames sent by the engine 40 (2990 bytes), ring full 0 times",
+            "offload: trade price SOH on the parser -> order byte 0 at the MAC: min 32 avg 32 max 32 cycles"]
+
+
 HW_IDS = [f"TA-{k}" for k in range(1, 9)]        # 8 orders the engine sent
-FALLBACK_IDS = ["TA-10"]                          # 1 order firmware sent for a suppressed fire
 FW_IDS = ["TA-20", "TA-21", "TA-22", "TA-23"]     # 4 orders of the firmware-only phase
+EVERY_FIRE_SENT = dict(fires=8, sent=8)
 
 
-def console_log(counter=(8, 2)):
-    """A two-phase run: 8 hardware fires, 2 suppressed (one sent by firmware, one not: its stop was canceled),
-    then 4 firmware fires (and one firmware fire whose order could not be sent)."""
+def console_log(counter=EVERY_FIRE_SENT, end_counter="same"):
+    """A two-phase run: 8 hardware fires (one untracked: the order table was full), `offload` at the end of the
+    hardware phase (counter: offload_lines' figures, None: no such lines), then 4 firmware fires (and one whose order
+    firmware could not send) and `offload` again at the end of the run (end_counter: "same" as counter, or None)."""
     L = ["SELFTEST PASS", "fix: logged on to EXCH as TFISH1 (heartbeat 5 s, next out 2, next in 2)",
          "tf> new stops go to the hardware", armed(0, True), "stop 0: in the hardware trigger table (order TA-1, 143 bytes)",
          armed(1, True, "sell"), "stop 1: in the hardware trigger table (order TA-2, 143 bytes)"]
     for k, cid in enumerate(HW_IDS[:7]):
         L.append(hw_fire(k % 2, k, cid, "100.15" if k % 2 == 0 else "99.85"))
-    L += ["offload: stop 1 triggered, not sent by the engine (status 2): firmware sends it",
-          "stop 1: fired by firmware on trade ?: order 9 TA-10 sent",
-          # the order table was full: on the wire all the same, the engine sent it
+    L += [# the order table was full: on the wire all the same, the engine sent it
           "stop 0: fired by hardware on trade 100.15: order TA-8 sent, not tracked (order table: -3), MsgSeqNum 12, "
           "32 cycles from the price to the MAC",
-          "offload: stop 0 triggered, not sent by the engine (status 3)",
-          "stop 0: canceled", "stop 1: canceled",
-          "tf> stop mode fw", "new stops go to the firmware", armed(2, False), armed(3, False, "sell"),
+          "stop 0: canceled", "stop 1: canceled"]
+    if counter is not None:
+        L += offload_lines(**counter)
+    L += ["tf> stop mode fw", "new stops go to the firmware", armed(2, False), armed(3, False, "sell"),
           fw_fire(2, 20, "TA-20"), fw_fire(3, 21, "TA-21", "99.85"), fw_fire(2, 22, "TA-22"),
           "stop 3: fired by firmware on trade 99.85: order NOT sent (-5)",
           "tf> stop canstop 3: fired by firmware on trade 99.85: order 23 TA-23 sent",   # a fire amid the echo
           "stop 2: canceled", "stop 3: canceled"]
-    if counter:
-        L.append(f"offload: orders sent by hardware {counter[0]}, triggered but not sent {counter[1]}, errors 0, locks 40")
+    end_counter = counter if end_counter == "same" else end_counter
+    if end_counter is not None:
+        L += offload_lines(**end_counter)
     return L
+
+
+def hw_run(fires, counter):
+    """A hardware phase of `fires` engine orders from two stops and the `offload` lines of counter."""
+    return ([armed(0, True), armed(1, True, "sell")] + [hw_fire(k % 2, k, f"T-{k}") for k in range(fires)]
+            + offload_lines(**counter))
+
+
+def fw_printf_formats(path):
+    """The format strings of the printf calls of a firmware source (adjacent literals joined)."""
+    with open(path) as f:
+        src = f.read()
+    lit = r'"(?:[^"\\]|\\.)*"'
+    return ["".join(x[1:-1] for x in re.findall(lit, m.group(1))).replace("\\n", "")
+            for m in re.finditer(r"printf\(((?:\s*" + lit + r")+)", src)]
 
 
 class ConsoleTally(unittest.TestCase):
@@ -143,57 +174,127 @@ class ConsoleTally(unittest.TestCase):
         t = soc_latency.tally_lines(console_log())
         labels = t.labels()
         self.assertEqual(sorted(c for c, p in labels.items() if p == "hw"), sorted(HW_IDS))
-        self.assertEqual([c for c, p in labels.items() if p == "hw_fallback"], FALLBACK_IDS)
-        # the fw row: only the firmware-only phase's orders, not the fallback the firmware sent in the hardware phase
         self.assertEqual(sorted(c for c, p in labels.items() if p == "fw"), FW_IDS)
+        self.assertEqual(set(labels.values()), {"hw", "fw"})
         self.assertNotIn("NOT", labels)             # "order NOT sent" is no order
         self.assertEqual([f["mode"] for f in t.fires if f["label"] == "fw"], ["fw"] * 4)
-        self.assertEqual([f["mode"] for f in t.fires if f["label"] != "fw"], ["hw"] * 9)
-        self.assertEqual(t.count("hw"), 8)
-        self.assertEqual(t.count("hw_fallback"), 1)
+        self.assertEqual([f["mode"] for f in t.fires if f["label"] == "hw"], ["hw"] * 8)
+        self.assertEqual((t.count("hw"), t.count("fw")), (8, 4))
 
-    def test_suppressed_fires_and_their_share_of_the_trigger_tables_fires(self):
+    def test_every_fire_sent_and_accounted_for(self):
         s = soc_latency.tally_lines(console_log()).summary()
+        self.assertEqual(s["fires"], {"hw": 8, "fw": 4})
+        self.assertEqual(s["unsent"], {"hw": 0, "fw": 1})
         sup = s["suppressed"]
-        self.assertEqual(sup["count"], 2)
-        self.assertEqual(sup["sent_by_engine"], 8)
-        self.assertEqual(sup["trigger_fires"], 10)
-        self.assertEqual(sup["pct_of_trigger_fires"], round(100 * 2 / (8 + 2), 1))   # 20.0
-        self.assertEqual(sup["firmware_sends_it"], 1)
-        self.assertEqual(sup["fallback_orders"], 1)
-        self.assertEqual(sup["console_counter"], {"sent": 8, "not_sent": 2, "errors": 0, "locks": 40})
-        self.assertTrue(sup["counter_agrees"])
-        self.assertEqual(s["fires"], {"hw": 8, "fw": 4, "hw_fallback": 1})
-        self.assertEqual(s["unsent"], {"hw": 0, "fw": 1, "hw_fallback": 0})
+        self.assertTrue(sup["counter_line"])
+        self.assertEqual((sup["trigger_fires"], sup["sent_by_engine"], sup["count"]), (8, 8, 0))
+        self.assertEqual(sup["not_sent"], {"logged_not_sent": 0, "ignored": 0, "not_armed": 0, "log_drops": 0,
+                                           "rx_overflow": 0})
+        self.assertEqual(sup["pct_of_trigger_fires"], 0.0)
+        self.assertTrue(sup["accounted"])
+        self.assertEqual(sup["console_hw_fires"], 8)        # the untracked order's line counts: the engine sent it
+        self.assertTrue(sup["console_fires_agree"])
+        self.assertEqual(sup["engine_orders"], {"sent": 8, "not_sent": 0, "errors": 0, "late_cancels": 0})
+        self.assertTrue(sup["orders_line_agrees"])
+        # 0 not sent, but 8 fires are not the 1,000 the target asks for
+        self.assertEqual(sup["target"], {"min_fires": 1000, "met": False})
 
-    def test_the_engines_counter_is_checked_against_the_lines(self):
-        sup = soc_latency.tally_lines(console_log(counter=(8, 3))).summary()["suppressed"]
-        self.assertEqual(sup["count"], 2)           # the lines, not the counter
-        self.assertFalse(sup["counter_agrees"])
-        sup = soc_latency.tally_lines(console_log(counter=None)).summary()["suppressed"]
-        self.assertIsNone(sup["console_counter"])
-        self.assertIsNone(sup["counter_agrees"])
+    def test_fires_not_sent_by_reason(self):
+        c = dict(fires=12, sent=8, logged_not_sent=1, ignored=1, not_armed=0, log_drops=1, rx_overflow=1)
+        sup = soc_latency.tally_lines(console_log(c)).summary()["suppressed"]
+        self.assertEqual((sup["trigger_fires"], sup["sent_by_engine"], sup["count"]), (12, 8, 4))
+        self.assertEqual(sup["not_sent"], {"logged_not_sent": 1, "ignored": 1, "not_armed": 0, "log_drops": 1,
+                                           "rx_overflow": 1})
+        self.assertEqual(sup["pct_of_trigger_fires"], round(100 * 4 / 12, 1))   # 33.3
+        self.assertTrue(sup["accounted"])
+        self.assertTrue(sup["console_fires_agree"])
+        self.assertFalse(sup["target"]["met"])
 
-    def test_the_percentage_follows_the_counts(self):
-        lines = [armed(0, True)] + [hw_fire(0, k, f"T-{k}") for k in range(3)] + \
-                ["offload: stop 0 triggered, not sent by the engine (status 2): firmware sends it",
-                 fw_fire(0, 9, "T-9", "?")]
-        sup = soc_latency.tally_lines(lines).summary()["suppressed"]
-        self.assertEqual((sup["count"], sup["trigger_fires"], sup["pct_of_trigger_fires"]), (1, 4, 25.0))
-        self.assertIsNone(soc_latency.tally_lines([]).summary()["suppressed"]["pct_of_trigger_fires"])
+    def test_a_fire_unaccounted_for(self):
+        # 10 fires: 8 sent, 1 logged not sent; the tenth is in no counter
+        sup = soc_latency.tally_lines(console_log(dict(fires=10, sent=8, logged_not_sent=1))).summary()["suppressed"]
+        self.assertEqual(sup["count"], 2)           # fires - sent, whatever the reasons add up to
+        self.assertFalse(sup["accounted"])
+        # more reasons than fires is no better
+        sup = soc_latency.tally_lines(console_log(dict(fires=8, sent=8, ignored=1))).summary()["suppressed"]
+        self.assertEqual(sup["count"], 0)
+        self.assertFalse(sup["accounted"])
+
+    def test_the_engines_sent_count_against_the_consoles_fire_lines(self):
+        sup = soc_latency.tally_lines(console_log(dict(fires=9, sent=9))).summary()["suppressed"]
+        self.assertEqual((sup["sent_by_engine"], sup["console_hw_fires"]), (9, 8))
+        self.assertFalse(sup["console_fires_agree"])
+        self.assertTrue(sup["accounted"])
+        sup = soc_latency.tally_lines(console_log(dict(fires=8, sent=8, orders_sent=7))).summary()["suppressed"]
+        self.assertFalse(sup["orders_line_agrees"])
+
+    def test_no_counter_line_is_not_zero(self):
+        sup = soc_latency.tally_lines(console_log(counter=None, end_counter=None)).summary()["suppressed"]
+        self.assertFalse(sup["counter_line"])
+        for k in ("trigger_fires", "sent_by_engine", "count", "not_sent", "pct_of_trigger_fires", "accounted",
+                  "console_fires_agree"):
+            self.assertIsNone(sup[k], k)
+        self.assertIsNone(sup["target"]["met"])
+        self.assertEqual(sup["console_hw_fires"], 8)
+        self.assertIsNone(soc_latency.tally_lines([]).summary()["suppressed"]["count"])
+
+    def test_the_last_counter_lines_are_kept(self):
+        # the hardware phase's `offload` is there even when the end of the run's is not, and the end's wins
+        sup = soc_latency.tally_lines(console_log(end_counter=None)).summary()["suppressed"]
+        self.assertEqual(sup["trigger_fires"], 8)
+        sup = soc_latency.tally_lines(console_log(end_counter=dict(fires=9, sent=8, rx_overflow=1))).summary()["suppressed"]
+        self.assertEqual((sup["trigger_fires"], sup["count"], sup["not_sent"]["rx_overflow"]), (9, 1, 1))
+
+    def test_the_target(self):
+        met = soc_latency.tally_lines(hw_run(1000, dict(fires=1000, sent=1000))).summary()["suppressed"]
+        self.assertEqual((met["count"], met["target"]["met"]), (0, True))
+        self.assertTrue(met["console_fires_agree"])
+        one_not_sent = soc_latency.tally_lines(hw_run(1000, dict(fires=1001, sent=1000, log_drops=1))).summary()
+        self.assertEqual(one_not_sent["suppressed"]["count"], 1)
+        self.assertFalse(one_not_sent["suppressed"]["target"]["met"])
+        too_few = soc_latency.tally_lines(hw_run(999, dict(fires=999, sent=999))).summary()["suppressed"]
+        self.assertEqual(too_few["count"], 0)
+        self.assertFalse(too_few["target"]["met"])
+
+    def test_the_sentence_the_run_prints(self):
+        sup = soc_latency.tally_lines(console_log(dict(fires=9, sent=8, rx_overflow=1))).summary()["suppressed"]
+        self.assertEqual(soc_latency.suppressed_line(sup),
+                         "hardware phase: 9 fires of the trigger table, 8 sent by the engine, 1 not sent (logged_not_sent "
+                         "0, ignored 0, not_armed 0, log_drops 0, rx_overflow 1); every fire accounted for; 8 \"fired by "
+                         "hardware\" lines (the same as the engine's sent); target (0 not sent over at least 1,000 fires) "
+                         "NOT met")
+        sup = soc_latency.tally_lines(console_log(None, None)).summary()["suppressed"]
+        self.assertIn("the engine's counters were not read", soc_latency.suppressed_line(sup))
+
+    def test_the_firmwares_own_format_strings_parse(self):
+        """The two `offload` lines as fw/app/offload.c's printf formats make them, filled with distinct numbers."""
+        fmts = [f for f in fw_printf_formats(os.path.join(HERE, "..", "..", "fw", "app", "offload.c"))
+                if f.startswith("offload: orders sent by hardware") or f.startswith("offload: this connection's fires")]
+        self.assertEqual(len(fmts), 2, fmts)
+        nums = iter(range(101, 200))
+        lines = [re.sub(r"%l?[ud]", lambda m: str(next(nums)), f) for f in fmts]
+        t = soc_latency.tally_lines(lines)
+        self.assertEqual(t.orders, {"sent": 101, "not_sent": 102, "errors": 103, "late_cancels": 104})
+        self.assertEqual(t.counter, {"trigger_fires": 105, "sent": 106, "logged_not_sent": 107, "ignored": 108,
+                                     "not_armed": 109, "log_drops": 110, "rx_overflow": 111})
 
     def test_a_reused_slot_takes_its_new_kind(self):
-        lines = [armed(0, True), "offload: stop 0 triggered, not sent by the engine (status 2): firmware sends it",
-                 fw_fire(0, 1, "T-1", "?"), "stop 0: canceled", armed(0, False), fw_fire(0, 2, "T-2")]
-        self.assertEqual(soc_latency.tally_lines(lines).labels(), {"T-1": "hw_fallback", "T-2": "fw"})
+        lines = [armed(0, True), hw_fire(0, 1, "T-1"), "stop 0: canceled", armed(0, False), fw_fire(0, 2, "T-2")]
+        self.assertEqual(soc_latency.tally_lines(lines).labels(), {"T-1": "hw", "T-2": "fw"})
+        with self.assertRaises(soc_latency.ConsoleError) as e:   # and back: the hardware's again
+            soc_latency.tally_lines(lines + ["stop 0: canceled", armed(0, True), fw_fire(0, 3, "T-3")])
+        self.assertIn("console line 8: stop 0 fired by firmware, but it was last armed in the hardware", str(e.exception))
 
     def test_lines_the_bench_cannot_classify_are_errors(self):
         with self.assertRaises(soc_latency.ConsoleError) as e:
             soc_latency.tally_lines(["SELFTEST PASS", fw_fire(5, 1, "T-1")])
         self.assertIn("console line 2: stop 5 fired by firmware, but no \"stop 5: armed\" line", str(e.exception))
+        # firmware never fires a stop armed in the hardware (there is no fallback any more)
         with self.assertRaises(soc_latency.ConsoleError) as e:
-            soc_latency.tally_lines([armed(0, False), "offload: stop 0 triggered, not sent by the engine (status 2)"])
-        self.assertIn("not armed in the hardware", str(e.exception))
+            soc_latency.tally_lines([armed(1, True, "sell"), hw_fire(1, 0, "T-0"), fw_fire(1, 1, "T-1", "99.85")])
+        self.assertIn("console line 3: stop 1 fired by firmware, but it was last armed in the hardware", str(e.exception))
+        with self.assertRaises(soc_latency.ConsoleError):   # an order firmware could not send is no excuse
+            soc_latency.tally_lines([armed(1, True), "stop 1: fired by firmware on trade 100.15: order NOT sent (-5)"])
         with self.assertRaises(soc_latency.ConsoleError) as e:
             soc_latency.tally_log("/nonexistent/soc.log")
         self.assertIn("cannot read the SoC's console log", str(e.exception))
@@ -207,15 +308,14 @@ def order(cid, t2t, path="unknown"):
 
 
 HW_T2T = [32, 32, 31, 32, 32, 33, 32, 32]
-FALLBACK_T2T = [150_000]
 FW_T2T = [100_000, 208_170, 246_163, None]
 
 
-def latency_doc(old_labels=True):
-    """analyze.py's JSON with the labels the old bench gave (the fallback in fw) and one order no fire line names."""
+def latency_doc():
+    """analyze.py's JSON, one firmware order in it labelled hw (the console's label must win), and one order no fire
+    line names."""
     orders = [order(c, v, "hw") for c, v in zip(HW_IDS, HW_T2T)]
-    orders += [order(c, v, "fw" if old_labels else "unknown") for c, v in zip(FALLBACK_IDS, FALLBACK_T2T)]
-    orders += [order(c, v, "fw") for c, v in zip(FW_IDS, FW_T2T)]
+    orders += [order(c, v, "hw" if c == "TA-20" else "fw") for c, v in zip(FW_IDS, FW_T2T)]
     orders.append(order("TZ-1", 40_000))
     return {"meta": {}, "orders": orders}
 
@@ -232,13 +332,12 @@ class SocResult(unittest.TestCase):
         self.assertEqual(p["fw"]["orders"], 4)
         self.assertEqual(p["fw"]["t2t"]["count"], 3)                      # one without a trigger
         self.assertEqual(p["fw"]["t2t"]["cycles"]["median"], statistics.median(fw))
-        self.assertEqual(p["fw"]["t2t"]["cycles"]["min"], 100_000)        # not the fallback's 150,000 ...
-        self.assertEqual(p["hw_fallback"]["orders"], 1)                   # ... which is counted apart
-        self.assertEqual(p["hw_fallback"]["t2t"]["cycles"]["median"], 150_000)
-        self.assertEqual(p["hw_fallback"]["eof2sof"]["cycles"]["median"], 150_000 - 19)
+        self.assertEqual(p["fw"]["t2t"]["cycles"]["min"], 100_000)        # TA-20: fw by the console, hw in the JSON
+        self.assertEqual(p["hw"]["t2t"]["cycles"]["max"], 33)
         self.assertEqual(p["unknown"]["orders"], 1)
-        self.assertEqual(res["matched"], {"hw": 8, "fw": 3, "hw_fallback": 1, "unknown": 1})
-        self.assertEqual({r["clordid"]: r["path"] for r in res["records"]}["TA-10"], "hw_fallback")
+        self.assertEqual(set(p), {"hw", "fw", "unknown"})
+        self.assertEqual(res["matched"], {"hw": 8, "fw": 3, "unknown": 1})
+        self.assertEqual({r["clordid"]: r["path"] for r in res["records"]}["TA-20"], "fw")
 
     def test_not_a_latency_json(self):
         t = soc_latency.tally_lines(console_log())
@@ -352,14 +451,15 @@ class Report(unittest.TestCase):
 
     def test_report_json_keys(self):
         report, _ = self.build()
-        self.assertEqual(report["suppressed"]["count"], 2)
-        self.assertEqual(report["suppressed"]["pct_of_trigger_fires"], 20.0)
-        self.assertEqual(report["hw_fallback"]["orders"], 1)
-        self.assertEqual(report["hw_fallback"]["t2t"]["cycles"]["median"], 150_000)
+        self.assertEqual(report["suppressed"]["count"], 0)
+        self.assertEqual(report["suppressed"]["trigger_fires"], 8)
+        self.assertTrue(report["suppressed"]["accounted"])
+        self.assertEqual(report["suppressed"]["target"], {"min_fires": 1000, "met": False})
+        self.assertNotIn("hw_fallback", report)
         self.assertEqual(report["fw"]["orders"], 4)
         self.assertEqual(report["fw"]["t2t"]["cycles"]["min"], 100_000)
         self.assertEqual(report["hw"]["t2t"]["count"], 8)
-        self.assertEqual(report["console_fires"], {"hw": 8, "fw": 4, "hw_fallback": 1})
+        self.assertEqual(report["console_fires"], {"hw": 8, "fw": 4})
         self.assertEqual(report["unlabelled_orders"], 1)
         self.assertEqual(report["linux_summary"]["us"], {"min": 65.7, "median": 311.8, "mean": 330.0, "p99": 900.0,
                                                          "max": 1492.7})
@@ -369,12 +469,14 @@ class Report(unittest.TestCase):
     def test_report_md_lines(self):
         _, lines = self.build()
         md = "\n".join(lines)
-        self.assertIn("| fires of the trigger table | 10 |", md)
+        self.assertIn("| fires of the trigger table | 8 |", md)
         self.assertIn("| sent by the order engine | 8 |", md)
-        self.assertIn("| suppressed (firmware held the lock) | 2 (20.0 % of the trigger table's fires) |", md)
-        self.assertIn("| orders firmware sent instead (hw_fallback) | 1 |", md)
-        self.assertIn("triggered but not sent 2: the same.", md)
-        self.assertIn("| hw_fallback | T2T | 1 | 150000 / 150000 / 150000 | 1200000 / 1200000 / 1200000 |", md)
+        self.assertIn("| **not sent** | **0** (0.0 % of the trigger table's fires) |", md)
+        self.assertIn("Every fire is accounted for", md)
+        self.assertIn("The console has 8 \"fired by hardware\" lines: the same as the engine's orders sent.", md)
+        self.assertIn("Target: **NOT met** (only 8 fires (`--soc-minutes` limits the hardware phase)).", md)
+        self.assertNotIn("hw_fallback", md)
+        self.assertNotIn("lock,", md)
         fw = sorted(v for v in FW_T2T if v is not None)
         self.assertIn(f"| fw | T2T | 3 | {fw[0]} / {statistics.median(fw)} / {fw[-1]} |", md)
         self.assertIn("| 1,000 (after 20,000) | 65.7 us | 311.8 us | 330.0 us | 900.0 us | 1,492.7 us |", md)
@@ -383,14 +485,33 @@ class Report(unittest.TestCase):
         self.assertIn("### Across the sweep's cells", md)
         self.assertIn("1 order(s) in the capture have no fire line on the console", md)
 
-    def test_a_counter_that_disagrees_and_a_fallback_not_sent_are_said(self):
-        res = soc_latency.soc_result(latency_doc(), soc_latency.tally_lines(console_log(counter=(9, 2))), 125.0)
-        md = "\n".join(bench.build_report(res, None, None, None, "clock.")[1])
-        self.assertIn("sent by hardware 9, triggered but not sent 2: NOT the same", md)
-        res = soc_latency.soc_result(latency_doc(), soc_latency.tally_lines(console_log(counter=None)), 125.0)
-        md = "\n".join(bench.build_report(res, None, None, None, "clock.")[1])
-        self.assertIn("The engine's counter was not read", md)
+    def md(self, lines):
+        res = soc_latency.soc_result(latency_doc(), soc_latency.tally_lines(lines), 125.0)
+        return "\n".join(bench.build_report(res, None, None, None, "clock.")[1])
+
+    def test_fires_not_sent_and_counts_that_disagree_are_said(self):
+        md = self.md(console_log(dict(fires=13, sent=9, logged_not_sent=1, ignored=1, not_armed=0, log_drops=0,
+                                      rx_overflow=1, errors=1, late_cancels=2)))
+        self.assertIn("| **not sent** | **4** (30.8 % of the trigger table's fires) |", md)
+        self.assertIn("| - logged by the engine, not sent (MsgSeqNum too wide for the template, bad template) | 1 |", md)
+        self.assertIn("| - ignored (the engine was disabled) | 1 |", md)
+        self.assertIn("| - the stop's order template was not armed | 0 |", md)
+        self.assertIn("| - the fire queue from the parser was full | 1 |", md)
+        self.assertIn("NOT every fire is accounted for: 13 fires, 12 sent or counted not sent.", md)
+        self.assertIn("NOT the same as the 9 orders the engine sent.", md)
+        self.assertIn("Engine errors 1, cancels that came after the stop had fired 2.", md)
+        self.assertIn("Target: **NOT met** (4 not sent; only 13 fires", md)
         self.assertNotIn("Linux", md.split("## Side by side")[0])
+
+    def test_no_counter_line_and_the_target_met(self):
+        md = self.md(console_log(counter=None, end_counter=None))
+        self.assertIn("The engine's counters were not read: the console has no `offload` counter line, so the number "
+                      "of fires not sent is not known. The console has 8 \"fired by hardware\" lines.", md)
+        self.assertNotIn("| fires of the trigger table", md)
+        self.assertNotIn("Target: **", md)
+        md = self.md(hw_run(1000, dict(fires=1000, sent=1000)))
+        self.assertIn("Target: **met** (0 not sent over 1,000 fires).", md)
+        self.assertIn("| fires of the trigger table | 1,000 |", md)
 
     def test_bad_linux_result(self):
         with self.assertRaises(bench.linux_baseline.InputError):
@@ -425,12 +546,12 @@ class ReportOnly(unittest.TestCase):
             with open(os.path.join(self.dir, sub, name), "w") as f:
                 json.dump(doc, f)
         report, md = self.main()
-        self.assertEqual(report["suppressed"]["count"], 2)
-        self.assertEqual(report["hw_fallback"]["orders"], 1)
-        self.assertEqual(report["fw"]["orders"], 4)   # the old labels in latency.json (fallback as fw) are not used
+        self.assertEqual(report["suppressed"]["count"], 0)
+        self.assertEqual(report["suppressed"]["trigger_fires"], 8)
+        self.assertEqual(report["fw"]["orders"], 4)   # the console's labels, not latency.json's (TA-20 as hw there)
         self.assertEqual(report["linux_summary"]["us"]["min"], 65.7)
         self.assertEqual(report["datapath_summary"]["linerate"]["highest_msgs_per_s"], 1_559_888.25)
-        self.assertIn("| suppressed (firmware held the lock) | 2 (20.0 % of the trigger table's fires) |", md)
+        self.assertIn("| **not sent** | **0** (0.0 % of the trigger table's fires) |", md)
         self.assertIn("| 1,000 (after 20,000) | 65.7 us |", md)
         self.assertIn("Highest sustained: **1,559,888 messages/s**.", md)
         self.assertTrue(os.path.getsize(os.path.join(self.dir, "latency.png")) > 0)
@@ -440,7 +561,8 @@ class ReportOnly(unittest.TestCase):
         report, md = self.main()
         self.assertNotIn("linux_summary", report)
         self.assertNotIn("datapath_summary", report)
-        self.assertIn("| hw_fallback | T2T | 1 |", md)
+        self.assertIn("| hw | T2T | 8 |", md)
+        self.assertNotIn("hw_fallback", md)
 
     def test_report_only_keeps_the_measuring_runs_date_and_duration(self):
         run = {"started_utc": "2026-11-22 08:00:00", "wall_seconds": 27 * 60 + 51, "fires_per_path": 1000,
