@@ -24,7 +24,7 @@ papers in ../shared/seeds) are quoted as citations, marked as such, next to ours
 6. Fuzzing (tools/bench/fuzz.py, issue 19): every firmware fuzzer (fw/fuzz) for --fuzz-minutes each, longer than
    `make test` runs them: executions, exec/s, coverage, corpus, crashes (report["fuzz"]).
 
-Usage: tools/bench/bench.py [--fires 1000] [--soc-minutes 7] [--step-ms 100] [--baseline-fires 1000] [--skip-baseline]
+Usage: tools/bench/bench.py [--fires 1000] [--soc-minutes 20] [--step-ms 100] [--baseline-fires 1000] [--skip-baseline]
                             [--datapath-volumes 25000,50000] [--datapath-linerate 50000] [--skip-datapath]
                             [--burst 10000] [--burst-shapes segment,coalesced] [--burst-minutes 15] [--burst-only]
                             [--soak-soc-minutes 30] [--soak-minutes 120] [--skip-soak] [--soak-only]
@@ -417,7 +417,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fires", type=int, default=1000, help="fires per path in the whole-SoC run")
     ap.add_argument("--step-ms", type=int, default=100, help="the exchange's market step in the whole-SoC run")
-    ap.add_argument("--soc-minutes", type=float, default=7, help="time limit of each whole-SoC phase (hw, fw): a phase "
+    ap.add_argument("--soc-minutes", type=float, default=20, help="time limit of each whole-SoC phase (hw, fw): a phase "
                     "measures the fires it has by then (the simulated firmware paces the market: about 1-3 s a fire)")
     ap.add_argument("--baseline-fires", type=int, default=1000)
     ap.add_argument("--skip-baseline", action="store_true")
