@@ -308,8 +308,13 @@ class SocBench(demo.Demo):
             n, fired = res["matched"][p], res["console"]["fires"][p]
             if n == 0:
                 raise SystemExit(f"bench: no {p} order matched to a trigger in the capture")
+            bad = res["paths"][p]["disagreeing_orders"]
+            if bad:
+                print(f"bench: warning: {len(bad)} {p} order(s) paired against the fire log, not in the figures: "
+                      f"{', '.join(bad[:10])}{' ...' if len(bad) > 10 else ''}")
             if n < fired:
-                print(f"bench: warning: {fired} {p} fires on the console, {n} orders matched to a trigger in the capture")
+                print(f"bench: warning: {fired} {p} fires on the console, {n} orders in the figures (matched to a trigger "
+                      f"in the capture, not against the fire log)")
         print("bench: " + suppressed_line(res["console"]["suppressed"]))
         return res
 
@@ -332,7 +337,7 @@ def soc_result(doc, tally, clock_mhz):
     """The whole-SoC figures: analyze.py's per-order records (doc: its JSON) with each order's path taken from the
     console tally (ClOrdID -> hw or fw; "unknown" for an order no fire line names), summarised per path.
     Returns {"records", "paths": {hw, fw, [unknown]: analyze.summarize()}, "console": tally.summary(),
-    "matched": {path: orders paired with a trigger}}."""
+    "matched": {path: orders paired with a trigger, not against the fire log (the orders in the figures)}}."""
     if not isinstance(doc, dict) or not isinstance(doc.get("orders"), list):
         raise ConsoleError("the latency JSON has no \"orders\" list (is it analyze.py's --json output?)")
     labels = tally.labels()

@@ -339,6 +339,29 @@ class SocResult(unittest.TestCase):
         self.assertEqual(res["matched"], {"hw": 8, "fw": 3, "unknown": 1})
         self.assertEqual({r["clordid"]: r["path"] for r in res["records"]}["TA-20"], "fw")
 
+    def test_an_order_paired_against_the_fire_log_is_reported_not_in_the_figures(self):
+        # analyze.py found the pairing of TA-1 disagreeing with the hardware's fire log (a run's TTP57D2-1: the rule
+        # gave a trade 610,337 cycles before the order, the fire log 32): named, counted, out of every figure
+        doc = latency_doc()
+        doc["orders"][0] = dict(order("TA-1", 610_337, "hw"), check="disagrees", check_note="the fire log's ...")
+        res = soc_latency.soc_result(doc, soc_latency.tally_lines(console_log()), 125.0)
+        hw = res["paths"]["hw"]
+        self.assertEqual((hw["orders"], hw["t2t"]["count"], hw["eof2sof"]["count"]), (8, 7, 7))
+        self.assertEqual(hw["t2t"]["cycles"]["max"], max(HW_T2T[1:]))
+        self.assertEqual(hw["t2t"]["cycles"]["mean"], statistics.fmean(HW_T2T[1:]))
+        self.assertEqual((hw["disagrees_with_fire_log"], hw["disagreeing_orders"]), (1, ["TA-1"]))
+        self.assertEqual(res["matched"]["hw"], 7)
+        self.assertEqual(res["paths"]["fw"]["disagreeing_orders"], [])
+        report, lines = bench.build_report(res, None, None, None, "clock.")
+        self.assertEqual(report["hw"]["disagreeing_orders"], ["TA-1"])
+        md = "\n".join(lines)
+        self.assertIn(f"| hw | T2T | 7 | {min(HW_T2T[1:])} / 32 / {max(HW_T2T[1:])} |", md)
+        self.assertIn("**1 hw order(s) paired against the fire log**, not in the figures", md)
+        self.assertIn("TA-1.", md)
+        self.assertNotIn("fw order(s) paired against", md)
+        self.assertNotIn("524,288", md)                   # no histogram bin for 610,337
+        self.assertIn("hw (n=7)", bench.text_histogram(res["records"], "t2t")[0])
+
     def test_not_a_latency_json(self):
         t = soc_latency.tally_lines(console_log())
         for doc in ({"hw": {}}, [], {"orders": [{"t2t_cycles": 3}]}):
