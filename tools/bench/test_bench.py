@@ -16,6 +16,7 @@ import io
 import json
 import os
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -25,6 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench  # noqa: E402
 import soc_latency  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "latency"))
+import test_analyze  # noqa: E402  (its synthetic capture builders)
 
 
 def summary(offload="yes", met=(True, True), pnr=True, config=True):
@@ -539,6 +542,50 @@ class Report(unittest.TestCase):
     def test_bad_linux_result(self):
         with self.assertRaises(bench.linux_baseline.InputError):
             self.build(linux={"count": 0, "ns": {"min": None}})
+
+
+class AnalyzeOnly(unittest.TestCase):
+    """`soc_latency.py --analyze-only`: analyze.py and the tally again on the files a run left (nothing simulated),
+    here a synthetic capture of the smoke run's TTP57D2-1: the buy stop is armed from the console after a trade
+    crossed it, then the sell stop and the buy stop fire in turn, 32 cycles from the price each (fire log 22)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="bench-analyze-only-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_the_run_analysed_again(self):
+        c = test_analyze.Capture()
+        for n, (sof, px, order) in enumerate(((1000, "100.15", None), (40_000, "99.85", ("S1", 2)),
+                                              (80_000, "100.15", ("B1", 1)))):
+            f = c.rx(sof, test_analyze.md("MSFT", 3 + n, [px]))
+            if order:  # the engine's order 13 cycles after the W's last FCS byte
+                c.tx(test_analyze.Capture.eof({"sof": sof, "data": f}) + 13,
+                     test_analyze.nos(order[0], "MSFT", order[1], 3 + n))
+        pcap, frames = c.write(self.dir)
+        os.rename(pcap, os.path.join(self.dir, "demo.pcap"))
+        os.rename(frames, os.path.join(self.dir, "frames.csv"))
+        with open(os.path.join(self.dir, "soc.log"), "w") as f:
+            f.write("\n".join(["new stops go to the hardware", armed(0, True), armed(1, True, "sell"),
+                               hw_fire(1, 0, "S1", "99.85").replace("32 cycles", "22 cycles"),
+                               hw_fire(0, 1, "B1").replace("32 cycles", "22 cycles")]) + "\n")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            res = soc_latency.main(["--analyze-only", "--out", self.dir, "--paths", "hw"])
+        self.assertEqual(res["paths"]["hw"]["t2t"]["cycles"], {"min": 32, "median": 32, "max": 32, "mean": 32})
+        with open(os.path.join(self.dir, "latency.json")) as f:
+            doc = json.load(f)
+        b1 = [r for r in doc["orders"] if r["clordid"] == "B1"][0]
+        self.assertEqual((b1["trigger_rx_seq"], b1["t2t_cycles"], b1["check"]), (3, 32, "agrees"))
+        self.assertEqual((doc["meta"]["armed_from_fire_log"], doc["meta"]["disagreeing_orders"]), (["B1"], []))
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "console.json")))
+        self.assertIn("analysed again", out.getvalue())
+
+    def test_without_a_run(self):
+        with self.assertRaises(SystemExit) as e:
+            soc_latency.main(["--analyze-only", "--out", self.dir])
+        self.assertIn("demo.pcap is missing: --analyze-only needs a run's output", str(e.exception))
 
 
 class ReportOnly(unittest.TestCase):
