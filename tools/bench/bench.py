@@ -101,8 +101,8 @@ def clock_note(bc):
 def text_histogram(records, metric, width=30):
     """The latency distribution of both paths as text (the README shows it; report.md has it beside the PNG):
     power-of-two bins of cycles, one row per bin that has an order, a bar and a count per path."""
-    series = {p: [r[f"{metric}_cycles"] for r in records if r.get("path") == p and r.get(f"{metric}_cycles") is not None]
-              for p in ("hw", "fw")}
+    series = {p: [r[f"{metric}_cycles"] for r in records if r.get("path") == p and r.get(f"{metric}_cycles") is not None
+                  and soc_latency.analyze.in_figures(r)] for p in ("hw", "fw")}
     series = {p: v for p, v in series.items() if v}
     if not series:
         return []
@@ -145,6 +145,7 @@ def soc_report(report, res):
     for path in SOC_PATHS:
         report[path] = {m: res["paths"][path][m] for m in ("t2t", "eof2sof", "sof2sof")}
         report[path]["orders"] = res["paths"][path]["orders"]
+        report[path]["disagreeing_orders"] = res["paths"][path]["disagreeing_orders"]
     report["suppressed"] = res["console"]["suppressed"]
     report["console_fires"] = res["console"]["fires"]
     report["console_unsent"] = res["console"]["unsent"]
@@ -676,6 +677,12 @@ def build_report(soc, linux, dp, bc, note):
     for path in ("hw", "fw"):
         for m in ("t2t", "eof2sof", "sof2sof"):
             lines.append(f"| {path} | {m.upper()} | {stat_row(report[path][m])} |")
+    for path in ("hw", "fw"):
+        bad = report[path]["disagreeing_orders"]
+        if bad:
+            lines += ["", f"**{len(bad)} {path} order(s) paired against the fire log**, not in the figures (their pairing "
+                      f"disagrees with the console's fire line; latency.json has each one's note): "
+                      f"{', '.join(map(str, bad[:20]))}{' ...' if len(bad) > 20 else ''}."]
     if hw["eof2sof"]["count"] and fw["eof2sof"]["count"]:
         ratio = fw["eof2sof"]["cycles"]["median"] / max(1, hw["eof2sof"]["cycles"]["median"])
         lines += ["", f"Firmware / hardware, median EOF2SOF: {ratio:.0f}x."]

@@ -17,6 +17,7 @@ sent, and why the others were not sent) give the fires of the hardware phase tha
 "suppressed fires" (target 0 over at least 1,000 hardware fires).
 
 Usage: tools/bench/soc_latency.py [--fires 1000] [--step-ms 100] [--out build/bench/soc] [--clock-mhz F]
+       tools/bench/soc_latency.py --analyze-only [--out DIR]   # the analysis again on a run's saved files
 Writes OUT/latency.json (analyze.py's JSON), OUT/console.json (the console tally: fires per label, the engine's
 fires not sent), OUT/latency.png, OUT/fires.csv, the pcap, frame log, console (soc.log) and exchange logs, and prints the
 summary table. Needs the build (`make bench` builds it).
@@ -308,8 +309,13 @@ class SocBench(demo.Demo):
             n, fired = res["matched"][p], res["console"]["fires"][p]
             if n == 0:
                 raise SystemExit(f"bench: no {p} order matched to a trigger in the capture")
+            bad = res["paths"][p]["disagreeing_orders"]
+            if bad:
+                print(f"bench: warning: {len(bad)} {p} order(s) paired against the fire log, not in the figures: "
+                      f"{', '.join(bad[:10])}{' ...' if len(bad) > 10 else ''}")
             if n < fired:
-                print(f"bench: warning: {fired} {p} fires on the console, {n} orders matched to a trigger in the capture")
+                print(f"bench: warning: {fired} {p} fires on the console, {n} orders in the figures (matched to a trigger "
+                      f"in the capture, not against the fire log)")
         print("bench: " + suppressed_line(res["console"]["suppressed"]))
         return res
 
@@ -332,7 +338,7 @@ def soc_result(doc, tally, clock_mhz):
     """The whole-SoC figures: analyze.py's per-order records (doc: its JSON) with each order's path taken from the
     console tally (ClOrdID -> hw or fw; "unknown" for an order no fire line names), summarised per path.
     Returns {"records", "paths": {hw, fw, [unknown]: analyze.summarize()}, "console": tally.summary(),
-    "matched": {path: orders paired with a trigger}}."""
+    "matched": {path: orders paired with a trigger, not against the fire log (the orders in the figures)}}."""
     if not isinstance(doc, dict) or not isinstance(doc.get("orders"), list):
         raise ConsoleError("the latency JSON has no \"orders\" list (is it analyze.py's --json output?)")
     labels = tally.labels()
@@ -355,7 +361,22 @@ def plot(records, png, clock_mhz):
         print("bench: warning: no matplotlib, no latency.png (use the project venv)", file=sys.stderr)
 
 
-def main():
+def analyze_only(args):
+    """analyze.py and the tally again on the files a run left in args.out (nothing is simulated)."""
+    b = SocBench(args)
+    for p in (b.pcap, b.frames, b.log_path):
+        if not os.path.exists(p):
+            raise SystemExit(f"bench: {os.path.relpath(p, ROOT)} is missing: --analyze-only needs a run's output in --out")
+    try:
+        b.tally = tally_log(b.log_path)
+    except ConsoleError as e:
+        raise SystemExit(f"bench: {e}")
+    res = b.analyze()
+    print(f"bench: analysed again; results in {os.path.relpath(b.out, ROOT)}/latency.json")
+    return res
+
+
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fires", type=int, default=1000, help="fires per path")
     ap.add_argument("--step-ms", type=int, default=100, help="exchange path step (wall ms, after the SoC answered the "
@@ -366,10 +387,15 @@ def main():
                     "fires than wanted is measured as it is, and says so")
     ap.add_argument("--slirp", action="store_true", help="use libslirp even as root")
     ap.add_argument("--paths", default="hw,fw", help="phases to run, in order (hw, fw or both)")
-    args = ap.parse_args()
+    ap.add_argument("--analyze-only", action="store_true", help="run nothing: pair and summarise again the capture, "
+                    "frame log and console log a run left in --out (its latency.json, console.json, fires.csv, "
+                    "stops.json and latency.png are written again)")
+    args = ap.parse_args(argv)
     args.paths = [p for p in args.paths.split(",") if p]
     if not args.paths or any(p not in ("hw", "fw") for p in args.paths):
         raise SystemExit("bench: --paths takes hw, fw or hw,fw")
+    if args.analyze_only:
+        return analyze_only(args)
     for p in (demo.SIM, demo.FW, demo.JAR):
         if not os.path.exists(p):
             raise SystemExit(f"bench: {os.path.relpath(p, ROOT)} is missing (make bench builds it)")

@@ -16,6 +16,7 @@ import io
 import json
 import os
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -25,6 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench  # noqa: E402
 import soc_latency  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "latency"))
+import test_analyze  # noqa: E402  (its synthetic capture builders)
 
 
 def summary(offload="yes", met=(True, True), pnr=True, config=True):
@@ -339,6 +342,29 @@ class SocResult(unittest.TestCase):
         self.assertEqual(res["matched"], {"hw": 8, "fw": 3, "unknown": 1})
         self.assertEqual({r["clordid"]: r["path"] for r in res["records"]}["TA-20"], "fw")
 
+    def test_an_order_paired_against_the_fire_log_is_reported_not_in_the_figures(self):
+        # analyze.py found the pairing of TA-1 disagreeing with the hardware's fire log (a run's TTP57D2-1: the rule
+        # gave a trade 610,337 cycles before the order, the fire log 32): named, counted, out of every figure
+        doc = latency_doc()
+        doc["orders"][0] = dict(order("TA-1", 610_337, "hw"), check="disagrees", check_note="the fire log's ...")
+        res = soc_latency.soc_result(doc, soc_latency.tally_lines(console_log()), 125.0)
+        hw = res["paths"]["hw"]
+        self.assertEqual((hw["orders"], hw["t2t"]["count"], hw["eof2sof"]["count"]), (8, 7, 7))
+        self.assertEqual(hw["t2t"]["cycles"]["max"], max(HW_T2T[1:]))
+        self.assertEqual(hw["t2t"]["cycles"]["mean"], statistics.fmean(HW_T2T[1:]))
+        self.assertEqual((hw["disagrees_with_fire_log"], hw["disagreeing_orders"]), (1, ["TA-1"]))
+        self.assertEqual(res["matched"]["hw"], 7)
+        self.assertEqual(res["paths"]["fw"]["disagreeing_orders"], [])
+        report, lines = bench.build_report(res, None, None, None, "clock.")
+        self.assertEqual(report["hw"]["disagreeing_orders"], ["TA-1"])
+        md = "\n".join(lines)
+        self.assertIn(f"| hw | T2T | 7 | {min(HW_T2T[1:])} / 32 / {max(HW_T2T[1:])} |", md)
+        self.assertIn("**1 hw order(s) paired against the fire log**, not in the figures", md)
+        self.assertIn("TA-1.", md)
+        self.assertNotIn("fw order(s) paired against", md)
+        self.assertNotIn("524,288", md)                   # no histogram bin for 610,337
+        self.assertIn("hw (n=7)", bench.text_histogram(res["records"], "t2t")[0])
+
     def test_not_a_latency_json(self):
         t = soc_latency.tally_lines(console_log())
         for doc in ({"hw": {}}, [], {"orders": [{"t2t_cycles": 3}]}):
@@ -516,6 +542,50 @@ class Report(unittest.TestCase):
     def test_bad_linux_result(self):
         with self.assertRaises(bench.linux_baseline.InputError):
             self.build(linux={"count": 0, "ns": {"min": None}})
+
+
+class AnalyzeOnly(unittest.TestCase):
+    """`soc_latency.py --analyze-only`: analyze.py and the tally again on the files a run left (nothing simulated),
+    here a synthetic capture of the smoke run's TTP57D2-1: the buy stop is armed from the console after a trade
+    crossed it, then the sell stop and the buy stop fire in turn, 32 cycles from the price each (fire log 22)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="bench-analyze-only-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_the_run_analysed_again(self):
+        c = test_analyze.Capture()
+        for n, (sof, px, order) in enumerate(((1000, "100.15", None), (40_000, "99.85", ("S1", 2)),
+                                              (80_000, "100.15", ("B1", 1)))):
+            f = c.rx(sof, test_analyze.md("MSFT", 3 + n, [px]))
+            if order:  # the engine's order 13 cycles after the W's last FCS byte
+                c.tx(test_analyze.Capture.eof({"sof": sof, "data": f}) + 13,
+                     test_analyze.nos(order[0], "MSFT", order[1], 3 + n))
+        pcap, frames = c.write(self.dir)
+        os.rename(pcap, os.path.join(self.dir, "demo.pcap"))
+        os.rename(frames, os.path.join(self.dir, "frames.csv"))
+        with open(os.path.join(self.dir, "soc.log"), "w") as f:
+            f.write("\n".join(["new stops go to the hardware", armed(0, True), armed(1, True, "sell"),
+                               hw_fire(1, 0, "S1", "99.85").replace("32 cycles", "22 cycles"),
+                               hw_fire(0, 1, "B1").replace("32 cycles", "22 cycles")]) + "\n")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            res = soc_latency.main(["--analyze-only", "--out", self.dir, "--paths", "hw"])
+        self.assertEqual(res["paths"]["hw"]["t2t"]["cycles"], {"min": 32, "median": 32, "max": 32, "mean": 32})
+        with open(os.path.join(self.dir, "latency.json")) as f:
+            doc = json.load(f)
+        b1 = [r for r in doc["orders"] if r["clordid"] == "B1"][0]
+        self.assertEqual((b1["trigger_rx_seq"], b1["t2t_cycles"], b1["check"]), (3, 32, "agrees"))
+        self.assertEqual((doc["meta"]["armed_from_fire_log"], doc["meta"]["disagreeing_orders"]), (["B1"], []))
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "console.json")))
+        self.assertIn("analysed again", out.getvalue())
+
+    def test_without_a_run(self):
+        with self.assertRaises(SystemExit) as e:
+            soc_latency.main(["--analyze-only", "--out", self.dir])
+        self.assertIn("demo.pcap is missing: --analyze-only needs a run's output", str(e.exception))
 
 
 class ReportOnly(unittest.TestCase):

@@ -879,6 +879,7 @@ def analyze(frames, stops=None, path_label=None, fires=None, warn=None, clock_mh
         lst.sort(key=lambda t: t.cycle)
 
     orders = []
+    order_msgs = []
     seen_ids = {}
     for m in cap.messages("tx"):
         if m.msg_type != "D":
@@ -904,9 +905,11 @@ def analyze(frames, stops=None, path_label=None, fires=None, warn=None, clock_mh
             rec.update({"fire_stop": fire["stop"], "fire_path": fire["path"], "fire_trade": fire["trade"],
                         "fire_cycles": fire["cycles"]})
         orders.append((rec, fr))
+        order_msgs.append(m)
 
     if stops is not None:
-        pair_with_stops(orders, trades, stops, console)
+        answered = answered_before(cap, [(rec, fr, m) for (rec, fr), m in zip(orders, order_msgs)])
+        pair_with_stops(orders, trades, stops, console, answered, hw_offset, hw_tolerance)
     else:
         for rec, fr in orders:
             if console is not None and rec["clordid"] not in console:
@@ -940,19 +943,70 @@ def analyze(frames, stops=None, path_label=None, fires=None, warn=None, clock_mh
     return records, cap, dup_tx
 
 
-def pair_with_stops(orders, trades, stops, console):
+def answered_before(cap, orders):
+    """For each order (rec, frame, message): (cycle, name) of the last RX TestRequest (35=1) whose Heartbeat (35=0
+    with its 112) the SoC sent before the order in its TX stream, or None. Firmware fires a stop while it handles the
+    W and writes the order before it handles the next message, so such a TestRequest came before the trade that
+    fired a firmware order: the cycle is its first byte on the RX pins. Returns {id(rec): (cycle, name) | None}."""
+    reqs = {}  # TestReqID -> [(cycle of the first byte on the RX pins, name)]
+    for m in cap.messages("rx"):
+        if m.msg_type == "1" and m.get("112"):
+            fr, k = m.stream.where(m.start)
+            reqs.setdefault(m.get("112"), []).append((fr.sof_cycle + RX_FRAME_OFFSET + k,
+                                                      f"{fr.name} 112={m.get('112')}"))
+    per_stream = {}  # TX stream -> ([message start offsets], [running max (cycle, name)]), in stream order
+    answers = []     # (stream, heartbeat's first frame SOF, (cycle, name))
+    for st in cap.streams:
+        if st.dir != "tx":
+            continue
+        starts, best, cur = [], [], None
+        for m in st.messages:
+            if m.msg_type != "0" or m.get("112") not in reqs:
+                continue
+            hb_sof = m.first_frame().sof_cycle
+            before = [r for r in reqs[m.get("112")] if r[0] < hb_sof]
+            if not before:
+                continue
+            a = max(before)
+            answers.append((st, hb_sof, a))
+            cur = a if cur is None or a[0] > cur[0] else cur
+            starts.append(m.start)
+            best.append(cur)
+        per_stream[st] = (starts, best)
+    out = {}
+    for rec, fr, m in orders:
+        starts, best = per_stream.get(m.stream, ([], []))
+        i = bisect.bisect_left(starts, m.start)
+        a = best[i - 1] if i else None
+        for st, hb_sof, b in answers:  # another connection's answers, sent before this order
+            if st is not m.stream and hb_sof < fr.sof_cycle and (a is None or b[0] > a[0]):
+                a = b
+        out[id(rec)] = a
+    return out
+
+
+def pair_with_stops(orders, trades, stops, console, answered=None, hw_offset=HW_FIRE_LOG_TO_T2T,
+                    hw_tolerance=HW_TOLERANCE):
     """Pairs each order with the trade that fired its stop: the first trade of the order's symbol that crosses
     a stop of the order's side after that stop was armed (the capture's start, or the TX of its armed_after
     order) or last fired. A stop is one-shot per arm: once it paired an order it pairs no other unless it is
     `repeat` (armed again at once by firmware; by a hardware order only after that order went out, since
     firmware re-loads the trigger entry when it handles the fire log). Orders in TX order; with several live
-    stops the earliest crossing trade wins. With a console log, only orders with a fire line are stop orders."""
+    stops the earliest crossing trade wins. With a console log, only orders with a fire line are stop orders.
+    Two bounds from the capture and the console where the arming is not in the capture:
+    - a firmware order's trigger comes after every TestRequest firmware answered before the order (answered:
+      answered_before());
+    - a stop's first arm (no armed_after): a hardware stop fires on the first crossing trade it sees armed, so
+      when the fire line's count (the order engine's fire log) and price point at a later crossing trade of the
+      window, the stop was armed after the earlier ones, and that trade is the trigger (armed_from = "fire log").
+      A stop armed again after a fire is not moved: a fire log that disagrees with it is reported."""
+    answered = answered or {}
     tx_sof = {}
     for rec, fr in orders:
         tx_sof.setdefault(rec["clordid"], fr.sof_cycle)
     live = []
     for st in stops:
-        e = dict(st, pos=0, after=None, dead=False)
+        e = dict(st, pos=0, after=None, dead=False, known=st["armed_after"] is not None)
         if st["armed_after"] is not None:
             if st["armed_after"] not in tx_sof:
                 raise InputError(f"stops entry {st['entry']}: armed_after {st['armed_after']!r} is not an order "
@@ -972,30 +1026,57 @@ def pair_with_stops(orders, trades, stops, console):
             rec["no_trigger"] = (f"its {side} stop(s) for {sym} fired already (one-shot: a stop armed again needs "
                                  f"\"repeat\": true or another entry with armed_after)")
             continue
+        floor = answered.get(id(rec)) if rec["path"] == "fw" else None
+        if floor is not None:
+            rec["answered_before"] = floor[1]
+        fire = console.get(rec["clordid"]) if console else None
+        fire_soh = None
+        if rec["path"] == "hw" and fire is not None and fire["cycles"] is not None:
+            fire_soh = fr.sof_cycle - (fire["cycles"] + hw_offset)
         lst = trades.get(sym, [])
         best = None
         for e in mine:
             if e["dead"]:
                 continue
+            cands = []  # (trade, index): crossing trades of this stop's window, in order
             for i in range(e["pos"], len(lst)):
                 t = lst[i]
                 if t.cycle >= fr.sof_cycle:
                     break
                 if e["after"] is not None and t.cycle <= e["after"]:
                     continue
+                if floor is not None and t.cycle <= floor[0]:
+                    continue
                 if t.px is not None and crosses(side, e["stop"], t.px):
-                    if best is None or t.cycle < best[0].cycle:
-                        best = (t, e, i)
-                    break
+                    cands.append((t, i))
+                    if e["known"] or fire_soh is None:
+                        break
+            if not cands:
+                continue
+            pick, armed = cands[0], None
+            if not e["known"] and fire_soh is not None and abs(pick[0].cycle - fire_soh) > hw_tolerance:
+                later = [c for c in cands[1:] if abs(c[0].cycle - fire_soh) <= hw_tolerance
+                         and (fire["trade_px"] is None or c[0].px == fire["trade_px"])]
+                if later:
+                    pick, armed = later[0], cands[0][0]
+            if best is None or pick[0].cycle < best[0].cycle:
+                best = (pick[0], e, pick[1], armed)
         if best is None:
             levels = ", ".join(str(e["stop"]) for e in mine if not e["dead"])
             rec["no_trigger"] = (f"no trade of {sym} crossing its {side} stop(s) ({levels}) between their arming "
-                                 f"or last fire and this order")
+                                 f"or last fire and this order"
+                                 + (f" after {floor[1]} (firmware answered {floor[1]} before this order, so it had "
+                                    f"handled every message before it)" if floor is not None else ""))
             continue
-        t, e, i = best
+        t, e, i, armed = best
         set_trigger(rec, t)
         rec["stop"] = str(e["stop"])
+        if armed is not None:
+            rec["armed_from"] = "fire log"
+            rec["check_note"] = (f"the stop's arming is not in the capture: armed after {armed.name()}, which crossed "
+                                 f"it and fired nothing, as the fire log says (its T2T is the fire log's)")
         e["pos"] = i + 1
+        e["known"] = True
         if rec["path"] == "hw":
             e["after"] = fr.sof_cycle if e["after"] is None else max(e["after"], fr.sof_cycle)
         if not e["repeat"]:
@@ -1049,6 +1130,8 @@ def cross_check(rec, fire, trades, hw_offset, hw_tolerance):
         problems.append("the fire log points to " + (", ".join(t.name() for t in near) if near else
                                                       f"cycle {soh}, where no trade price ends"))
     rec["check"] = "disagrees" if problems else "agrees"
+    if rec.get("armed_from") and not problems:
+        problems.append(rec["check_note"])  # the pairing's arm point from the fire log (pair_with_stops)
     rec["check_note"] = "; ".join(problems) or None
 
 
@@ -1057,7 +1140,8 @@ RECORD_KEYS = (
     "tx", "tx_seq", "tx_sof_ns", "tx_sof_cycle", "tx_split",
     "trigger", "trigger_rx_seq", "trigger_k", "trigger_price", "trigger_msgseqnum", "trigger_sof_cycle",
     "trigger_eof_cycle", "trigger_byte_cycle", "trigger_split", "stop",
-    "fire_stop", "fire_path", "fire_trade", "fire_cycles", "fire_log_t2t_cycles", "check", "check_note",
+    "fire_stop", "fire_path", "fire_trade", "fire_cycles", "fire_log_t2t_cycles", "check", "check_note", "armed_from",
+    "answered_before",
     "t2t_cycles", "eof2sof_cycles", "sof2sof_cycles", "t2t_ns", "eof2sof_ns", "sof2sof_ns", "no_trigger")
 
 
@@ -1098,19 +1182,27 @@ def _stats(vals):
             "mean": statistics.fmean(vals)}
 
 
+def in_figures(r):
+    """Whether an order's figures count: it has a trigger, and its pairing does not disagree with the fire log (an
+    order that disagrees is reported, by ClOrdID and count, and kept in the per-order records, not in statistics)."""
+    return r.get("t2t_cycles") is not None and r.get("check") != "disagrees"
+
+
 def summarize(records, clock_mhz=125.0, paths=PATHS):
     """records: dicts with "path" (hw|fw|anything) and "t2t_cycles", "eof2sof_cycles", "sof2sof_cycles"
-    (None when the order has no trigger), optionally "check" (agrees|disagrees|unchecked). Returns {path:
-    {metric: {"count", "cycles": {min, median, max, mean}, "ns": {...}}, "orders": N, "without_trigger": M,
-    "disagrees_with_fire_log": D}} for hw, fw and any other path present."""
+    (None when the order has no trigger), optionally "check" (agrees|disagrees|unchecked) and "clordid". Returns
+    {path: {metric: {"count", "cycles": {min, median, max, mean}, "ns": {...}}, "orders": N, "without_trigger": M,
+    "disagrees_with_fire_log": D, "disagreeing_orders": [ClOrdID]}} for hw, fw and any other path present. The
+    statistics leave out the orders without a trigger and those whose pairing disagrees with the fire log."""
     present = [p for p in dict.fromkeys(r.get("path") or "unknown" for r in records) if p not in paths]
     out = {}
     for p in list(paths) + present:
         rs = [r for r in records if (r.get("path") or "unknown") == p]
+        bad = [r.get("clordid") for r in rs if r.get("check") == "disagrees"]
         d = {"orders": len(rs), "without_trigger": sum(1 for r in rs if r.get("t2t_cycles") is None),
-             "disagrees_with_fire_log": sum(1 for r in rs if r.get("check") == "disagrees")}
+             "disagrees_with_fire_log": len(bad), "disagreeing_orders": bad}
         for mname in METRICS:
-            vals = [r[f"{mname}_cycles"] for r in rs if r.get(f"{mname}_cycles") is not None]
+            vals = [r[f"{mname}_cycles"] for r in rs if r.get(f"{mname}_cycles") is not None and in_figures(r)]
             cyc = _stats(vals)
             ns = {k: cycles_to_ns(v, clock_mhz) for k, v in cyc.items()}
             d[mname] = {"count": len(vals), "cycles": cyc, "ns": ns}
@@ -1141,7 +1233,9 @@ def format_summary(summary, clock_mhz=125.0):
         if d["without_trigger"]:
             extra += f", {d['without_trigger']} WITHOUT TRIGGER"
         if d.get("disagrees_with_fire_log"):
-            extra += f", {d['disagrees_with_fire_log']} PAIRED AGAINST THE FIRE LOG (figures include them)"
+            ids = [str(i) for i in d.get("disagreeing_orders") or []]
+            extra += (f", {d['disagrees_with_fire_log']} PAIRED AGAINST THE FIRE LOG (not in the figures"
+                      + (f": {', '.join(ids[:10])}{' ...' if len(ids) > 10 else ''}" if ids else "") + ")")
         lines.append(f"{p:<7} {extra}")
     return "\n".join(lines)
 
@@ -1156,7 +1250,8 @@ def format_order(r):
                 f"T2T {r['t2t_cycles']} EOF2SOF {r['eof2sof_cycles']} SOF2SOF {r['sof2sof_cycles']} cycles")
     if r.get("check") == "agrees":
         line += " [fire log agrees" + (f": T2T {r['fire_log_t2t_cycles']}" if r.get("fire_log_t2t_cycles") is not None
-                                       else f": on trade {r['fire_trade']}") + "]"
+                                       else f": on trade {r['fire_trade']}")
+        line += (f"; ARM POINT FROM THE FIRE LOG: {r['check_note']}]" if r.get("armed_from") == "fire log" else "]")
     elif r.get("check") == "disagrees":
         line += f" [DISAGREES WITH THE FIRE LOG: {r['check_note']}]"
     return line
@@ -1200,8 +1295,8 @@ def plot_histograms(records, png, clock_mhz=125.0, title=None):
     paths.sort(key=lambda p: (PATHS.index(p) if p in PATHS else 9, p))
     fig, axes = plt.subplots(1, len(METRICS), figsize=(5 * len(METRICS), 4), squeeze=False)
     for ax, mname in zip(axes[0], METRICS):
-        series = {p: [r[f"{mname}_cycles"] for r in records if r["path"] == p and r[f"{mname}_cycles"] is not None]
-                  for p in paths}
+        series = {p: [r[f"{mname}_cycles"] for r in records if r["path"] == p and r[f"{mname}_cycles"] is not None
+                      and in_figures(r)] for p in paths}
         series = {p: v for p, v in series.items() if v}
         ax.set_title(METRIC_NAMES[mname])
         ax.set_xlabel(f"cycles (x {1000.0 / clock_mhz:g} ns at {clock_mhz:g} MHz)")
@@ -1343,8 +1438,12 @@ def main(argv=None, out=None, err=None):
     disagree = [r for r in records if r["check"] == "disagrees"]
     if console is not None:
         n_checked = sum(1 for r in records if r["check"] != "unchecked")
-        print(f"\nfire log cross-check ({a.console}): {n_checked} order(s) checked, {len(disagree)} disagree, "
-              f"{len(records) - n_checked} without a fire line", file=out)
+        armed = [r["clordid"] for r in records if r.get("armed_from") == "fire log"]
+        print(f"\nfire log cross-check ({a.console or a.events}): {n_checked} order(s) checked, {len(disagree)} "
+              f"disagree (not in the figures), {len(records) - n_checked} without a fire line"
+              + (f"; {len(armed)} arm point(s) from the fire log ({', '.join(armed[:10])}"
+                 f"{' ...' if len(armed) > 10 else ''}: a stop's first arming, not in the capture)" if armed else ""),
+              file=out)
         for r in disagree:
             print(f"  PAIRING DISAGREES: order {r['clordid']} ({r['tx']}, path {r['path']}): {r['check_note']}", file=out)
     if not stops and records:
@@ -1359,6 +1458,8 @@ def main(argv=None, out=None, err=None):
                             "console": a.console, "hw_offset": a.hw_offset, "hw_tolerance": a.hw_tolerance,
                             "checked_against_fire_log": sum(1 for r in records if r["check"] in ("agrees", "disagrees")),
                             "disagrees_with_fire_log": len(disagree),
+                            "disagreeing_orders": [r["clordid"] for r in disagree],
+                            "armed_from_fire_log": [r["clordid"] for r in records if r.get("armed_from") == "fire log"],
                             "retransmitted_tx_segments": dup_tx, "warnings": warn.items}}
             doc.update(summ)
             doc["orders"] = records

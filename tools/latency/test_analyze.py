@@ -78,6 +78,18 @@ def heartbeat(seqnum):
     return fix(("35", "0"), ("34", seqnum), ("49", "EXCH"), ("52", "20261122-05:48:27.700"), ("56", "TFISH1"))
 
 
+def test_request(seqnum, req_id):
+    """The exchange's TestRequest (35=1) with TestReqID 112."""
+    return fix(("35", "1"), ("34", seqnum), ("49", "EXCH"), ("52", "20261122-05:48:27.700"), ("56", "TFISH1"),
+               ("112", req_id))
+
+
+def heartbeat_answer(seqnum, req_id):
+    """The SoC's Heartbeat (35=0) answering the TestRequest 112=req_id."""
+    return fix(("35", "0"), ("34", seqnum), ("49", "TFISH1"), ("52", "20261122-05:48:27.710"), ("56", "EXCH"),
+               ("112", req_id))
+
+
 def soh_after(data, needle, start=0):
     """Index of the SOH that ends the first occurrence of needle (e.g. b'270=100.5') at or after start."""
     i = data.index(needle + b"\x01", start)
@@ -529,29 +541,67 @@ class TestRealTrigger(Base):
 
     def test_fire_log_disagreement_is_reported(self):
         c = self.build()
-        # the engine's count for B1 points at the 6th message (1169.20): the rule's pairing (4th) disagrees
+        # the engine's count for B1 points 40 cycles after the 4th message's trade price, where no trade price ends:
+        # the rule's pairing (the 4th) disagrees, and no other crossing trade explains the count
+        cycles = 819 - 40
+        soh = self.sof_b - cycles - 10
+        self.assertEqual(soh, 1000 + 8 + self.k_of(4) + 40)
+        log = self.console([
+            "stop 0: fired by hardware on trade 1170.60: order 2 A1 sent, MsgSeqNum 3, 952 cycles from the price to the MAC",
+            f"stop 1: fired by hardware on trade 1169.00: order 3 B1 sent, MsgSeqNum 4, {cycles} cycles from the price to the MAC"])
+        doc, out, err = self.analyze_json(c, "--stops", self.stops, "--console", log)
+        b = self.order(doc, "B1")
+        self.assertEqual(b["check"], "disagrees")
+        self.assertEqual((b["t2t_cycles"], b["fire_log_t2t_cycles"]), (829, 789))  # kept in the records, flagged
+        self.assertIn("the fire log's 779 cycles mean T2T 789, paired T2T 829", b["check_note"])
+        self.assertIn(f"points to cycle {soh}, where no trade price ends", b["check_note"])
+        self.assertIsNone(b["armed_from"])
+        self.assertEqual(self.order(doc, "A1")["check"], "agrees")
+        self.assertEqual(doc["meta"]["disagrees_with_fire_log"], 1)
+        self.assertEqual(doc["meta"]["disagreeing_orders"], ["B1"])
+        # not in the figures: the hardware's T2T is A1's alone, and the summary says which order is left out
+        self.assertEqual(doc["hw"]["disagrees_with_fire_log"], 1)
+        self.assertEqual(doc["hw"]["disagreeing_orders"], ["B1"])
+        self.assertEqual(doc["hw"]["orders"], 2)
+        self.assertEqual(doc["hw"]["t2t"]["count"], 1)
+        self.assertEqual(doc["hw"]["t2t"]["cycles"]["max"], 962)
+        self.assertIn("1 disagree", out)
+        self.assertIn("PAIRING DISAGREES: order B1", out)
+        self.assertIn("1 PAIRED AGAINST THE FIRE LOG (not in the figures: B1)", out)
+        pcap, frames = c.write(self.tmp)
+        rc, _, err = run(["--pcap", pcap, "--frames", frames, "--stops", self.stops, "--console", log, "--strict"])
+        self.assertEqual(rc, 3)
+        self.assertIn("1 pairing(s) disagree with the fire log", err)
+
+    def test_stop_armed_late_in_the_segment(self):
+        c = self.build()
+        # the engine's count for B1 points at the 6th message (1169.20), a later trade crossing the same sell stop:
+        # the stop's arming is not in the capture, and a hardware stop fires on the first crossing trade it sees
+        # armed, so it was armed after the 4th; the fire log places the arm point, the price is still checked
         soh6 = 1000 + 8 + self.k_of(6)
         cycles = self.sof_b - soh6 - 10
         self.assertEqual(cycles, 819 - 2 * 186)
         log = self.console([
             "stop 0: fired by hardware on trade 1170.60: order 2 A1 sent, MsgSeqNum 3, 952 cycles from the price to the MAC",
             f"stop 1: fired by hardware on trade 1169.20: order 3 B1 sent, MsgSeqNum 4, {cycles} cycles from the price to the MAC"])
-        doc, out, err = self.analyze_json(c, "--stops", self.stops, "--console", log)
+        doc, out, _ = self.analyze_json(c, "--stops", self.stops, "--console", log, "--strict")
         b = self.order(doc, "B1")
-        self.assertEqual(b["check"], "disagrees")
-        self.assertEqual((b["t2t_cycles"], b["fire_log_t2t_cycles"]), (829, 457))  # kept, and flagged
-        self.assertIn("on trade 1169.20, paired with 270=1169.00", b["check_note"])
-        self.assertIn(f"points to rx#1 k={self.k_of(6)} 270=1169.20", b["check_note"])
-        self.assertEqual(self.order(doc, "A1")["check"], "agrees")
-        self.assertEqual(doc["meta"]["disagrees_with_fire_log"], 1)
-        self.assertEqual(doc["hw"]["disagrees_with_fire_log"], 1)
-        self.assertIn("1 disagree", out)
-        self.assertIn("PAIRING DISAGREES: order B1", out)
-        self.assertIn("1 PAIRED AGAINST THE FIRE LOG", out)
-        pcap, frames = c.write(self.tmp)
-        rc, _, err = run(["--pcap", pcap, "--frames", frames, "--stops", self.stops, "--console", log, "--strict"])
-        self.assertEqual(rc, 3)
-        self.assertIn("1 pairing(s) disagree with the fire log", err)
+        self.assertEqual((b["trigger_rx_seq"], b["trigger_k"], b["trigger_price"]), (1, self.k_of(6), "1169.20"))
+        self.assertEqual(b["t2t_cycles"], 829 - 2 * 186)
+        self.assertEqual((b["check"], b["armed_from"]), ("agrees", "fire log"))
+        self.assertIn(f"armed after rx#1 k={self.k_of(4)} 270=1169.00", b["check_note"])
+        self.assertIsNone(self.order(doc, "A1")["armed_from"])
+        self.assertEqual(doc["meta"]["armed_from_fire_log"], ["B1"])
+        self.assertEqual(doc["meta"]["disagrees_with_fire_log"], 0)
+        self.assertIn("1 arm point(s) from the fire log (B1: a stop's first arming", out)
+        self.assertIn("270=1169.20): T2T 457 EOF2SOF 252 SOF2SOF 1619 cycles [fire log agrees: T2T 457; ARM POINT FROM "
+                      "THE FIRE LOG: the stop's arming is not in the capture", out)
+        # a price that is not the 6th's: the fire log's count is no evidence then, the rule's pairing stands
+        log = self.console([
+            f"stop 1: fired by hardware on trade 1169.00: order 3 B1 sent, MsgSeqNum 4, {cycles} cycles from the price to the MAC"])
+        doc, _, _ = self.analyze_json(c, "--stops", self.stops, "--console", log)
+        b = self.order(doc, "B1")
+        self.assertEqual((b["trigger_k"], b["check"], b["armed_from"]), (self.k_of(4), "disagrees", None))
 
     def test_fire_log_tolerance_and_price_only(self):
         c = self.build()
@@ -627,6 +677,127 @@ class TestRealTrigger(Base):
         rc, _, err = run(["--pcap", pcap, "--frames", frames, "--console", os.path.join(self.tmp, "none.log")])
         self.assertEqual(rc, 2)
         self.assertIn("cannot read console log", err)
+
+
+class TestArming(Base):
+    """The whole-SoC bench's layout (tools/bench/soc_latency.py): one W a step, its trade crossing the buy stop
+    (100.15) and the sell stop (99.85) in turn, each step ended by a TestRequest the SoC answers before the next step.
+    The bench arms its stops from the console while the market already moves, so a trade crosses a stop before the
+    stop is armed; the capture does not show the arming."""
+
+    BUY, SELL = "100.15", "99.85"
+
+    def stops_file(self):
+        path = os.path.join(self.tmp, "stops.json")
+        with open(path, "w") as f:
+            json.dump([{"symbol": "MSFT", "side": "buy", "stop": "100.10", "repeat": True},
+                       {"symbol": "MSFT", "side": "sell", "stop": "99.90", "repeat": True}], f)
+        return path
+
+    def console(self, fires):
+        """fires: (stop, ClOrdID, trade, cycles or None): the firmware's fire lines (fw/app/stops.c)."""
+        path = os.path.join(self.tmp, "soc.log")
+        with open(path, "w") as f:
+            f.write("tf> stop buy MSFT 100 100.10 100.40 repeat\n")
+            for n, (stop, cid, trade, cycles) in enumerate(fires):
+                by = "hardware" if cycles is not None else "firmware"
+                tail = f", MsgSeqNum {4 + 2 * n}, {cycles} cycles from the price to the MAC" if cycles is not None else ""
+                f.write(f"stop {stop}: fired by {by} on trade {trade}: order {n} {cid} sent{tail}\n")
+        return path
+
+    def hw_step(self, c, sof, seqnum, price, order=None, rx_seq=None):
+        """One step: the W at sof; with order (ClOrdID, side), the engine's order at the W's EOF + 13. Returns
+        (the W's frame, the order's SOF, the T2T by hand: the 15 bytes after the price's SOH, the 4 FCS bytes,
+        EOF2SOF 13)."""
+        w = md("MSFT", seqnum, [price])
+        f = c.rx(sof, w)
+        soh = sof + 8 + HDR + soh_after(w, b"269=2\x01270=" + price.encode())
+        self.assertEqual(len(w) - 1 - soh_after(w, b"269=2\x01270=" + price.encode()), len("271=100\x0110=000\x01"))
+        if order is None:
+            return f, None, None
+        o = Capture.eof({"sof": sof, "data": f}) + 13
+        c.tx(o, nos(order[0], "MSFT", order[1], seqnum, px="100.4" if order[1] == 1 else "99.6"))
+        self.assertEqual(o - soh, 15 + 4 + 13)
+        return f, o, o - soh
+
+    def test_hw_stop_armed_after_a_crossing_trade(self):
+        # the smoke run's TTP57D2-1: rx#1 crosses the buy stop before it is armed (no order), rx#2 fires the sell
+        # stop, rx#3 the buy stop. The rule alone (armed at the capture's start) paired B1 with rx#1.
+        c = Capture()
+        self.hw_step(c, 1000, 3, self.BUY)
+        _, _, t2t_s = self.hw_step(c, 40_000, 5, self.SELL, ("S1", 2))
+        _, sof_b, t2t_b = self.hw_step(c, 80_000, 10, self.BUY, ("B1", 1))
+        self.assertEqual((t2t_s, t2t_b), (32, 32))
+        log = self.console([(1, "S1", self.SELL, t2t_s - 10), (0, "B1", self.BUY, t2t_b - 10)])
+        doc, out, _ = self.analyze_json(c, "--stops", self.stops_file(), "--console", log, "--strict")
+        b, s = self.order(doc, "B1"), self.order(doc, "S1")
+        self.assertEqual((b["trigger_rx_seq"], b["trigger_msgseqnum"], b["t2t_cycles"]), (3, "10", 32))
+        self.assertEqual((b["check"], b["armed_from"]), ("agrees", "fire log"))
+        self.assertEqual((s["trigger_rx_seq"], s["t2t_cycles"], s["check"], s["armed_from"]), (2, 32, "agrees", None))
+        self.assertEqual(doc["hw"]["t2t"]["cycles"], {"min": 32, "median": 32, "max": 32, "mean": 32})
+        self.assertEqual(doc["meta"]["disagrees_with_fire_log"], 0)
+        self.assertEqual(doc["meta"]["armed_from_fire_log"], ["B1"])
+        # without the fire log there is nothing to say the stop was armed late: the rule's pairing is rx#1
+        doc, _, _ = self.analyze_json(c, "--stops", self.stops_file(), "--path", "hw")
+        b = self.order(doc, "B1")
+        self.assertEqual((b["trigger_rx_seq"], b["t2t_cycles"]), (1, sof_b - (1000 + 8 + HDR + soh_after(
+            md("MSFT", 3, [self.BUY]), b"269=2\x01270=100.15"))))
+
+    def test_a_rearmed_stop_is_checked_not_repaired(self):
+        # B1 fired; the stop is armed again once B1 went out (firmware reloads the entry), so rx#3 is the next
+        # crossing trade. A fire log pointing at rx#4 disagrees: reported, left out of the figures, never re-paired.
+        c = Capture()
+        _, _, t2t_1 = self.hw_step(c, 1000, 3, self.BUY, ("B1", 1))
+        self.hw_step(c, 40_000, 5, self.BUY)
+        _, sof_2, t2t_2 = self.hw_step(c, 80_000, 7, self.BUY, ("B2", 1))
+        log = self.console([(0, "B1", self.BUY, t2t_1 - 10), (0, "B2", self.BUY, t2t_2 - 10)])
+        doc, out, _ = self.analyze_json(c, "--stops", self.stops_file(), "--console", log)
+        b1, b2 = self.order(doc, "B1"), self.order(doc, "B2")
+        self.assertEqual((b1["trigger_rx_seq"], b1["check"]), (1, "agrees"))
+        self.assertEqual((b2["trigger_rx_seq"], b2["check"], b2["armed_from"]), (2, "disagrees", None))
+        self.assertEqual(b2["t2t_cycles"], sof_2 - (40_000 + 8 + HDR + soh_after(md("MSFT", 5, [self.BUY]),
+                                                                                 b"269=2\x01270=100.15")))
+        self.assertIn("points to rx#3", b2["check_note"])
+        self.assertEqual(doc["hw"]["disagreeing_orders"], ["B2"])
+        self.assertEqual((doc["hw"]["t2t"]["count"], doc["hw"]["t2t"]["cycles"]["max"]), (1, 32))
+
+    def test_fw_stop_armed_after_a_trade_firmware_had_handled(self):
+        # firmware fires while it handles the W and sends the order before it handles the next message, so an
+        # order's trigger comes after every TestRequest the firmware answered before the order. Step 1 crosses the
+        # buy stop before it is armed (answered, no order); steps 2 and 3 fire it, each order long after its W
+        # (firmware latency), but before the Heartbeat of its step.
+        c = Capture()
+        rx_sof = {}
+        tx = []
+        for n, sof in enumerate((1000, 100_000, 200_000), start=1):
+            w = md("MSFT", 10 * n, [self.BUY])
+            c.rx(sof, w)
+            rx_sof[n] = (sof, soh_after(w, b"269=2\x01270=100.15"))
+            c.rx(sof + 1000, test_request(10 * n + 1, f"STEP-{n}"))
+            if n > 1:
+                tx.append((sof + 60_000, nos(f"F{n - 1}", "MSFT", 1, 10 * n)))
+            tx.append((sof + 61_000, heartbeat_answer(10 * n + 1, f"STEP-{n}")))
+        for sof, payload in tx:  # the SoC's stream in the order firmware wrote it
+            c.tx(sof, payload)
+        doc, out, _ = self.analyze_json(c, "--stops", self.stops_file(), "--path", "fw")
+        f1, f2 = self.order(doc, "F1"), self.order(doc, "F2")
+        # rx#1 W1, rx#2 TestRequest 1, rx#3 W2, ...
+        self.assertEqual((f1["trigger_rx_seq"], f1["trigger_msgseqnum"]), (3, "20"))
+        self.assertEqual(f1["t2t_cycles"], 160_000 - (100_000 + 8 + HDR + rx_sof[2][1]))
+        self.assertEqual(f1["answered_before"], "rx#2 112=STEP-1")
+        self.assertEqual((f2["trigger_rx_seq"], f2["trigger_msgseqnum"]), (5, "30"))  # not W2 again: one step each
+        self.assertEqual(f2["t2t_cycles"], 260_000 - (200_000 + 8 + HDR + rx_sof[3][1]))
+        self.assertEqual(doc["fw"]["t2t"]["cycles"]["max"], 60_000 - 8 - HDR - rx_sof[2][1])
+        # an order that no trade after the last answered TestRequest explains has no trigger, said why
+        c2 = Capture()
+        c2.rx(1000, md("MSFT", 10, [self.BUY]))
+        c2.rx(2000, test_request(11, "STEP-1"))
+        c2.tx(30_000, heartbeat_answer(11, "STEP-1"))
+        c2.tx(40_000, nos("F9", "MSFT", 1, 12))
+        doc, _, _ = self.analyze_json(c2, "--stops", self.stops_file(), "--path", "fw")
+        f9 = self.order(doc, "F9")
+        self.assertIsNone(f9["trigger"])
+        self.assertIn("firmware answered rx#2 112=STEP-1 before this order", f9["no_trigger"])
 
 
 class TestNoTrigger(Base):
