@@ -262,14 +262,16 @@ static bool start(void) {
 }
 
 /* The connection went: the trigger table fires no more (DISARM_ALL is applied after the last segment's fires), the
- * frames already queued go out (to a connection that is gone: harmless; the FIN among them), then the engine is
- * disabled (a fire still on its way is ignored: its stop was not sent and stays firmware's) and its last records
- * are taken. */
+ * frames already queued go out (to a connection that is gone: harmless; the FIN among them) until every one has
+ * its record (SEND_FREE alone would miss the one the engine has taken and not sent yet: disabled, it would keep it
+ * and send it with the next connection's numbers), then the engine is disabled (a fire still on its way is
+ * ignored: its stop was not sent and stays firmware's) and its last records are taken. */
 void offload_conn_down(void) {
     if (!ofl.up) return;
     if (!offload_rx_disarm_all()) error("the trigger table did not disarm", 0);
     uint64_t t0 = timer_ms();
-    while (order_tx_send_free() < ORDER_TX_SEND_DEPTH && timer_ms() < t0 + 10) drain();
+    while ((ofl.ring_busy || order_tx_send_free() < ORDER_TX_SEND_DEPTH) && timer_ms() < t0 + 10) drain();
+    if (ofl.ring_busy) error("queued frames got no record", (long)ofl.ring_busy);
     order_tx_enable(false);
     if (!order_tx_wait_idle()) error("the engine did not stop", 0);
     drain();
