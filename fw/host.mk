@@ -8,7 +8,7 @@ HOST_SRCS    := $(foreach d,$(HOST_DIRS),$(wildcard $(d)/*.c))
 HOST_HDRS    := $(foreach d,$(HOST_DIRS),$(wildcard $(d)/*.h)) $(wildcard tests/*.h)
 HOST_TESTS   := $(patsubst tests/%.c,$(HOST_BUILD)/%,$(wildcard tests/test_*.c))
 HOST_CFLAGS  ?= -std=c11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -fsanitize=address,undefined \
-                -fno-omit-frame-pointer -I. -DTF_HOST=1
+                -fno-omit-frame-pointer -I. -DTF_HOST=1 -DNET_TCP_SKIP_HELD=4u
 HOST_LDLIBS  ?= -lcmocka
 
 $(HOST_BUILD)/test_%: tests/test_%.c $(HOST_SRCS) $(HOST_HDRS)

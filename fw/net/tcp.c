@@ -137,8 +137,13 @@ static bool conn_send(struct tcp_conn *c, uint32_t seq, uint8_t flags, size_t le
         memcpy(t + hl + first, c->sndbuf, len - first);
     }
     set_checksum(s, t, c->remote_ip, hl + len);
-    if (flags & TCP_FLAG_ACK)
+    if (flags & TCP_FLAG_ACK) {
         c->ack_pending = false;
+#if NET_TCP_SKIP_HELD > 0
+        c->skip_unacked = 0;
+        c->delack_deadline = 0;
+#endif
+    }
     if (flags & TCP_FLAG_RST)
         s->cnt.tcp_rst_out++;
     s->cnt.tcp_tx++;
@@ -381,6 +386,68 @@ static bool ooo_deliver(struct tcp_conn *c, uint32_t gen)
     return true;
 }
 
+#if NET_TCP_SKIP_HELD > 0
+/* Skipped bytes wait for their ACK, as Linux's delayed ACK: at once from two full segments' worth. */
+static void skip_ack(struct tcp_conn *c, uint32_t n)
+{
+    c->skip_unacked += n;
+    if (c->skip_unacked >= 2u * NET_TCP_MSS)
+        c->ack_pending = true;
+    else if (!c->delack_deadline)
+        c->delack_deadline = now_of(c) + NET_TCP_DELACK_MS;
+}
+
+/* Applies every held skip rcv_nxt has reached, and the held out-of-order data each one reaches in turn. Returns
+ * false when the connection went away in a callback. */
+static bool skip_apply(struct tcp_conn *c, uint32_t gen)
+{
+    for (unsigned i = 0; i < c->skip_n;) {
+        uint32_t from = c->skip_seq[i], end = from + c->skip_len[i];
+        if (seq_gt(from, c->rcv_nxt)) {
+            i++;
+            continue;
+        }
+        c->skip_n--;
+        c->skip_seq[i] = c->skip_seq[c->skip_n];
+        c->skip_len[i] = c->skip_len[c->skip_n];
+        if (seq_gt(end, c->rcv_nxt)) {
+            uint32_t n = end - c->rcv_nxt;
+            from = c->rcv_nxt;
+            c->rcv_nxt = end;
+            skip_ack(c, n);
+            if (c->cb && c->cb->on_skipped) {
+                c->cb->on_skipped(c, c->user, from, n);
+                if (c->gen != gen)
+                    return false;
+            }
+            if (!ooo_deliver(c, gen))
+                return false;
+        }
+        i = 0; /* rcv_nxt moved: a range passed over before may apply now */
+    }
+    return true;
+}
+
+int tcp_rx_skip(struct tcp_conn *c, uint32_t seq, uint32_t len)
+{
+    if (!c || !(c->state == TCP_ESTABLISHED || c->state == TCP_FIN_WAIT_1 || c->state == TCP_FIN_WAIT_2))
+        return TCP_SKIP_STATE;
+    if (len == 0 || seq_leq(seq + len, c->rcv_nxt))
+        return TCP_SKIP_OLD;
+    if (seq_gt(seq + len, c->rcv_nxt + NET_TCP_RCV_WND))
+        return TCP_SKIP_WINDOW;
+    if (c->skip_n == NET_TCP_SKIP_HELD)
+        return TCP_SKIP_FULL;
+    bool now = seq_leq(seq, c->rcv_nxt);
+    c->skip_seq[c->skip_n] = seq;
+    c->skip_len[c->skip_n++] = len;
+    uint32_t gen = c->gen;
+    if (skip_apply(c, gen) && c->ack_pending)
+        send_ack(c);
+    return now ? TCP_SKIP_OK : TCP_SKIP_HELD;
+}
+#endif
+
 static bool in_rcv_window(const struct tcp_conn *c, uint32_t x)
 {
     return seq_leq(c->rcv_nxt, x) && seq_lt(x, c->rcv_nxt + NET_TCP_RCV_WND);
@@ -534,6 +601,10 @@ static void sync_input(struct tcp_conn *c, struct seg *g)
             seq += (uint32_t)dlen;
             if (!ooo_deliver(c, gen))
                 return;
+#if NET_TCP_SKIP_HELD > 0
+            if (!skip_apply(c, gen))
+                return;
+#endif
             if (c->rcv_nxt != seq) {
                 seq = c->rcv_nxt;      /* held bytes followed: a FIN in this segment is now old */
                 fin = false;
@@ -661,6 +732,10 @@ void tcp_poll(struct net_stack *s)
             retransmit(c);
             arm_rto(c);
         }
+#if NET_TCP_SKIP_HELD > 0
+        if (c->delack_deadline && now >= c->delack_deadline)
+            send_ack(c);
+#endif
         if (c->persist_deadline && now >= c->persist_deadline) {
             c->persist_deadline = 0;
             if (sending_state(c->state) && !c->hw_armed && c->snd_wnd == 0 && c->snd_nxt == c->snd_una &&

@@ -63,6 +63,10 @@
 #ifndef NET_TCP_OOO_BUF
 #define NET_TCP_OOO_BUF       4096u       /* out-of-order hold buffer per connection; 0 = none */
 #endif
+#ifndef NET_TCP_SKIP_HELD
+#define NET_TCP_SKIP_HELD     0u          /* ranges a receive offload consumed, held ahead of rcv_nxt (tcp_rx_skip); 0 = none */
+#endif
+#define NET_TCP_DELACK_MS     40u         /* the ACK of skipped bytes waits at most this long (tcp_rx_skip) */
 #define NET_TCP_MSS           (IPV4_PAYLOAD_MAX - TCP_HDR_LEN)   /* 1460: what we accept */
 #define NET_TCP_DEFAULT_MSS   536u        /* peer MSS when it sends no option */
 #define NET_TCP_RTO_INIT_MS   1000u       /* RFC 6298 initial RTO */
@@ -127,6 +131,11 @@ struct tcp_callbacks {
     void (*on_data)(struct tcp_conn *c, void *user, const uint8_t *data, size_t len);
     void (*on_closed)(struct tcp_conn *c, void *user);
     void (*on_error)(struct tcp_conn *c, void *user, enum tcp_error err);
+#if NET_TCP_SKIP_HELD > 0
+    /* Optional: rcv_nxt moved over [seq, seq + len), bytes a receive offload consumed (tcp_rx_skip), in stream order
+     * with on_data. */
+    void (*on_skipped)(struct tcp_conn *c, void *user, uint32_t seq, uint32_t len);
+#endif
 };
 
 /* One connection. Fields are private to tcp.c; use the functions below. */
@@ -166,6 +175,12 @@ struct tcp_conn {
     uint32_t ooo_len;
 #if NET_TCP_OOO_BUF > 0
     uint8_t ooo_buf[NET_TCP_OOO_BUF];
+#endif
+#if NET_TCP_SKIP_HELD > 0
+    uint32_t skip_seq[NET_TCP_SKIP_HELD], skip_len[NET_TCP_SKIP_HELD];   /* held skips, in no order */
+    uint32_t skip_unacked;        /* skipped bytes not acknowledged yet */
+    uint64_t delack_deadline;     /* their ACK is due; 0 = none */
+    uint8_t skip_n;
 #endif
     uint8_t sndbuf[NET_TCP_SNDBUF];   /* byte with sequence s lives at sndbuf[s % SNDBUF] */
 };
@@ -216,6 +231,18 @@ const char *tcp_state_name(enum tcp_state st);
  * armed one); TCP_ADOPT_TOO_LONG (len > max_len given to tcp_hw_arm). */
 enum { TCP_ADOPT_OK = 0, TCP_ADOPT_NOT_ARMED = -1, TCP_ADOPT_BAD_SEQ = -2, TCP_ADOPT_TOO_LONG = -3 };
 bool tcp_hw_arm(struct tcp_conn *c, size_t max_len, uint32_t *seq_out);
+#if NET_TCP_SKIP_HELD > 0
+/* Receive offload (DESIGN.md "Digesting market data"): the peer's bytes [seq, seq + len) were consumed by hardware
+ * and will never be delivered. At rcv_nxt they are skipped at once: rcv_nxt moves over them (on_skipped), held
+ * out-of-order data that follows is delivered, and their ACK is delayed as Linux delays one (sent at once from
+ * two full segments' worth of unacknowledged skipped bytes, else within NET_TCP_DELACK_MS by tcp_poll; any
+ * segment we send carries it too). Ahead of rcv_nxt (an earlier segment was lost on the way to firmware): held
+ * until rcv_nxt reaches them, in stream order with the data. Returns TCP_SKIP_OK (skipped now), TCP_SKIP_HELD,
+ * TCP_SKIP_OLD (nothing new in it), TCP_SKIP_WINDOW (past the receive window), TCP_SKIP_FULL (NET_TCP_SKIP_HELD
+ * ranges held already) or TCP_SKIP_STATE (the connection does not receive). Only OK and HELD change anything. */
+enum { TCP_SKIP_OK = 0, TCP_SKIP_HELD = 1, TCP_SKIP_OLD = 2, TCP_SKIP_WINDOW = -1, TCP_SKIP_FULL = -2, TCP_SKIP_STATE = -3 };
+int tcp_rx_skip(struct tcp_conn *c, uint32_t seq, uint32_t len);
+#endif
 void tcp_hw_disarm(struct tcp_conn *c);
 int tcp_adopt_sent(struct tcp_conn *c, uint32_t seq, const uint8_t *data, size_t len);
 /* Lengthens the lease by n bytes (another order armed while the hardware owns the numbers): false when

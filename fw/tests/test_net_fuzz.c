@@ -92,7 +92,7 @@ static void fz_error(struct tcp_conn *c, void *u, enum tcp_error e)
     conn = NULL;
 }
 
-static const struct tcp_callbacks fz_cbs = {fz_connected, fz_data, fz_closed, fz_error};
+static const struct tcp_callbacks fz_cbs = {fz_connected, fz_data, fz_closed, fz_error, NULL};
 
 static void check_invariants(const struct net_stack *s)
 {

@@ -755,6 +755,111 @@ static void test_abort_sends_rst(void **state)
     assert_int_equal(T.ncap, 2);
 }
 
+/* ---------------- bytes a receive offload consumed (tcp_rx_skip) ---------------- */
+
+/* At rcv_nxt: skipped at once, told to the owner in stream order, ACKed within the delayed-ACK time. */
+static void test_skip_at_rcv_nxt_delayed_ack(void **state)
+{
+    (void)state;
+    struct tcp_conn *c = open_conn(1460, 65535);
+    peer(PSEQ, ISS + 1, TCP_FLAG_ACK | TCP_FLAG_PSH, 65535, "ABCD", 4);
+    check_seg(0, ISS + 1, PSEQ + 4, TCP_FLAG_ACK, 0);              /* data: ACKed at once, as before */
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 4, 100), TCP_SKIP_OK);
+    assert_int_equal(T.skip_calls, 1);
+    assert_int_equal(T.skip_last_seq, PSEQ + 4);
+    assert_int_equal(tcp_hw_rcv_nxt(c), PSEQ + 104);
+    assert_int_equal(T.ncap, 1);                                   /* its ACK waits */
+    poll_at(NOW + NET_TCP_DELACK_MS - 1);
+    assert_int_equal(T.ncap, 1);
+    poll_at(NOW + 1);
+    assert_int_equal(T.ncap, 2);
+    check_seg(1, ISS + 1, PSEQ + 104, TCP_FLAG_ACK, 0);
+    poll_at(NOW + 1000);                                           /* once */
+    assert_int_equal(T.ncap, 2);
+    peer(PSEQ + 104, ISS + 1, TCP_FLAG_ACK, 65535, "EF", 2);        /* the stream goes on after the skipped bytes */
+    assert_int_equal(T.rx_len, 106);
+    assert_memory_equal(T.rx, "ABCD", 4);
+    assert_memory_equal(T.rx + 104, "EF", 2);
+    for (unsigned i = 4; i < 104; i++) assert_int_equal(T.rx[i], '#');
+    check_seg(2, ISS + 1, PSEQ + 106, TCP_FLAG_ACK, 0);
+}
+
+/* Two full segments' worth of skipped bytes are ACKed at once; a segment we send carries the ACK (no extra one). */
+static void test_skip_ack_every_second_full_segment(void **state)
+{
+    (void)state;
+    struct tcp_conn *c = open_conn(1460, 65535);
+    assert_int_equal(tcp_rx_skip(c, PSEQ, NET_TCP_MSS), TCP_SKIP_OK);
+    assert_int_equal(T.ncap, 0);
+    assert_int_equal(tcp_rx_skip(c, PSEQ + NET_TCP_MSS, NET_TCP_MSS), TCP_SKIP_OK);
+    assert_int_equal(T.ncap, 1);
+    check_seg(0, ISS + 1, PSEQ + 2 * NET_TCP_MSS, TCP_FLAG_ACK, 0);
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 2 * NET_TCP_MSS, 50), TCP_SKIP_OK);
+    assert_int_equal(tcp_send(c, PAT, 10), 10);                    /* our data carries the ACK of those 50 */
+    assert_int_equal(T.ncap, 2);
+    check_seg(1, ISS + 1, PSEQ + 2 * NET_TCP_MSS + 50, TCP_FLAG_ACK | TCP_FLAG_PSH, 10);
+    poll_at(NOW + NET_TCP_DELACK_MS);
+    assert_int_equal(T.ncap, 2);                                   /* no delayed ACK left to send */
+}
+
+/* Ahead of rcv_nxt (the segment before it was lost on the way to firmware): held; the retransmission fills the
+ * hole, then the skip applies, then the out-of-order data held behind it is delivered, in stream order. */
+static void test_skip_held_until_the_hole_is_filled(void **state)
+{
+    (void)state;
+    struct tcp_conn *c = open_conn(1460, 65535);
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 4, 10), TCP_SKIP_HELD);
+    assert_int_equal(tcp_hw_rcv_nxt(c), PSEQ);
+    assert_int_equal(T.skip_calls, 0);
+    assert_int_equal(T.ncap, 0);
+    peer(PSEQ + 14, ISS + 1, TCP_FLAG_ACK, 65535, "XY", 2);          /* after the skipped range: held out of order */
+    check_seg(0, ISS + 1, PSEQ, TCP_FLAG_ACK, 0);
+    assert_int_equal(T.rx_len, 0);
+    peer(PSEQ, ISS + 1, TCP_FLAG_ACK, 65535, "ABCD", 4);             /* the lost segment again */
+    assert_int_equal(T.rx_len, 16);
+    assert_memory_equal(T.rx, "ABCD##########XY", 16);
+    assert_int_equal(T.skip_calls, 1);
+    assert_int_equal(T.skip_last_seq, PSEQ + 4);
+    assert_int_equal(T.ncap, 2);
+    check_seg(1, ISS + 1, PSEQ + 16, TCP_FLAG_ACK, 0);
+}
+
+/* Two held ranges given in reverse order apply in stream order; a range partly before rcv_nxt skips only the rest. */
+static void test_skip_ranges_in_stream_order(void **state)
+{
+    (void)state;
+    struct tcp_conn *c = open_conn(1460, 65535);
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 20, 5), TCP_SKIP_HELD);
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 10, 10), TCP_SKIP_HELD);
+    peer(PSEQ, ISS + 1, TCP_FLAG_ACK, 65535, "0123456789", 10);
+    assert_int_equal(T.rx_len, 25);
+    assert_int_equal(T.skip_calls, 2);
+    assert_int_equal(T.skip_last_seq, PSEQ + 20);
+    assert_int_equal(tcp_hw_rcv_nxt(c), PSEQ + 25);
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 20, 10), TCP_SKIP_OK);   /* 20..25 known: 25..30 skipped */
+    assert_int_equal(T.skip_last_seq, PSEQ + 25);
+    assert_int_equal(tcp_hw_rcv_nxt(c), PSEQ + 30);
+    assert_int_equal(T.rx_len, 30);
+}
+
+/* What is refused changes nothing. */
+static void test_skip_refusals(void **state)
+{
+    (void)state;
+    assert_int_equal(tcp_rx_skip(NULL, 0, 1), TCP_SKIP_STATE);
+    struct tcp_conn *c = open_conn(1460, 65535);
+    assert_int_equal(tcp_rx_skip(c, PSEQ, 0), TCP_SKIP_OLD);
+    assert_int_equal(tcp_rx_skip(c, PSEQ - 10, 10), TCP_SKIP_OLD);
+    assert_int_equal(tcp_rx_skip(c, PSEQ + NET_TCP_RCV_WND - 5, 10), TCP_SKIP_WINDOW);
+    for (unsigned i = 0; i < NET_TCP_SKIP_HELD; i++) assert_int_equal(tcp_rx_skip(c, PSEQ + 100 + 10 * i, 5), TCP_SKIP_HELD);
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 500, 5), TCP_SKIP_FULL);
+    assert_int_equal(tcp_hw_rcv_nxt(c), PSEQ);
+    assert_int_equal(T.skip_calls, 0);
+    assert_int_equal(T.ncap, 0);
+    peer(PSEQ, ISS + 1, TCP_FLAG_ACK | TCP_FLAG_FIN, 65535, NULL, 0); /* the peer closes: nothing more is received */
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 1, 5), TCP_SKIP_STATE);
+}
+
 /* ---------------- callbacks re-entering the stack ---------------- */
 
 static void echo_on_data(struct tcp_conn *c, void *user, const uint8_t *d, size_t n)
@@ -764,7 +869,7 @@ static void echo_on_data(struct tcp_conn *c, void *user, const uint8_t *d, size_
     assert_int_equal(tcp_send(c, d, n), n);
 }
 
-static const struct tcp_callbacks echo_cbs = {t_on_connected, echo_on_data, t_on_closed, t_on_error};
+static const struct tcp_callbacks echo_cbs = {t_on_connected, echo_on_data, t_on_closed, t_on_error, NULL};
 
 static void test_echo_from_callback_piggybacks_ack(void **state)
 {
@@ -785,7 +890,7 @@ static void abort_on_data(struct tcp_conn *c, void *user, const uint8_t *d, size
     tcp_abort(c);
 }
 
-static const struct tcp_callbacks abort_cbs = {t_on_connected, abort_on_data, t_on_closed, t_on_error};
+static const struct tcp_callbacks abort_cbs = {t_on_connected, abort_on_data, t_on_closed, t_on_error, NULL};
 
 static void test_abort_from_callback(void **state)
 {
@@ -807,7 +912,7 @@ static void reconnect_on_error(struct tcp_conn *c, void *user, enum tcp_error e)
     T.conn = tcp_connect(&T.stack, T_PEER_IP, PORT, &t_cbs, NULL);
 }
 
-static const struct tcp_callbacks reconnect_cbs = {t_on_connected, t_on_data, t_on_closed, reconnect_on_error};
+static const struct tcp_callbacks reconnect_cbs = {t_on_connected, t_on_data, t_on_closed, reconnect_on_error, NULL};
 
 static void test_reconnect_from_error_callback(void **state)
 {
@@ -974,6 +1079,11 @@ int main(void)
         cmocka_unit_test_setup(test_send_buffer_bounded, setup),
         cmocka_unit_test_setup(test_receive_in_order, setup),
         cmocka_unit_test_setup(test_out_of_order_not_delivered_early, setup),
+        cmocka_unit_test_setup(test_skip_at_rcv_nxt_delayed_ack, setup),
+        cmocka_unit_test_setup(test_skip_ack_every_second_full_segment, setup),
+        cmocka_unit_test_setup(test_skip_held_until_the_hole_is_filled, setup),
+        cmocka_unit_test_setup(test_skip_ranges_in_stream_order, setup),
+        cmocka_unit_test_setup(test_skip_refusals, setup),
         cmocka_unit_test_setup(test_duplicate_reacked, setup),
         cmocka_unit_test_setup(test_window_edge_trimmed, setup),
         cmocka_unit_test_setup(test_rtt_estimate, setup),
