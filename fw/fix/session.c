@@ -837,6 +837,17 @@ int fix_session_fill_gap(fix_session_t *s, uint32_t seq, uint32_t n, uint64_t no
 fix_sess_state_t fix_session_state(const fix_session_t *s) { return s->state; }
 uint32_t fix_session_next_out(const fix_session_t *s) { return s->next_out; }
 bool fix_session_rx_at_boundary(const fix_session_t *s) { return s->framer.len == 0; }
+
+int fix_session_digested(fix_session_t *s, uint32_t first, uint32_t count, uint64_t now_ms)
+{
+    if (s->state != FIX_SESS_ACTIVE || s->framer.len != 0 || count == 0 || first != s->next_in)
+        return FIX_E_RANGE;
+    s->next_in += count;
+    s->last_rx_ms = now_ms;
+    s->test_req_pending = false; /* the peer is alive */
+    after_in_seq(s);
+    return FIX_OK;
+}
 uint32_t fix_session_next_in(const fix_session_t *s) { return s->next_in; }
 
 void fix_session_set_seqnums(fix_session_t *s, uint32_t next_out, uint32_t next_in)

@@ -242,6 +242,13 @@ int fix_session_record_sent(fix_session_t *s, const uint8_t *msg, size_t len, ui
  * (on_sent). Returns the MsgSeqNum, FIX_E_FORMAT (not a FIX message) or FIX_E_RANGE (34 is not next_out:
  * nothing taken). */
 int64_t fix_session_adopt(fix_session_t *s, const uint8_t *msg, size_t len, uint64_t now_ms);
+/* Messages the receive parser digested (DESIGN.md "Digesting market data"): `count` 35=W of this session with
+ * MsgSeqNums first .. first + count - 1 that hardware verified (CheckSum, CompIDs, MsgSeqNum in sequence, no
+ * PossDup) and firmware never sees; their bytes went past the framer (tcp_rx_skip), which must stand at a message
+ * boundary. They count as received now: the peer is alive, next_in moves past them. Returns FIX_OK, or FIX_E_RANGE
+ * (nothing taken) when the session is not active, the framer holds part of a message, count is 0 or first is not
+ * next_in: the parser and the session disagree, and the owner resynchronises the parser. */
+int fix_session_digested(fix_session_t *s, uint32_t first, uint32_t count, uint64_t now_ms);
 /* Sends SequenceReset-GapFill 34=seq 36=seq+n for reserved numbers that will never be used. */
 int fix_session_fill_gap(fix_session_t *s, uint32_t seq, uint32_t n, uint64_t now_ms);
 

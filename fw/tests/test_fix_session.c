@@ -317,6 +317,42 @@ static void test_2n_first_three_fields_out_of_order_ignored(void **st)
     assert_true(fx_has_event(&T, FIX_EV_GARBLED));
 }
 
+/* ---- messages the receive parser digested (fix_session_digested) ---- */
+
+/* They move next_in and count as heard from the peer: no TestRequest while digested market data flows. */
+static void test_digested_messages_move_next_in_and_keep_the_peer_alive(void **st)
+{
+    (void)st;
+    logon_default();
+    fx_in(&T, 2000, "35=0|34=2|");
+    assert_int_equal(fix_session_digested(&T.s, 3, 5, 20000), FIX_OK);
+    assert_int_equal(fix_session_next_in(&T.s), 8);
+    assert_int_equal(fix_session_digested(&T.s, 8, 1, 50000), FIX_OK);
+    fix_session_poll(&T.s, 50000 + 35999);      /* 36 s after the last digested message: not yet */
+    for (int i = 0; i < T.nsent; i++) assert_string_not_equal(fx_field(&T, i, 35), "1");
+    fix_session_poll(&T.s, 50000 + 36000);
+    FX_EXPECT(&T, T.nsent - 1, "35=1|34=*|" HDR_US "112=TEST1|");
+    fx_in(&T, 90000, "35=0|34=9|112=TEST1|");  /* the stream goes on after them */
+    assert_int_equal(fix_session_next_in(&T.s), 10);
+    assert_int_equal(T.disconnects, 0);
+}
+
+/* Refused, with nothing changed: not the next MsgSeqNum, none, not logged on, or part of a message held. */
+static void test_digested_refused_when_the_parser_and_the_session_disagree(void **st)
+{
+    (void)st;
+    fix_session_config_t c = fx_default_cfg();
+    fx_init(&T, &c);
+    assert_int_equal(fix_session_digested(&T.s, 1, 1, 1000), FIX_E_RANGE);   /* not logged on */
+    fx_logon(&T);
+    assert_int_equal(fix_session_digested(&T.s, 3, 1, 2000), FIX_E_RANGE);   /* 2 expected */
+    assert_int_equal(fix_session_digested(&T.s, 2, 0, 2000), FIX_E_RANGE);
+    fx_bytes(&T, 2000, "8=FIX.4.4\x01" "9=", 12);                              /* half a message held */
+    assert_false(fix_session_rx_at_boundary(&T.s));
+    assert_int_equal(fix_session_digested(&T.s, 2, 1, 2000), FIX_E_RANGE);
+    assert_int_equal(fix_session_next_in(&T.s), 2);
+}
+
 /* ---- 4, 5, 6: heartbeats and test requests ---- */
 
 static void test_4_heartbeat_received_accepted(void **st)
@@ -919,6 +955,8 @@ int main(void)
         cmocka_unit_test(test_2l_invalid_msgtype_rejected),
         cmocka_unit_test(test_2m_unsupported_msgtype_business_reject),
         cmocka_unit_test(test_2n_first_three_fields_out_of_order_ignored),
+        cmocka_unit_test(test_digested_messages_move_next_in_and_keep_the_peer_alive),
+        cmocka_unit_test(test_digested_refused_when_the_parser_and_the_session_disagree),
         cmocka_unit_test(test_4_heartbeat_received_accepted),
         cmocka_unit_test(test_5_heartbeat_sent_when_nothing_sent_for_heartbtint),
         cmocka_unit_test(test_6_test_request_sent_when_peer_silent_then_disconnect),
