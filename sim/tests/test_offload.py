@@ -7,9 +7,12 @@ tfctl (sim/tests/soc.py): every step is a typed request, every check an event or
     the ClOrdID the fire names, 100 at 100.x and 99.x).
  3. The harness drops the next order frame on the wire; a third stop fires, the firmware's TCP retransmits the
     adopted bytes and the exchange receives that order exactly once (filled: cum 200, leaves 0).
- 4. A firmware order after the fires is accepted (order.new); the stop table's events show the three hardware fires
-    and the two stops still armed; the offload's counters say 3 orders sent by hardware, none triggered but not
-    sent, no error; then `fix stop` (logout, the connection closed). No event was missed over the run.
+ 4. Stop 3 (in the hardware, never crossed) is canceled: the offload's counters show only stop 2 loaded and its
+    template alone armed, no late cancel. A firmware order after the fires is accepted (order.new; its MsgSeqNum
+    and TCP bytes follow on, so the cancel gave the lease back right); the stop table's events show the three
+    hardware fires, stop 2 still armed and stop 3 canceled; the offload's counters say the trigger table fired 3
+    times and the engine sent 3 orders, none triggered but not sent, no error; then `fix stop` (logout, the
+    connection closed). No event was missed over the run.
 Checked on the exchange's own message log: every order from the SoC accepted (no 35=3/35=j, no Reject execution
 report), no ResendRequest, no Logout but the SoC's, the SoC's MsgSeqNums without a gap, each ClOrdID once. The
 hardware orders' latencies come from the pcap (tools/latency/analyze.py, checked against the stop.fired events):
@@ -78,20 +81,30 @@ with rig:
     rig.check("dropped by drop-tx-match" in rig.sim_log(), "the harness did not drop the order frame")
     filled(f4, "the retransmitted order filled (cum 200, leaves 0)", 200, timeout=60)
 
-    # 4. a firmware order after the hardware ones, the stop table, the counters, the end of the session
+    # 4. stop 3 (loaded in the hardware, never crossed) canceled: the trigger table says it was still armed, so the
+    #    engine's template is disarmed and its bytes leave the TCP lease (no lock: the cancel races the fire and the
+    #    hardware decides); then a firmware order after the hardware ones, the stop table, the counters, the end
     since = rig.last_seq()
+    tf.stops.disarm(3)
+    rig.wait("stop.canceled", 10, "stop 3's stop.canceled", lambda e: e["stop"] == 3, since)
+    ofl = rig.counters("offload")["offload"]
+    rig.check((ofl["loaded"], ofl["armed"], ofl["late_cancels"]) == (1 << 2, 1 << 2, 0),
+              f"after the cancel of stop 3: stops loaded 0x{ofl['loaded']:x}, templates armed 0x{ofl['armed']:x}, late "
+              f"cancels {ofl['late_cancels']} (want 0x4, 0x4, 0: only stop 2 left in the hardware)")
     k = tf.orders.send("buy", "MSFT", 10, "90.00")
     rig.wait("order.new", 30, "the New of the firmware order after the hardware fires", lambda e: e["order"] == k, since)
     stops = {s["stop"]: s for s in tf.stops.list()}
     hw_fires = sum(s["fires"] for s in stops.values() if s["by_hw"])
     fw_fires = sum(s["fires"] for s in stops.values() if not s["by_hw"])
     rig.check((fw_fires, hw_fires) == (0, 3), f"the stop table shows {fw_fires} firmware and {hw_fires} hardware fires (want 0 and 3)")
-    for i, what in ((2, "AAPL, never traded"), (3, "above the market")):
-        s = stops.get(i, {})
-        rig.check(s.get("state") == "armed" and s.get("hw") is True and s.get("fires") == 0, f"stop {i} ({what}) is not armed any more: {s}")
+    s = stops.get(2, {})
+    rig.check(s.get("state") == "armed" and s.get("hw") is True and s.get("fires") == 0, f"stop 2 (AAPL, never traded) is not armed any more: {s}")
+    s = stops.get(3, {})
+    rig.check(s.get("state") == "canceled" and s.get("fires") == 0, f"stop 3 (above the market) is not canceled: {s}")
     ofl = rig.counters("offload")["offload"]
-    rig.check((ofl["sent"], ofl["not_sent"], ofl["errors"]) == (3, 0, 0),
-              f"offload counters: sent by hardware {ofl['sent']}, triggered but not sent {ofl['not_sent']}, errors {ofl['errors']} (want 3, 0, 0)")
+    rig.check((ofl["table_fires"], ofl["sent"], ofl["not_sent"], ofl["errors"]) == (3, 3, 0, 0),
+              f"offload counters: fires of the trigger table {ofl['table_fires']}, sent by hardware {ofl['sent']}, "
+              f"triggered but not sent {ofl['not_sent']}, errors {ofl['errors']} (want 3, 3, 0, 0)")
     since = rig.last_seq()
     rig.console("fix stop")
     rig.wait("logout", 30, "the Logout answer", since=since)
@@ -156,5 +169,5 @@ with rig:
           f"retransmission(s) in the capture), {nfills} fills, 0 Rejects, 0 ResendRequests, MsgSeqNums without gaps")
     print(f"   | hardware orders: EOF2SOF {e['min']}..{e['max']} cycles, T2T {t['min']}..{t['max']}, SOF2SOF {s2['min']}..{s2['max']} "
           f"(125 MHz Ethernet cycles); stack: {info['stack_used']} of {info['stack_size']} bytes used at most; RAM free {info['ram_free']} bytes")
-    rig.ok("offload (3 hardware fires accepted and filled, 2 stops that must not fire did not, a dropped order frame "
+    rig.ok("offload (3 hardware fires accepted and filled, 2 stops that must not fire did not (one canceled in the hardware), a dropped order frame "
            "retransmitted once, firmware order after them)")
