@@ -16,7 +16,9 @@ tfctl (sim/tests/soc.py): every step is a typed request, every check an event or
 Checked on the exchange's own message log: every order from the SoC accepted (no 35=3/35=j, no Reject execution
 report), no ResendRequest, no Logout but the SoC's, the SoC's MsgSeqNums without a gap, each ClOrdID once. The
 hardware orders' latencies come from the pcap (tools/latency/analyze.py, checked against the stop.fired events):
-EOF2SOF exactly 13 cycles and T2T exactly 32 for every fire (pinned figures; DESIGN.md's target is EOF2SOF at most 16).
+EOF2SOF exactly 13 cycles for every fire, and T2T exactly 32 for every fire with the market's layout (one message per
+segment, trade entry last; a fire in a segment the exchange's kernel joined is counted, its T2T = EOF2SOF + the wire
+time after its price) (pinned figures; DESIGN.md's target is EOF2SOF at most 16).
 """
 import json
 import re
@@ -160,14 +162,25 @@ with rig:
               "with another trade than their stop.fired event's")
     # the firmware's order (a console order, no stop) has no trigger; the 3 hardware orders have one
     rig.check(hw["eof2sof"]["count"] == 3, f"latency: {hw['eof2sof']['count']} hardware orders with a trigger in the capture (want 3)")
-    # Exact figures, measured at this hardware (one message per segment, the trade entry last): a change in the
-    # datapath's latency must be a deliberate edit here. EOF2SOF 13 = the DESIGN.md target of at most 16 met.
-    EXPECT_EOF2SOF, EXPECT_T2T = 13, 32
+    # Exact figures, measured at this hardware: a change in the datapath's latency must be a deliberate edit here.
+    # EOF2SOF 13 for every fire, whatever the layout (the hardware sends after the frame's end; the DESIGN.md target
+    # of at most 16 met). T2T 32 for every fire whose trade price is 19 cycles before its frame's end: the market's
+    # layout, one message per segment with the trade entry last. The exchange's kernel sometimes joins two steps'
+    # messages into one segment (Nagle, while an ACK is outstanding: more often on a loaded machine); that fire then
+    # waits for the frame's end, T2T = 13 + the wire time after the price, and it is counted, not failed.
+    EXPECT_EOF2SOF, EXPECT_T2T, EXPECT_PRICE_TO_EOF = 13, 32, 19
     rig.check(e["min"] == e["max"] == EXPECT_EOF2SOF, f"latency: hardware EOF2SOF {e['min']}..{e['max']} cycles (expected exactly {EXPECT_EOF2SOF})")
-    rig.check(t["min"] == t["max"] == EXPECT_T2T, f"latency: hardware T2T {t['min']}..{t['max']} cycles (expected exactly {EXPECT_T2T})")
+    hw_orders = [o for o in json.loads(lat.read_text())["orders"] if o["path"] == "hw" and o.get("t2t_cycles") is not None]
+    paper = [o for o in hw_orders if o["trigger_eof_cycle"] - o["trigger_byte_cycle"] == EXPECT_PRICE_TO_EOF]
+    joined = [o for o in hw_orders if o not in paper]
+    rig.check(paper and all(o["t2t_cycles"] == EXPECT_T2T for o in paper),
+              f"latency: hardware T2T of the fires with the market's layout {[o['t2t_cycles'] for o in paper]} (expected exactly {EXPECT_T2T} each, at least one)")
+    rig.check(all(o["t2t_cycles"] == o["eof2sof_cycles"] + o["trigger_eof_cycle"] - o["trigger_byte_cycle"] for o in joined),
+              f"latency: a fire in a joined segment whose T2T is not EOF2SOF + the wire time after its price: {joined}")
     print(f"   | exchange log: 4 orders (3 from hardware, one of them retransmitted by TCP after a drop; {retx} TCP "
           f"retransmission(s) in the capture), {nfills} fills, 0 Rejects, 0 ResendRequests, MsgSeqNums without gaps")
-    print(f"   | hardware orders: EOF2SOF {e['min']}..{e['max']} cycles, T2T {t['min']}..{t['max']}, SOF2SOF {s2['min']}..{s2['max']} "
+    print(f"   | hardware orders: EOF2SOF {e['min']}..{e['max']} cycles, T2T {t['min']}..{t['max']} ({len(paper)} with the market's "
+          f"layout, {len(joined)} in a segment the exchange's kernel joined), SOF2SOF {s2['min']}..{s2['max']} "
           f"(125 MHz Ethernet cycles); stack: {info['stack_used']} of {info['stack_size']} bytes used at most; RAM free {info['ram_free']} bytes")
     rig.ok("offload (3 hardware fires accepted and filled, 2 stops that must not fire did not (one canceled in the hardware), a dropped order frame "
            "retransmitted once, firmware order after them)")
