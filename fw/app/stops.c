@@ -71,10 +71,16 @@ static void fired_event(unsigned i, uint32_t msgseq, uint32_t cycles) {
              (int32_t)s->order, o ? o->clordid : "", o ? o->seq : msgseq, cycles, s->state == STOP_ARMED);
 }
 
-/* "order table full: N live orders, M armed stops" (after the caller's start of the line). */
-static void say_table_full(void) {
-    unsigned avail = fix_app_available(fixclient_app());
-    printf("order table full: %u live orders, %u armed stops\n", FIX_APP_MAX_ORDERS - avail, stops_keep(STOPS_MAX));
+/* Is no order table entry left for stop i's order (besides those the other armed stops keep; i = STOPS_MAX: a new
+ * stop)? Then says so: "error: order table full: N live orders, M armed stops" for a new stop, "stop i: disarmed,
+ * order table full: ..." for a repeating stop after its fire. */
+static bool table_full(unsigned i) {
+    unsigned avail = fix_app_available(fixclient_app()), keep = stops_keep(i);
+    if (avail > keep) return false;
+    if (i < STOPS_MAX) printf("stop %u: disarmed, ", i);
+    else printf("error: ");
+    printf("order table full: %u live orders, %u armed stops\n", FIX_APP_MAX_ORDERS - avail, keep);
+    return true;
 }
 
 void stops_flush_events(void) {
@@ -93,7 +99,6 @@ static void fired(unsigned i, int64_t trade_px, int order, const char *hw_clordi
     bool hw = hw_clordid != NULL;
     stop_t *s = &stops[i];
     s->state = STOP_FIRED;
-    if (s->repeat && fix_app_available(fixclient_app()) > stops_keep(i)) s->state = STOP_ARMED;
     s->fired_px = trade_px;
     s->by_hw = hw;
     s->order = order;
@@ -106,10 +111,7 @@ static void fired(unsigned i, int64_t trade_px, int order, const char *hw_clordi
     else printf(": order %s sent, not tracked (order table: %d)", hw_clordid, order); /* on the wire all the same */
     if (hw) printf(", MsgSeqNum %lu, %lu cycles from the price to the MAC", (unsigned long)msgseq, (unsigned long)cycles);
     printf("\n");
-    if (s->repeat && s->state == STOP_FIRED) {
-        printf("stop %u: disarmed, ", i);
-        say_table_full();
-    }
+    if (s->repeat && !table_full(i)) s->state = STOP_ARMED;
 }
 
 void stops_hw_fired(unsigned i, int64_t trade_px, int order, const char *clordid, uint32_t msgseq, uint32_t cycles) {
@@ -212,11 +214,7 @@ int cmd_stop(int argc, char **argv) {
         return 1;
     }
     /* its order's entry in the order table: one left for each armed stop */
-    if (fix_app_available(fixclient_app()) <= stops_keep(STOPS_MAX)) {
-        printf("error: ");
-        say_table_full();
-        return 1;
-    }
+    if (table_full(STOPS_MAX)) return 1;
     /* reuse free slots first, then the oldest finished ones */
     for (unsigned j = 0; j < STOPS_MAX; j++)
         if (stops[j].state == STOP_FREE) {
