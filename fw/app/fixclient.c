@@ -772,7 +772,7 @@ static int new_order(char side, int argc, char **argv) {
         printf("error: not logged on\n");
         return 1;
     }
-    int idx = fix_app_new_order(&app, argv[1], side, qty, px, now_ms());
+    int idx = fix_app_new_order(&app, argv[1], side, qty, px, stops_keep(STOPS_MAX), now_ms()); /* the armed stops' entries */
     if (idx < 0) {
         printf("error: order not sent (%d: %s)\n", idx, idx == FIX_E_FULL ? "order table full" : "bad order");
         return 1;

@@ -192,8 +192,8 @@ static void handle(const order_tx_record_t *r) {
     uint64_t now = timer_ms();
     char id[FIX_ID_MAX];
     clordid_of(fix, m->fix_len, id);
-    int order = st ? fix_app_adopt_order(fixclient_app(), id, st->symbol, st->side, st->qty, st->limit_px, r->msgseq, now)
-                   : -1;
+    int order = st ? fix_app_adopt_order(fixclient_app(), id, st->symbol, st->side, st->qty, st->limit_px, r->msgseq,
+                                         stops_keep(i), now) : -1; /* into the entry the armed stop kept */
     uint32_t lat = r->tx_stamp - r->rx_stamp;
     if (ofl.lat_n == 0 || lat < ofl.lat_min) ofl.lat_min = lat;
     if (lat > ofl.lat_max) ofl.lat_max = lat;

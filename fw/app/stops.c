@@ -22,6 +22,12 @@ static const bool hw_mode = false;
 const stop_t *stops_get(unsigned i) { return i < STOPS_MAX ? &stops[i] : NULL; }
 stop_t *stops_slot(unsigned i) { return i < STOPS_MAX ? &stops[i] : NULL; }
 
+unsigned stops_keep(unsigned i) {
+    unsigned n = 0;
+    for (unsigned k = 0; k < STOPS_MAX; k++) n += k != i && stops[k].state == STOP_ARMED;
+    return n;
+}
+
 uint32_t stops_hw_armed(void) {
     uint32_t m = 0;
     for (unsigned i = 0; i < STOPS_MAX; i++)
@@ -61,8 +67,20 @@ static uint32_t fired_msgseq[STOPS_MAX], fired_cycles[STOPS_MAX];
 static void fired_event(unsigned i, uint32_t msgseq, uint32_t cycles) {
     const stop_t *s = &stops[i];
     const fix_order_t *o = fix_app_order(fixclient_app(), s->order);
-    mp_event("stop.fired", "stop:u by_hw:b trade:p order:i clordid:s msgseq:u cycles:u", i, s->by_hw, s->fired_px,
-             (int32_t)s->order, o ? o->clordid : "", o ? o->seq : msgseq, cycles);
+    mp_event("stop.fired", "stop:u by_hw:b trade:p order:i clordid:s msgseq:u cycles:u armed:b", i, s->by_hw, s->fired_px,
+             (int32_t)s->order, o ? o->clordid : "", o ? o->seq : msgseq, cycles, s->state == STOP_ARMED);
+}
+
+/* Is no order table entry left for stop i's order (besides those the other armed stops keep; i = STOPS_MAX: a new
+ * stop)? Then says so: "error: order table full: N live orders, M armed stops" for a new stop, "stop i: disarmed,
+ * order table full: ..." for a repeating stop after its fire. */
+static bool table_full(unsigned i) {
+    unsigned avail = fix_app_available(fixclient_app()), keep = stops_keep(i);
+    if (avail > keep) return false;
+    if (i < STOPS_MAX) printf("stop %u: disarmed, ", i);
+    else printf("error: ");
+    printf("order table full: %u live orders, %u armed stops\n", FIX_APP_MAX_ORDERS - avail, keep);
+    return true;
 }
 
 void stops_flush_events(void) {
@@ -73,12 +91,14 @@ void stops_flush_events(void) {
         }
 }
 
-/* A stop fired: a one-shot stop is done, a repeating one is armed again (the hardware gets a new order).
- * hw_clordid: the ClOrdID of the order the hardware sent, NULL when firmware sent it. */
-static void fired(unsigned i, int64_t trade_px, int order, const char *hw_clordid) {
+/* A stop fired, its order in the order table (order: the entry the stop kept for it; negative only for a hardware
+ * order the table could not take). A one-shot stop is done; a repeating one is armed again (the hardware gets a
+ * new order) when an entry is left for its next order, else it is disarmed, and says so.
+ * hw_clordid: the ClOrdID of the order the hardware sent (with its MsgSeqNum and cycles), NULL when firmware sent it. */
+static void fired(unsigned i, int64_t trade_px, int order, const char *hw_clordid, uint32_t msgseq, uint32_t cycles) {
     bool hw = hw_clordid != NULL;
     stop_t *s = &stops[i];
-    s->state = s->repeat ? STOP_ARMED : STOP_FIRED;
+    s->state = STOP_FIRED;
     s->fired_px = trade_px;
     s->by_hw = hw;
     s->order = order;
@@ -88,14 +108,15 @@ static void fired(unsigned i, int64_t trade_px, int order, const char *hw_clordi
     else printf("?");
     const fix_order_t *o = fix_app_order(fixclient_app(), order);
     if (o) printf(": order %d %s sent", order, o->clordid);
-    else if (hw) printf(": order %s sent, not tracked (order table: %d)", hw_clordid, order); /* on the wire all the same */
-    else printf(": order NOT sent (%d)", order);
+    else printf(": order %s sent, not tracked (order table: %d)", hw_clordid, order); /* on the wire all the same */
+    if (hw) printf(", MsgSeqNum %lu, %lu cycles from the price to the MAC", (unsigned long)msgseq, (unsigned long)cycles);
+    printf("\n");
+    if (s->repeat && !table_full(i)) s->state = STOP_ARMED;
 }
 
 void stops_hw_fired(unsigned i, int64_t trade_px, int order, const char *clordid, uint32_t msgseq, uint32_t cycles) {
     hw_fires++;
-    fired(i, trade_px, order, clordid);
-    printf(", MsgSeqNum %lu, %lu cycles from the price to the MAC\n", (unsigned long)msgseq, (unsigned long)cycles);
+    fired(i, trade_px, order, clordid, msgseq, cycles);
     fired_msgseq[i] = msgseq;
     fired_cycles[i] = cycles;
     fired_pending |= 1u << i;
@@ -103,9 +124,14 @@ void stops_hw_fired(unsigned i, int64_t trade_px, int order, const char *clordid
 
 void stops_fire_fw(unsigned i, int64_t trade_px) {
     stop_t *s = &stops[i];
+    /* the entry it kept: only the session can refuse the order (nothing can be sent now) */
+    int order = fix_app_new_order(fixclient_app(), s->symbol, s->side, s->qty, s->limit_px, stops_keep(i), timer_ms());
+    if (order < 0) { /* not spent: the next trade that crosses it fires it */
+        printf("stop %u: order NOT sent (%d), still armed\n", i, order);
+        return;
+    }
     fw_fires++;
-    fired(i, trade_px, fix_app_new_order(fixclient_app(), s->symbol, s->side, s->qty, s->limit_px, timer_ms()), NULL);
-    printf("\n");
+    fired(i, trade_px, order, NULL, 0, 0);
     stops_flush_events(); /* in order */
     fired_event(i, 0, 0);
 }
@@ -143,7 +169,7 @@ static int cmd_stops(int argc, char **argv) {
 }
 TF_COMMAND(stops, "list the stop orders", cmd_stops);
 
-static int cmd_stop(int argc, char **argv) {
+int cmd_stop(int argc, char **argv) {
     unsigned dec = fixclient_price_decimals();
     if (argc == 3 && strcmp(argv[1], "cancel") == 0) {
         uint32_t i;
@@ -187,6 +213,8 @@ static int cmd_stop(int argc, char **argv) {
         printf("error: all %d stop slots are armed\n", STOPS_MAX);
         return 1;
     }
+    /* its order's entry in the order table: one left for each armed stop */
+    if (table_full(STOPS_MAX)) return 1;
     /* reuse free slots first, then the oldest finished ones */
     for (unsigned j = 0; j < STOPS_MAX; j++)
         if (stops[j].state == STOP_FREE) {

@@ -99,23 +99,43 @@ static bool terminal(fix_ord_state_t st)
     return st == FIX_ORD_FILLED || st == FIX_ORD_CANCELED || st == FIX_ORD_REJECTED;
 }
 
-static int alloc_order(fix_app_t *a)
+/* A new order's entry: a free one, else the finished order's sent first (a free entry's sent_ms is 0), and its
+ * number of available entries (free or finished) in *n. -1: none. */
+static int pick_order(const fix_app_t *a, unsigned *n)
 {
     int best = -1;
+    *n = 0;
     for (int i = 0; i < FIX_APP_MAX_ORDERS; i++) {
         const fix_order_t *o = &a->orders[i];
-        if (o->state == FIX_ORD_FREE) return i;
-        if (terminal(o->state) && (best < 0 || o->sent_ms < a->orders[best].sent_ms)) best = i;
+        if (o->state != FIX_ORD_FREE && !terminal(o->state)) continue;
+        ++*n;
+        if (best < 0 || o->sent_ms < a->orders[best].sent_ms) best = i;
     }
     return best;
 }
 
-int fix_app_new_order(fix_app_t *a, const char *symbol, char side, int64_t qty, int64_t price, uint64_t now_ms)
+unsigned fix_app_available(const fix_app_t *a)
+{
+    unsigned n;
+    (void)pick_order(a, &n);
+    return n;
+}
+
+/* The entry for a new order that leaves `keep` available entries besides it, or -1. */
+static int alloc_order(const fix_app_t *a, unsigned keep)
+{
+    unsigned n;
+    int i = pick_order(a, &n);
+    return n > keep ? i : -1;
+}
+
+int fix_app_new_order(fix_app_t *a, const char *symbol, char side, int64_t qty, int64_t price, unsigned keep,
+                      uint64_t now_ms)
 {
     if ((side != '1' && side != '2') || qty <= 0 || price <= 0 || !symbol || !symbol[0] ||
         strlen(symbol) >= FIX_SYMBOL_MAX)
         return FIX_E_RANGE;
-    int idx = alloc_order(a);
+    int idx = alloc_order(a, keep);
     if (idx < 0) return FIX_E_FULL;
     fix_builder_t *b = fix_session_begin(a->s, "D", now_ms);
     if (!b) return FIX_E_MISSING;
@@ -147,12 +167,12 @@ int fix_app_new_order(fix_app_t *a, const char *symbol, char side, int64_t qty, 
 void fix_app_take_clordid(fix_app_t *a, char out[FIX_ID_MAX]) { make_clordid(a, out); }
 
 int fix_app_adopt_order(fix_app_t *a, const char *clordid, const char *symbol, char side, int64_t qty, int64_t price,
-                        uint32_t seq, uint64_t now_ms)
+                        uint32_t seq, unsigned keep, uint64_t now_ms)
 {
     if ((side != '1' && side != '2') || qty <= 0 || !clordid || strlen(clordid) >= FIX_ID_MAX || !symbol ||
         strlen(symbol) >= FIX_SYMBOL_MAX)
         return FIX_E_RANGE;
-    int idx = alloc_order(a);
+    int idx = alloc_order(a, keep);
     if (idx < 0) return FIX_E_FULL;
     fix_order_t *o = &a->orders[idx];
     memset(o, 0, sizeof *o);

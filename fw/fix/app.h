@@ -7,7 +7,8 @@
  *      35=W snapshot, 35=8 Execution Report, 35=9 Order Cancel Reject, 35=Y MD Request Reject,
  *      35=j Business Message Reject (of one of our orders).
  * Out: ops.on_market_data(ctx, snapshot) and ops.on_execution(ctx, order, event) callbacks,
- *      a fixed-size order table (fix_app_order / fix_app_find).
+ *      a fixed-size order table (fix_app_order / fix_app_find): an order takes a free entry, else the finished one
+ *      sent first, and only while it leaves `keep` available entries for orders to come (armed stops': app/stops.c).
  * Prices and quantities are fixed-point int64 with cfg.price_decimals / cfg.qty_decimals; a value with
  * more decimals than configured is rejected (session Reject 373=5), except AvgPx (6), which is an
  * average and is truncated, and market data (35=W 270/271), which is taken truncated with a flag
@@ -140,17 +141,23 @@ void fix_app_init(fix_app_t *a, fix_session_t *s, const fix_app_config_t *cfg, c
  * Returns n (the MDReqID number) or a negative FIX_E_* code. */
 int64_t fix_app_subscribe(fix_app_t *a, const char *const *symbols, size_t n_symbols, unsigned depth, uint64_t now_ms);
 
-/* Limit day order. side '1' buy / '2' sell. Returns the order index (>= 0) or a negative FIX_E_* code. */
-int fix_app_new_order(fix_app_t *a, const char *symbol, char side, int64_t qty, int64_t price, uint64_t now_ms);
+/* Order table entries a new order could take: free ones and those of finished orders (filled, canceled, rejected). */
+unsigned fix_app_available(const fix_app_t *a);
+
+/* Limit day order. side '1' buy / '2' sell. Taken only while more than `keep` entries are available (the order
+ * leaves them to orders to come), else FIX_E_FULL. Returns the order index (>= 0) or a negative FIX_E_* code. */
+int fix_app_new_order(fix_app_t *a, const char *symbol, char side, int64_t qty, int64_t price, unsigned keep,
+                      uint64_t now_ms);
 /* Cancel request for order idx (must be pending new, new or partially filled). */
 int fix_app_cancel(fix_app_t *a, int idx, uint64_t now_ms);
 
 /* Hardware offload: a ClOrdID for an order the hardware will send (the counter moves on), and the order
- * table entry for an order the hardware sent with MsgSeqNum seq (pending new, like fix_app_new_order's),
- * so that its execution reports are matched. Returns the index, FIX_E_RANGE or FIX_E_FULL. */
+ * table entry for an order the hardware sent with MsgSeqNum seq (pending new, like fix_app_new_order's, and
+ * leaving `keep` entries the same way), so that its execution reports are matched. Returns the index, FIX_E_RANGE
+ * or FIX_E_FULL. */
 void fix_app_take_clordid(fix_app_t *a, char out[FIX_ID_MAX]);
 int fix_app_adopt_order(fix_app_t *a, const char *clordid, const char *symbol, char side, int64_t qty, int64_t price,
-                        uint32_t seq, uint64_t now_ms);
+                        uint32_t seq, unsigned keep, uint64_t now_ms);
 
 const fix_order_t *fix_app_order(const fix_app_t *a, int idx);
 int fix_app_find(const fix_app_t *a, const char *clordid); /* index or -1 */

@@ -109,6 +109,7 @@ static void check_request(const char *line, size_t cap, const mp_req_t *r)
 
 static void check_stops(void)
 {
+    FZ_CHECK(stops_keep(STOPS_MAX) <= fix_app_available(&APP)); /* every armed stop has an entry for its order */
     for (unsigned i = 0; i < STOPS_MAX; i++) {
         const stop_t *s = stops_get(i);
         if (s->state == STOP_FREE) continue;
@@ -134,6 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     for (unsigned i = 0; i < STOPS_MAX; i++) memset(stops_slot(i), 0, sizeof(stop_t));
+    memset(&APP, 0, sizeof APP); /* an empty order table (no session: nothing is sent) */
     console_init(&con, cmds, sizeof cmds / sizeof cmds[0], con_write, true);
     machine_init(&con, "fuzz");
     line_lo = con.line;

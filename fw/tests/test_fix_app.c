@@ -80,7 +80,7 @@ static void expect_exact(int i, const char *body)
 
 static int new_order(uint64_t now)
 {
-    return fix_app_new_order(&T.app, "AAPL", '1', 100, 11702500, now);
+    return fix_app_new_order(&T.app, "AAPL", '1', 100, 11702500, 0, now);
 }
 
 /* ---- Market data ---- */
@@ -265,8 +265,8 @@ static void test_app_new_order_single_exact_bytes_in_design_order(void **st)
     assert_int_equal(o->leaves_qty, 100);
     assert_int_equal(fix_app_find(&T.app, "TF1"), idx);
     /* bad arguments send nothing */
-    assert_int_equal(fix_app_new_order(&T.app, "AAPL", '3', 1, 1, 2001), FIX_E_RANGE);
-    assert_int_equal(fix_app_new_order(&T.app, "AAPL", '1', 0, 1, 2001), FIX_E_RANGE);
+    assert_int_equal(fix_app_new_order(&T.app, "AAPL", '3', 1, 1, 0, 2001), FIX_E_RANGE);
+    assert_int_equal(fix_app_new_order(&T.app, "AAPL", '1', 0, 1, 0, 2001), FIX_E_RANGE);
     assert_int_equal(T.nsent, 2);
 }
 
@@ -491,6 +491,32 @@ static void test_app_order_table_full_reuses_finished_slots(void **st)
     assert_string_equal(fix_app_order(&T.app, 5)->clordid, "TF33");
 }
 
+/* `keep`: an order takes an entry only while it leaves that many available (free or finished) ones, which an order
+ * with a smaller keep may then take; nothing is sent when it is refused. */
+static void test_app_order_leaves_kept_entries(void **st)
+{
+    (void)st;
+    start_default();
+    assert_int_equal(fix_app_available(&T.app), FIX_APP_MAX_ORDERS);
+    for (int i = 0; i < FIX_APP_MAX_ORDERS - 3; i++) assert_int_equal(new_order(2000 + (uint64_t)i), i);
+    assert_int_equal(fix_app_available(&T.app), 3);
+    int before = T.nsent;
+    assert_int_equal(fix_app_new_order(&T.app, "AAPL", '1', 1, 1, 3, 2100), FIX_E_FULL);
+    assert_int_equal(T.nsent, before);
+    assert_int_equal(fix_app_adopt_order(&T.app, "HW1", "AAPL", '1', 1, 1, 9, 3, 2100), FIX_E_FULL);
+    assert_int_equal(fix_app_new_order(&T.app, "AAPL", '1', 1, 1, 2, 2100), FIX_APP_MAX_ORDERS - 3);
+    assert_int_equal(fix_app_adopt_order(&T.app, "HW1", "AAPL", '1', 1, 1, 9, 1, 2101), FIX_APP_MAX_ORDERS - 2);
+    assert_int_equal(fix_app_new_order(&T.app, "AAPL", '1', 1, 1, 1, 2102), FIX_E_FULL);
+    assert_int_equal(fix_app_available(&T.app), 1);
+    /* a finished order's entry is available again (TF2, order 1, rejected) */
+    fx_in(&T, 3100, "35=8|34=2|37=O2|11=TF2|17=E1|150=8|39=8|55=AAPL|54=1|151=0|14=0|6=0|");
+    assert_int_equal(fix_app_available(&T.app), 2);
+    assert_int_equal(fix_app_new_order(&T.app, "AAPL", '1', 1, 1, 1, 3200), FIX_APP_MAX_ORDERS - 1); /* free first */
+    assert_int_equal(fix_app_new_order(&T.app, "AAPL", '1', 1, 1, 1, 3201), FIX_E_FULL);
+    assert_int_equal(fix_app_new_order(&T.app, "AAPL", '1', 1, 1, 0, 3202), 1);
+    assert_int_equal(fix_app_available(&T.app), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -517,6 +543,7 @@ int main(void)
         cmocka_unit_test(test_app_orders_refused_when_not_logged_on),
         cmocka_unit_test(test_app_order_numbered_by_transport),
         cmocka_unit_test(test_app_order_table_full_reuses_finished_slots),
+        cmocka_unit_test(test_app_order_leaves_kept_entries),
     };
     return cmocka_run_group_tests_name("fix_app", tests, NULL, NULL);
 }

@@ -15,9 +15,15 @@ tools/bench/bench.py (the long soak, `make bench`).
      along. A stop that fired is armed again (the same kind, a new arming) once a stop of the other side has
      fired: the market has come back, so its next fire needs a new crossing trade. (A repeating stop would fire
      again on every 35=W while the snapshot's last trade stays beyond it: orders without end.)
+     An arming the firmware refuses because the order table has no entry left for the stop's order ("order table
+     full": the entries of live orders and of armed stops) is counted and tried again every 10 s.
+     --resting: the orders' limits are far from the market (buys at 99.00, sells at 101.00): every order rests in the
+     book, working, so the firmware's order table (8 entries in the SoC build) fills, and armings are refused.
   4. At the end: the session must be active; `fix stop`; the simulation and the exchange are stopped.
 Counted from the exchange's message log and stdout and from the SoC's events and harness statistics:
   - orders lost 0: every order the SoC reported sending (each stop.fired's ClOrdID) reached the exchange's book;
+  - every fire tracked: each stop.fired names its order (a ClOrdID in the order table): no firmware stop spent
+    without an order, no hardware order the order table did not take (untracked);
   - orders duplicated 0: each ClOrdID in one original 35=D (PossDup resends aside) and one ORDER line at the
     exchange; no order rejected as a duplicate;
   - no false fire: each fire's trade crosses its stop and is a price the exchange published, and each arming
@@ -57,6 +63,8 @@ IMPAIR = "loss=0.05,dup=0.01,reorder=0.1,corrupt=0.001,corrupt-fcs=good"
 STOPS = [("hw", "buy", "100.10", "100.40"), ("hw", "sell", "99.60", "99.30"),
          ("fw", "buy", "100.05", "100.40"), ("fw", "sell", "99.65", "99.30")]
 QTY = 100
+RESTING_LIMIT = {"buy": "99.00", "sell": "101.00"}  # --resting: never filled by soak.path's quotes
+REARM_RETRY_S = 10
 T0 = time.monotonic()
 
 
@@ -95,6 +103,7 @@ class Soak:
         self.problems = []
         self.fire_problems = []
         self.pending_arms = []
+        self.refused_arms = 0  # armings refused: the order table had no entry left for the stop's order
         self.notes = []
 
     # ---- processes -----------------------------------------------------------------------------------
@@ -217,6 +226,8 @@ class Soak:
     # ---- the run -------------------------------------------------------------------------------------
     def arm(self, st):
         mode, side, stop, limit = st
+        if self.a.resting:
+            limit = RESTING_LIMIT[side]
         self.tf.stops.mode(mode)
         return self.tf.stops.arm(side, "MSFT", QTY, stop, limit)
 
@@ -303,13 +314,25 @@ class Soak:
                 say(f"the SoC's clock has run {self.soc_elapsed:.0f} s: the soak's length")
                 break
             self.take(1)
+            waiting = []  # armings refused for want of an order table entry: tried again later
             while self.pending_arms:
                 st = self.pending_arms.pop(0)
+                if isinstance(st, tuple) and len(st) == 5:  # (..., time of the next try)
+                    if time.monotonic() < st[4]:
+                        waiting.append(st)
+                        continue
+                    st = st[:4]
                 try:
                     n = self.arm(st)
                     say(f"armed again: stop {n}: {st[0]} {st[1]} {st[2]}")
                 except Exception as e:  # noqa: BLE001 - reported; the soak goes on
-                    self.problems.append(f"could not arm {st} again: {e}")
+                    if "order table full" in str(e):
+                        self.refused_arms += 1
+                        say(f"arming {st[0]} {st[1]} {st[2]} refused ({str(e).strip()}): again in {REARM_RETRY_S} s")
+                        waiting.append(st + (time.monotonic() + REARM_RETRY_S,))
+                    else:
+                        self.problems.append(f"could not arm {st} again: {e}")
+            self.pending_arms = waiting
             if self.sim.poll() is not None:
                 self.problems.append(f"the simulation ended during the soak (exit {self.sim.returncode})")
                 return
@@ -393,15 +416,16 @@ class Soak:
         not_in_book = sorted(set(sent_ids) - set(book_ids)) if book_ids or sent_ids else []
         dups = sorted({i for i in d_orig if d_orig.count(i) > 1} | {i for i in book_ids if book_ids.count(i) > 1})
         r["orders"] = {"fires": len(fires), "sent_by_soc": len(sent_ids) + untracked_hw, "untracked": untracked_hw,
-                       "fw_fires_no_order": untracked - untracked_hw,
+                       "fw_fires_no_order": untracked - untracked_hw, "arms_refused_table_full": self.refused_arms,
                        "at_exchange": len(set(d_orig)), "in_book": len(set(book_ids)), "possdup_resends": len(d_resent),
                        "lost": len(lost), "duplicated": len(dups) + len(dup_rejects)}
         if untracked_hw:
-            self.notes.append(f"{untracked_hw} hardware fire(s) sent but not entered in the order table (it was full): "
-                              "counted, not matched")
+            self.problems.append(f"{untracked_hw} hardware fire(s) sent but not entered in the order table: untracked")
         if untracked - untracked_hw:
-            self.notes.append(f"{untracked - untracked_hw} firmware stop fire(s) sent no order: the order table was full "
-                              "(fix_app_new_order refused); not counted as sent or lost")
+            self.problems.append(f"{untracked - untracked_hw} firmware stop fire(s) sent no order: the stop was spent")
+        if self.refused_arms:
+            self.notes.append(f"{self.refused_arms} arming(s) refused, the order table full (live orders and armed "
+                              "stops' entries): tried again later")
         if lost:
             self.problems.append(f"orders lost: {len(lost)} ClOrdID(s) the SoC sent never reached the exchange: {lost[:5]}")
         if book_ids and not_in_book:
@@ -537,6 +561,8 @@ def main():
     ap.add_argument("--slirp", action="store_true", help="libslirp even as root")
     ap.add_argument("--json", default="")
     ap.add_argument("--no-rearm", dest="rearm", action="store_false", help="arm each stop once only")
+    ap.add_argument("--resting", action="store_true", help="orders that rest in the book, working (limits buy 99.00, "
+                    "sell 101.00): the order table fills")
     a = ap.parse_args()
     for p, what in ((SIM, "the Verilator model"), (FW, "the firmware"), (JAR, "the exchange jar")):
         if not os.path.exists(p):
@@ -562,7 +588,9 @@ def main():
     print(f"   | wire to the SoC:   {r['wire'].get('rx')}")
     print(f"   | wire from the SoC: {r['wire'].get('tx')}")
     print(f"   | orders: {o['sent_by_soc']} sent by the SoC, {o['at_exchange']} at the exchange, {o['in_book']} in its book, "
-          f"lost {o['lost']}, duplicated {o['duplicated']}, PossDup resends {o['possdup_resends']}")
+          f"lost {o['lost']}, duplicated {o['duplicated']}, PossDup resends {o['possdup_resends']}; untracked "
+          f"{o['untracked']}, firmware fires without an order {o['fw_fires_no_order']}, armings refused (order table "
+          f"full) {o['arms_refused_table_full']}")
     print(f"   | fires: {fi['hw']} by hardware, {fi['fw']} by firmware stops, {fi['hw_stops_sent_by_fw']} hardware stops sent by "
           f"firmware (engine locked); false {fi['false']} ({fi['armings']} armings, {fi['trade_prints']} trade entries in 35=W)")
     print(f"   | session: {se['logons']} logon(s), {se['reconnects']} reconnect(s) ({se['disconnects_by_exchange']} after the "

@@ -206,3 +206,16 @@ def test_watch_board_from_events():
     assert "MSFT" in text and "100.15" in text
     assert "stop 0 on 100.15: hardware, order T1-2, 22 cycles (176 ns) price to MAC" in text
     assert "T1-2 100 @ 100.25 (filled)" in text
+
+
+def test_watch_board_repeating_stop_armed_or_disarmed_by_its_fire():
+    from tfctl.cli import Board
+    from tfctl.protocol import decode_line
+    b = Board()
+    b.apply(decode_line('@{"ev":"stop.armed","seq":3,"stop":4,"state":"armed","side":"sell","sym":"MSFT","qty":100,'
+                        '"stop_px":"99.6","limit_px":"99.3","hw":false,"fires":0,"by_hw":false,"trade":"0","order":-1}'))
+    fired = '@{"ev":"stop.fired","seq":%d,"stop":4,"by_hw":false,"trade":"99.55","order":%d,"clordid":"T1-%d","msgseq":0,"cycles":0,"armed":%s}'
+    b.apply(decode_line(fired % (4, 1, 1, "true")))            # armed again
+    assert b.stops[4]["state"] == "armed"
+    b.apply(decode_line(fired % (5, 2, 2, "false")))           # no order table entry left for its next order
+    assert b.stops[4]["state"] == "fired"

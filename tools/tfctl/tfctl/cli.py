@@ -143,9 +143,9 @@ class Board:
         elif ev.name in ("stop", "stop.armed", "stop.canceled"):
             self.stops[ev["stop"]] = ev.data
         elif ev.name == "stop.fired":
-            # a repeating stop is armed again at once; the next listing says so
-            self.stops[ev["stop"]] = dict(self.stops.get(ev["stop"], {}), state="fired", by_hw=ev.get("by_hw"),
-                                          trade=ev.get("trade"))
+            # `armed`: a repeating stop armed again (false: one-shot, or disarmed for want of an order table entry)
+            self.stops[ev["stop"]] = dict(self.stops.get(ev["stop"], {}), state="armed" if ev.get("armed") else "fired",
+                                          by_hw=ev.get("by_hw"), trade=ev.get("trade"))
             self.fires.append(ev.data)
         elif ev.name == "order.fill":
             self.fills.append(ev.data)
