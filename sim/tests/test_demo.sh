@@ -41,8 +41,9 @@ if [ "$(id -u)" -eq 0 ]; then
   check_story "$OUT/make-demo.out" "make demo (TAP)"
   grep -q 'a private namespace tf-demo-[0-9]* with a TAP device' "$OUT/make-demo.out" || fail "make demo: the network line does not say TAP"
   [ "$(ip netns list | grep -c '^tf-demo-')" -eq "$before" ] || fail "make demo left a network namespace behind"
-  # the second run reuses the build: make has nothing left to do but check the packages and run the demo
-  rebuild=$(make -n demo 2>/dev/null | grep -vE '^tools/deps\.sh$|tools/demo\.py')
+  # the second run reuses the build: make has nothing left to do but check the packages and run the demo (no
+  # "Entering directory" lines: under a make without -s, as `make test-sim`, this make is a sub-make and prints them)
+  rebuild=$(make --no-print-directory -n demo 2>/dev/null | grep -vE '^tools/deps\.sh$|tools/demo\.py')
   [ -z "$rebuild" ] || { fail "make demo would rebuild on a second run:"; echo "$rebuild" | head -5 | sed 's/^/  | /'; }
   [ $failed -eq 0 ] && echo "ok demo: make demo on a TAP, every stage, exit 0, nothing left running, nothing rebuilt the second time"
 else
