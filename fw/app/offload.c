@@ -34,6 +34,13 @@ typedef struct {
 } ring_t;
 #define RING_SLOTS (ORDER_TX_SLOTS - ORDER_TX_SEND_SLOT0)
 
+/* The hardware's counts of the trigger table's fires: its FIRES counter, and the engine's counters of fires that got
+ * no record (wrapping; differences count). */
+typedef struct {
+    uint32_t fires;
+    order_tx_counters_t eng;
+} fire_counts_t;
+
 /* The send-ring slots a frame of len bytes takes from slot k: two for more than one template's bytes. */
 static uint32_t ring_mask(unsigned k, unsigned len) { return (len > ORDER_TX_TEMPLATE_BYTES ? 3u : 1u) << k; }
 
@@ -52,8 +59,7 @@ static struct {
     meta_t meta[STOPS_MAX];
     uint32_t sent, not_sent, errors;
     uint32_t late_cancels;  /* cancels that came after the stop had fired (its order went out all the same) */
-    uint32_t table_fires0;  /* the trigger table's FIRES and the engine's counters when the connection came up */
-    order_tx_counters_t eng0;
+    fire_counts_t fires0;   /* the hardware's counts when the connection came up */
     uint32_t resyncs;       /* times the parser was set to firmware's rcv_nxt after it fell behind */
     uint32_t ooo_seen;      /* the stack's tcp_ooo_delivered when the parser was last checked */
     uint64_t resync_check_ms;
@@ -207,30 +213,28 @@ static void drain(void) {
     while (order_tx_pop(&r)) handle(&r);
 }
 
-/* Every fire of the trigger table on this connection, as the hardware counted it: `fires` from the trigger table; the
- * engine either logged it (sent: ofl.sent; not sent: ofl.not_sent) or counted it (the rest). */
-typedef struct {
-    uint32_t fires;
-    order_tx_counters_t eng;
-} fire_account_t;
-
-static void fire_account(fire_account_t *a) {
+static void fire_counts(fire_counts_t *f) {
     offload_rx_counters_t rc;
     offload_rx_counters(&rc);
-    order_tx_counters(&a->eng);
-    a->fires = rc.fires - ofl.table_fires0;
-    a->eng.ignored = (uint16_t)(a->eng.ignored - ofl.eng0.ignored);
-    a->eng.not_armed = (uint16_t)(a->eng.not_armed - ofl.eng0.not_armed);
-    a->eng.log_drops = (uint16_t)(a->eng.log_drops - ofl.eng0.log_drops);
-    a->eng.rx_overflow = (uint16_t)(a->eng.rx_overflow - ofl.eng0.rx_overflow);
+    f->fires = rc.fires;
+    order_tx_counters(&f->eng);
+}
+
+/* Every fire of the trigger table on this connection, as the hardware counted it: `fires` from the trigger table; the
+ * engine either logged it (sent: ofl.sent; not sent: ofl.not_sent) or counted it (the rest). */
+static void fire_account(fire_counts_t *a) {
+    const fire_counts_t *b = &ofl.fires0;
+    fire_counts(a);
+    a->fires -= b->fires;
+    a->eng.ignored = (uint16_t)(a->eng.ignored - b->eng.ignored);
+    a->eng.not_armed = (uint16_t)(a->eng.not_armed - b->eng.not_armed);
+    a->eng.log_drops = (uint16_t)(a->eng.log_drops - b->eng.log_drops);
+    a->eng.rx_overflow = (uint16_t)(a->eng.rx_overflow - b->eng.rx_overflow);
 }
 
 void offload_conn_up(void) {
     memset(&ofl, 0, sizeof ofl);
-    offload_rx_counters_t rc;
-    offload_rx_counters(&rc);
-    ofl.table_fires0 = rc.fires;
-    order_tx_counters(&ofl.eng0);
+    fire_counts(&ofl.fires0);
     order_tx_enable(false);
     (void)order_tx_arm(0xFFFFu, false);
     order_tx_record_t r;
@@ -434,14 +438,19 @@ void offload_poll(void) {
  * of it is on its way: the engine's template is disarmed and its bytes leave the TCP lease (canceled). If it was
  * not, the stop has fired and its order is on its way or out (a fire waits at most for the frame on the wire): its
  * record is awaited and handled as any fire's (too late to cancel). Nothing waits on the engine, no fire is held. */
+/* Stop i's order will never be sent: it leaves the hardware's stops and its bytes leave the TCP lease. */
+static void unload(unsigned i) {
+    ofl.loaded &= ~(1u << i);
+    tcp_hw_shrink(fixclient_conn(), ofl.meta[i].fix_len);
+}
+
 bool offload_cancel(unsigned i) {
     if (!ofl.up || !(ofl.loaded & (1u << i))) return true;
     bool was = false;
     if (!offload_rx_disarm(i, &was)) error("the trigger table did not answer DISARM", i);
     if (was) {
         if (!order_tx_arm(1u << i, false)) error("the engine did not disarm a template", i);
-        ofl.loaded &= ~(1u << i);
-        tcp_hw_shrink(fixclient_conn(), ofl.meta[i].fix_len); /* its bytes will never be sent */
+        unload(i);
         return true;
     }
     uint64_t t0 = timer_ms();
@@ -451,8 +460,7 @@ bool offload_cancel(unsigned i) {
         (void)order_tx_arm(1u << i, false);
         drain();
         if (ofl.loaded & (1u << i)) {
-            ofl.loaded &= ~(1u << i);
-            tcp_hw_shrink(fixclient_conn(), ofl.meta[i].fix_len);
+            unload(i);
             return true;
         }
     }
@@ -467,7 +475,7 @@ static int cmd_offload(int argc, char **argv) {
         return 1;
     }
     if (ofl.up) drain(); /* every record the engine has written is counted */
-    fire_account_t a;
+    fire_counts_t a;
     fire_account(&a);
     if (mp_in_request) { /* the machine protocol: one "counters" event (lat_*: 0 while lat_n is 0) */
         mp_event("counters", "group:s up:b loaded:u armed:u table_fires:u sent:u not_sent:u ignored:u not_armed:u log_drops:u rx_overflow:u errors:u late_cancels:u fw_frames:u fw_bytes:u ring_waits:u lat_n:u lat_min:u lat_avg:u lat_max:u",
