@@ -34,6 +34,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 import demo  # noqa: E402  (tools/demo.py: network, SoC process, tfctl to the console)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "latency"))
 import analyze  # noqa: E402  (pcap, frame log, TCP streams, FIX messages, order/trigger pairing)
+sys.path.insert(0, HERE)
+import soc_latency  # noqa: E402  (the `offload` command's lines, as the whole-SoC run reads them)
 
 ROOT = demo.ROOT
 SIM_MHZ = 125.0    # the simulation's sys clock (build/hw/sim/soc.h TF_SYS_CLOCK_HZ); sim_sys_mhz() reads it
@@ -146,12 +148,9 @@ COUNTER_RES = [
      ("rx_frames", "rx_bytes", "crc_errors", "runts", "oversize", "rx_drops_full")),
     (re.compile(r"mac: tx_frames (\d+) tx_bytes (\d+) tx_errors (\d+) rx_too_long (\d+)"),
      ("tx_frames", "tx_bytes", "tx_errors", "rx_too_long")),
-    # `offload` (fw/app/offload.c cmd_offload): the fire log's records firmware handled, and this connection's fires of
-    # the trigger table with what became of each (sent, logged not sent, or counted by the engine without a record)
-    (re.compile(r"offload: orders sent by hardware (\d+), triggered but not sent (\d+), errors (\d+), late cancels (\d+)"),
-     ("hw_orders", "hw_not_sent", "hw_errors", "hw_late_cancels")),
-    (re.compile(r"offload: this connection's fires of the trigger table (\d+): sent (\d+), logged not sent (\d+), "
-                r"ignored (\d+), template not armed (\d+), log full (\d+), fire queue full (\d+)"),
+    # `offload` (fw/app/offload.c cmd_offload), the patterns the whole-SoC run reads it with
+    (soc_latency.ORDERS_RE, ("hw_orders", "hw_not_sent", "hw_errors", "hw_late_cancels")),
+    (soc_latency.FIRES_RE,
      ("table_fires", "table_fires_sent", "table_fires_logged_not_sent", "table_fires_ignored", "table_fires_not_armed",
       "table_fires_log_drops", "table_fires_rx_overflow")),
 ]
