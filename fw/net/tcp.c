@@ -172,6 +172,12 @@ static void send_rst_reply(struct net_stack *s, const struct ipv4_hdr *ih, const
     ipv4_send_to_mac(s, ih->eth->src, ih->src, IP_PROTO_TCP, hl);
 }
 
+/* The states in which the peer's data is still taken (its FIN not received yet). */
+static bool receiving_state(enum tcp_state st)
+{
+    return st == TCP_ESTABLISHED || st == TCP_FIN_WAIT_1 || st == TCP_FIN_WAIT_2;
+}
+
 static bool sending_state(enum tcp_state st)
 {
     return st == TCP_ESTABLISHED || st == TCP_CLOSE_WAIT || st == TCP_FIN_WAIT_1 || st == TCP_CLOSING ||
@@ -430,7 +436,7 @@ static bool skip_apply(struct tcp_conn *c, uint32_t gen)
 
 int tcp_rx_skip(struct tcp_conn *c, uint32_t seq, uint32_t len)
 {
-    if (!c || !(c->state == TCP_ESTABLISHED || c->state == TCP_FIN_WAIT_1 || c->state == TCP_FIN_WAIT_2))
+    if (!c || !receiving_state(c->state))
         return TCP_SKIP_STATE;
     if (len == 0 || seq_leq(seq + len, c->rcv_nxt))
         return TCP_SKIP_OLD;
@@ -565,7 +571,7 @@ static void sync_input(struct tcp_conn *c, struct seg *g)
 
     /* Payload: only the byte at rcv_nxt onwards, in order. */
     bool fin = (g->flags & TCP_FLAG_FIN) != 0;
-    bool receiving = c->state == TCP_ESTABLISHED || c->state == TCP_FIN_WAIT_1 || c->state == TCP_FIN_WAIT_2;
+    bool receiving = receiving_state(c->state);
     if ((g->dlen > 0 || fin) && seq_gt(seq, c->rcv_nxt)) {
         s->cnt.tcp_out_of_order++;
         if (receiving)
