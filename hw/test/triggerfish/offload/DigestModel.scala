@@ -118,10 +118,9 @@ class DigestModel(ours: String, theirs: String, var nextSeq: Long, var expMsg: O
     * does for the cases the parser follows); None: the parser stops following it. */
   private def follow(m: Msg, exp: Long): Option[Long] = {
     if (!m.checksumOk || !m.trailerOk) return Some(exp)   // garbled: ignored; the next message shows the gap
-    val seqOk = m.value("34").contains(exp.toString) && m.fields.count(_._1 == "34") == 1
-    val ids = m.value("49").contains(theirs) && m.value("56").contains(ours)
-    val t = m.msgType.getOrElse("")
-    if (seqOk && ids && !m.value("43").contains("Y") && !Seq("4", "A", "5").contains(t)) Some(exp + 1) else None
+    val inStep = fieldsOk(m, exp) && Seq("49", "56", "34").forall(t => m.value(t).isDefined) &&
+      !Seq("4", "A", "5").contains(m.msgType.getOrElse(""))
+    if (inStep) Some(exp + 1) else None
   }
 
   /** Firmware moves the parser's expectation: {stream position, next MsgSeqNum}, taken only at that position, at a
