@@ -180,7 +180,7 @@ class DigestModel(ours: String, theirs: String, var nextSeq: Long, var expMsg: O
     if (!digest) {   // firmware parses every message that starts in a passed segment: the hardware completed at most the carried one
       hwCount = if (carriedDone) 1 else 0
       if (!carriedDone) hwFirst = -1
-      if (newCarry >= 0 && newCarryHw && tailStart >= 0) tail = payload.length - tailStart
+      if (newCarryHw && tailStart >= 0) tail = payload.length - tailStart
     }
     carry = if (newCarry >= 0) ArrayBuffer(data.drop(newCarry): _*) else ArrayBuffer[Int]()
     carryHw = newCarry >= 0 && newCarryHw

@@ -101,6 +101,35 @@ class DigestModelSpec extends AnyFunSuite {
     assert(!d.head.digested && d.head.synced && d.head.skip == 0 && d.head.tail == 0)
   }
 
+  test("a carried head that turns out to be no message: firmware hunts on, the parser stays in step") {
+    // "8=FIX.4." ends segment 1 (firmware keeps it: not yet a W); segment 2 breaks it, then message 2 follows
+    val m = model()
+    val d1 = m.segment((Fix.bytes(w(1)) ++ Fix.bytes("8=FIX.4.")).toIndexedSeq)
+    assert(!d1.digested && d1.tail == 0 && m.pending == (8, false))
+    val d2 = m.segment((Fix.bytes("x") ++ Fix.bytes(w(2))).toIndexedSeq)
+    assert(!d2.digested && d2.skip == 0 && d2.tail == 0 && d2.hwCount == 0 && d2.synced && m.pending == (0, false))
+    assert(m.expMsg.contains(3L), "message 2, parsed by firmware, moved the expected MsgSeqNum on")
+    // a BodyLength that ends in 8 followed by "=": a message start found inside the carried bytes is firmware's
+    val m2 = model()
+    m2.segment(Fix.bytes("8=FIX.4.4\u00019=18").toIndexedSeq)
+    val d3 = m2.segment(Fix.bytes("=FIX.4.4\u00019=5\u000135=W\u0001").toIndexedSeq)
+    assert(!d3.digested && d3.tail == 0 && !m2.pending._2, "the head began in the segment before: not the hardware's")
+  }
+
+  test("a descriptor with no room: the segment is firmware's, the parser forgets the message and waits for a resync") {
+    val msgs = (1 to 3).map(i => w(i))
+    val b = bytesOf(msgs)
+    val c = msgs(0).length + 40                  // 40 bytes into message 2: a provisional W
+    val m = model()
+    assert(m.segment(b.take(c)).digested && m.pending == (40, true))
+    val c2 = c + 10
+    m.overflow(c2 - c)                           // the next 10 bytes found the FIFO full
+    assert(m.pending == (0, false) && m.expMsg.isEmpty && m.nextSeq == 1000 + c2)
+    val d = m.segment(b.drop(c2))                // the rest of message 2 and message 3: hunted over, unsynced
+    assert(!d.digested && !d.synced && d.skip == 0 && d.hwCount == 0)
+    assert(m.resync(m.nextSeq, 4) && m.segment(Fix.bytes(w(4)).toIndexedSeq).digested)
+  }
+
   test("digestion off (stop mode fw): everything passed, nothing is the hardware's") {
     val m = model(); m.enabled = false
     val msgs = (1 to 5).map(i => w(i)); val b = bytesOf(msgs)
