@@ -147,16 +147,19 @@ class DigestModel(ours: String, theirs: String, var nextSeq: Long, var expMsg: O
     var newCarryHw = false
     var tailStart = -1         // ... when it starts in this segment
     // The message carried from earlier segments.
-    if (c0 > 0) {
-      val m = read(data, 0).get   // it was a message start when it was carried
-      if (carryHw) skip = math.min(m.length, data.length) - c0
-      else digest = false         // firmware has its head: it gets the rest
-      if (m.complete) {
-        if (!carryHw) exp = exp.flatMap(e => follow(m, e))
-        else if (exp.isDefined && verified(m, exp.get)) { hwDone(); carriedDone = true }
-        else { garbled = true; digest = false }   // ignored, as firmware ignores a garbled message
-        pos = m.length
-      } else { newCarry = 0; newCarryHw = carryHw; pos = data.length }
+    if (c0 > 0) read(data, 0) match {
+      // a head firmware got ("8=FIX.4.4|9=" so far) that turns out to be no message: firmware hunts on from its
+      // second byte (the hardware's heads are past BodyLength, so always a message)
+      case None => digest = false; pos = 1
+      case Some(m) =>
+        if (carryHw) skip = math.min(m.length, data.length) - c0
+        else digest = false         // firmware has its head: it gets the rest
+        if (m.complete) {
+          if (!carryHw) exp = exp.flatMap(e => follow(m, e))
+          else if (exp.isDefined && verified(m, exp.get)) { hwDone(); carriedDone = true }
+          else { garbled = true; digest = false }   // ignored, as firmware ignores a garbled message
+          pos = m.length
+        } else { newCarry = 0; newCarryHw = carryHw; pos = data.length }
     }
     // The messages that start in this segment.
     while (pos < data.length) {
@@ -167,8 +170,9 @@ class DigestModel(ours: String, theirs: String, var nextSeq: Long, var expMsg: O
           else { digest = false; exp = exp.flatMap(e => follow(m, e)) }   // (a verified W advances it the same way)
           pos += m.length
         case Some(m) =>
-          newCarry = pos; tailStart = pos
-          newCarryHw = enabled && exp.isDefined && provisional(m, exp.get)
+          newCarry = pos; tailStart = pos - c0
+          // (one found inside the carried bytes began in an earlier segment: firmware has its head)
+          newCarryHw = pos >= c0 && enabled && exp.isDefined && provisional(m, exp.get)
           if (!newCarryHw) digest = false
           pos = data.length
       }
@@ -176,7 +180,7 @@ class DigestModel(ours: String, theirs: String, var nextSeq: Long, var expMsg: O
     if (!digest) {   // firmware parses every message that starts in a passed segment: the hardware completed at most the carried one
       hwCount = if (carriedDone) 1 else 0
       if (!carriedDone) hwFirst = -1
-      if (tailStart >= 0 && newCarryHw) tail = data.length - tailStart
+      if (newCarry >= 0 && newCarryHw && tailStart >= 0) tail = payload.length - tailStart
     }
     carry = if (newCarry >= 0) ArrayBuffer(data.drop(newCarry): _*) else ArrayBuffer[Int]()
     carryHw = newCarry >= 0 && newCarryHw
