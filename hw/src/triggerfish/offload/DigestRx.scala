@@ -69,8 +69,9 @@ case class DigestRx() extends Component {
     val end = slave(Flow(DigestEnd()))             // the segment's verdict, after its last byte
     val reset = in Bool()                          // the stream moved (LOAD_SEQ): nothing in progress, unsynced
     val position = in UInt (32 bits)               // the parser's stream position (valid between segments)
-    val sync = slave(Flow(DigestSync()))           // between segments
-    val syncDone = master(Flow(Bool()))            // True: applied; False: refused (another position, or mid-message)
+    val sync = slave(Flow(DigestSync()))           // between segments, at least 34 cycles before the next byte
+    val syncOk = out Bool()                        // with sync.valid: applied (else refused: another position,
+                                                   // mid-message, MsgSeqNum 0, or a resync still converting)
     val desc = master(Flow(DigestDesc()))
     val synced = out Bool()
   }
@@ -379,21 +380,20 @@ case class DigestRx() extends Component {
   }
   when(endV) { off := 0 }
 
-  // ---- firmware's resynchronisation: exp from binary to decimal (shift and add 3), then synced
+  // ---- firmware's resynchronisation: decided at once; exp from binary to decimal (shift and add 3, 33 cycles),
+  // then synced
   val conv = new Area {
     val busy = RegInit(False)
     val steps = Reg(UInt(6 bits)) init 0
     val bin = Reg(UInt(32 bits)) init 0
     val bcd = Reg(Vec.fill(seqDigits)(UInt(4 bits)))
     val value = Reg(UInt(32 bits)) init 0
-    io.syncDone.valid := False
-    io.syncDone.payload := False
-    when(io.sync.valid) {
-      when(io.sync.position === io.position && mode === M_HUNT && io.sync.msgSeq =/= 0) {
-        busy := True; steps := 32; bin := io.sync.msgSeq; value := io.sync.msgSeq
-        bcd.foreach(_ := 0)
-      } otherwise { io.syncDone.valid := True }
+    io.syncOk := io.sync.position === io.position && mode === M_HUNT && io.sync.msgSeq =/= 0 && !busy
+    when(io.sync.valid && io.syncOk) {
+      busy := True; steps := 32; bin := io.sync.msgSeq; value := io.sync.msgSeq
+      bcd.foreach(_ := 0)
     }
+    assert(!(busy && v), "DigestRx: a byte before the resync is done")
     when(busy) {
       when(steps =/= 0) {
         val adj = bcd.map(x => (x >= 5) ? (x + 3) | x)
@@ -410,8 +410,6 @@ case class DigestRx() extends Component {
         expLen := 0
         for (i <- 0 until seqDigits) when(lens(i)) { expLen := i + 1 }
         synced := True
-        io.syncDone.valid := True
-        io.syncDone.payload := True
       }
     }
     // the snapshot follows a resync (it happens between segments)
@@ -425,6 +423,7 @@ case class DigestRx() extends Component {
   }
   when(io.reset) {   // nothing in progress (the rest is set up when a message starts), unsynced
     off := 0
+    conv.busy := False
     mode := M_HUNT; msgHw := False; synced := False; lit := 0
   }
   val resetSnap = RegNext(io.reset) init False
