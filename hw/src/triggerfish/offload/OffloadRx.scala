@@ -82,6 +82,8 @@ object OffloadRx {
   // Price table classes: row = position * 16 + class; classes 0..9 are the digits.
   val CL_DOT = 10; val CL_END_NODOT = 11; val CL_END_FRAC = 12
   val beginLiteral: Seq[Int] = "8=FIX.4.4\u00019=".map(_.toInt)
+  /** io.digested comes this many eth_rx cycles after the frame's last beat on io.rx (OffloadRxDigestSpec pins it). */
+  val digestedLatency = 4
   object EngState extends SpinalEnum { val IDLE, TOKEN, PRE, PRE_APPLY, CONVERT, NORMALIZE, SWEEP, POST, POST_APPLY, ACK = newElement() }
 }
 
@@ -93,6 +95,9 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     val rx = slave(Flow(EthRxBeat()))                 // rxCd: the MAC's receive stream (the SoC's rxTap)
     val fire = master(Flow(OffloadFire()))            // rxCd
     val rxCycle = out UInt (32 bits)                  // rxCd: the cycle counter the stamps use
+    // rxCd, digestion builds: the frame whose last beat was on io.rx `OffloadRx.digestedLatency` cycles before was a
+    // digested segment, its descriptor queued (the frame buffers drop it instead of committing it to a slot)
+    val digested = config.digest generate out(Bool())
   }
   val sysCd = ClockDomain.current
   val factory = new PipelinedMemoryBusSlaveFactory(io.bus)
@@ -1195,15 +1200,18 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       unit.io.theirsLen := theirsLen
       unit.io.byte.valid := feed
       unit.io.byte.payload := b.asBits
-      unit.io.end.valid := hk.commit || hk.restore
-      unit.io.end.good := hk.commit
-      unit.io.end.seqStart := rcvNxt       // (a commit moves it on in the same cycle)
+      // the verdict as soon as the TCP checksum's is known (t+2), long before the scanner's housekeeping: its own
+      // snapshot is independent of the scanner's, and the frame buffers wait for this verdict before they commit
+      unit.io.end.valid := fireSeq.eofRR && hdr.eofAccept
+      unit.io.end.good := hdr.segGood2
+      unit.io.end.seqStart := rcvNxt       // (the housekeeping moves it on later)
       unit.io.position := rcvNxt
       unit.io.sync.valid := False
       unit.io.sync.payload.position := sysCmd.dg.xPos
       unit.io.sync.payload.msgSeq := sysCmd.dg.xMsg
       digestFifo.io.push.valid := unit.io.desc.valid
       digestFifo.io.push.payload := unit.io.desc.payload
+      io.digested := digestFifo.io.push.fire && unit.io.desc.digested
       val drops = Reg(UInt(4 bits)) init 0     // descriptors lost (the FIFO full), Gray-coded to sys
       when(digestFifo.io.push.valid && !digestFifo.io.push.ready) { drops := drops + 1 }
       val dropsGray = RegNext(toGray(drops)) init 0

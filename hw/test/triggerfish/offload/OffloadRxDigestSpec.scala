@@ -14,6 +14,7 @@ import scala.util.Random
 
 class OffloadRxDigestSpec extends AnyFunSuite {
   val Ours = "TFISH1"; val Theirs = "EXCH"
+  val DigestedLatency = 4   // eth_rx cycles from a digested segment's last beat on io.rx to io.digested
   lazy val compiled = OffloadRxSim.compile(OffloadRxConfig(entries = 16, digest = true))
 
   class DigestPort(h: OffloadRxHarness) {
@@ -60,6 +61,9 @@ class OffloadRxDigestSpec extends AnyFunSuite {
         assert(seq == model.nextSeq, s"model: in-order segment at $seq, digest model at ${model.nextSeq}")
         expected += model.segment(bytes)
       }
+      // io.digested: the frame buffers drop the frame it names, at a fixed distance from the frame's last beat
+      val digestedPulses = mutable.ArrayBuffer[Long]()
+      h.rxCd.onSamplings { if (dut.io.digested.toBoolean) digestedPulses += dut.io.rxCycle.toLong }
       var digested, passed, tails, skips, hwMsgs, corrupt, future, overlap, resyncs = 0
       def check(where: String): Unit = {
         h.drain()
@@ -127,6 +131,12 @@ class OffloadRxDigestSpec extends AnyFunSuite {
         }
       }
       assert(dp.drops == 0)
+      // Each io.digested pulse names the last frame that ended before it, DigestedLatency cycles earlier.
+      val ends = h.sent.map(_.lastCycle).sorted
+      val lat = digestedPulses.map(p => p - ends.filter(_ < p).max)
+      assert(digestedPulses.length == digested, s"${digestedPulses.length} io.digested pulses, $digested digested descriptors")
+      assert(lat.forall(_ == DigestedLatency), s"io.digested latencies ${lat.distinct} cycles, pinned $DigestedLatency")
+      assert(OffloadRx.digestedLatency == DigestedLatency, "the constant the frame buffers are built with")
       println(s"[digest-offload-rx] seed $seed: ${digested + passed} descriptors ($digested digested, $passed passed, " +
         s"$tails with a tail, $skips with a skip), $hwMsgs messages completed by the hardware; $corrupt corrupt copies, " +
         s"$future segments from the future, $overlap overlapping retransmissions, $resyncs resyncs applied")
