@@ -73,6 +73,8 @@ case class DigestRx() extends Component {
     val syncOk = out Bool()                        // with sync.valid: applied (else refused: another position,
                                                    // mid-message, MsgSeqNum 0, or a resync still converting)
     val desc = master(Flow(DigestDesc()))
+    val room = in Bool()                           // the descriptor can be queued (else: overflow, below)
+    val overflow = out Bool()                      // a good segment's descriptor found no room
     val synced = out Bool()
   }
 
@@ -367,7 +369,7 @@ case class DigestRx() extends Component {
         when(!prov) { dFinal := False } otherwise { tailF := off - msgStart }
       }
     }
-    io.desc.valid := True
+    io.desc.valid := io.room
     io.desc.seqStart := endP.seqStart
     io.desc.length := off
     io.desc.digested := dFinal
@@ -377,7 +379,12 @@ case class DigestRx() extends Component {
     io.desc.hwFirst := (dFinal || carriedDone) ? hwFirst | U(0, 32 bits)
     io.desc.garbled := garbled
     io.desc.synced := synced
+    // No room for the descriptor: firmware gets the segment with nothing to say what is the hardware's in it, as a
+    // segment the parser never saw. Digestion forgets the message in progress and stops following until firmware
+    // resynchronises it (a message the hardware owned across this segment is lost to both: the next one shows the gap).
+    when(!io.room) { mode := M_HUNT; lit := 0; msgHw := False; synced := False }
   }
+  io.overflow := endV && endP.good && off =/= 0 && !io.room
   when(endV) { off := 0 }
 
   // ---- firmware's resynchronisation: decided at once; exp from binary to decimal (shift and add 3, 33 cycles),

@@ -1211,9 +1211,10 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       unit.io.sync.payload.msgSeq := sysCmd.dg.xMsg
       digestFifo.io.push.valid := unit.io.desc.valid
       digestFifo.io.push.payload := unit.io.desc.payload
+      unit.io.room := digestFifo.io.push.ready
       io.digested := digestFifo.io.push.fire && unit.io.desc.digested
-      val drops = Reg(UInt(4 bits)) init 0     // descriptors lost (the FIFO full), Gray-coded to sys
-      when(digestFifo.io.push.valid && !digestFifo.io.push.ready) { drops := drops + 1 }
+      val drops = Reg(UInt(4 bits)) init 0     // descriptors that found the FIFO full, Gray-coded to sys
+      when(unit.io.overflow) { drops := drops + 1 }
       val dropsGray = RegNext(toGray(drops)) init 0
     }
 
@@ -1559,7 +1560,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       regs.ro("DIGEST_FIRST", 0x0F0, d.hwFirst, "the MsgSeqNum of the first message the hardware completed (HW_COUNT > 0)")
       val pop = regs.writeFlow("DIGEST_POP", 0x0F4, 1, "write (any value): drop the oldest descriptor")
       d.ready := pop.valid
-      val drops = counter("DIGEST_DROPS", 0x0F8, "descriptors lost: the FIFO was full")
+      val drops = counter("DIGEST_DROPS", 0x0F8, "good segments whose descriptor found the FIFO full: passed with no descriptor, digestion unsynced")
       val dropsSync = fromGray(BufferCC(rx.digestion.dropsGray, B(0, 4 bits)))
       val dropsPrev = RegNext(dropsSync) init 0
       drops := drops + (dropsSync - dropsPrev).resized

@@ -190,6 +190,13 @@ class DigestModel(ours: String, theirs: String, var nextSeq: Long, var expMsg: O
       exp.isDefined)
   }
 
+  /** A good in-order segment whose descriptor found no room: firmware gets it as one the parser never saw; the parser
+    * forgets the message in progress and stops following the MsgSeqNum until firmware resynchronises it. */
+  def overflow(length: Int): Unit = {
+    carry = ArrayBuffer[Int](); carryHw = false; expMsg = None
+    nextSeq = (nextSeq + length) & 0xFFFFFFFFL
+  }
+
   /** The message in progress at the end of the stream so far: its length, and whether the hardware owns it. */
   def pending: (Int, Boolean) = (carry.length, carryHw)
 }

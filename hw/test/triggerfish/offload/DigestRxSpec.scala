@@ -82,12 +82,12 @@ class DigestRxSpec extends AnyFunSuite {
       dut.io.oursLen #= ours.length; dut.io.theirsLen #= theirs.length
     }
     dut.io.byte.valid #= false; dut.io.end.valid #= false; dut.io.sync.valid #= false; dut.io.reset #= false
-    dut.io.enable #= true; dut.io.position #= 0
+    dut.io.enable #= true; dut.io.position #= 0; dut.io.room #= true
     cd.forkStimulus(10)
     cd.assertReset(); cd.waitSampling(3); cd.deassertReset(); cd.waitSampling(2)
 
     /** The segment's bytes (with idle cycles now and then), its verdict, and the descriptor if any. */
-    def segment(bytes: Seq[Int], good: Boolean, seqStart: Long): Option[Digest] = {
+    def segment(bytes: Seq[Int], good: Boolean, seqStart: Long, room: Boolean = true): Option[Digest] = {
       for (x <- bytes) {
         while (rnd.nextInt(6) == 0) { dut.io.byte.valid #= false; cd.waitSampling() }
         dut.io.byte.valid #= true; dut.io.byte.payload #= x; cd.waitSampling()
@@ -95,11 +95,14 @@ class DigestRxSpec extends AnyFunSuite {
       dut.io.byte.valid #= false
       cd.waitSampling(1 + rnd.nextInt(3))
       dut.io.end.valid #= true; dut.io.end.payload.good #= good; dut.io.end.payload.seqStart #= seqStart
+      dut.io.room #= room
       cd.waitSampling()
       dut.io.end.valid #= false
       var got: Option[Digest] = None
+      var overflows = 0
       for (_ <- 0 until 6) {
         cd.waitSampling()
+        if (dut.io.overflow.toBoolean) overflows += 1
         if (dut.io.desc.valid.toBoolean) {
           assert(got.isEmpty, "two descriptors for one segment")
           val p = dut.io.desc.payload
@@ -108,6 +111,8 @@ class DigestRxSpec extends AnyFunSuite {
             p.garbled.toBoolean, p.synced.toBoolean))
         }
       }
+      dut.io.room #= true
+      assert(overflows == (if (good && !room) 1 else 0), s"$overflows overflow pulses (good $good, room $room)")
       cd.waitSampling(rnd.nextInt(4))
       got
     }
@@ -146,7 +151,7 @@ class DigestRxSpec extends AnyFunSuite {
       h.setCompIds(Ours, Theirs)
       dut.io.enable #= enable
       val gen = new DigestStreams(rnd, Ours, Theirs)
-      var digested, passed, tails, skips, garbled, hwMsgs, bad, resyncs, refused = 0
+      var digested, passed, tails, skips, garbled, hwMsgs, bad, resyncs, refused, overflows = 0
       for (r <- 0 until streams) {
         val msgs = gen.stream(3 + rnd.nextInt(60), mostlyW)
         val b = msgs.flatMap(Fix.bytes).toIndexedSeq
@@ -169,6 +174,13 @@ class DigestRxSpec extends AnyFunSuite {
             assert(h.segment(badBytes, good = false, m.nextSeq).isEmpty, s"$name seed $seed stream $r: a descriptor for a bad segment")
             bad += 1
           }
+          if (rnd.nextInt(40) == 0) {
+            // no room for its descriptor: passed without one, digestion unsynced
+            val at = m.nextSeq
+            m.overflow(s.length)
+            assert(h.segment(s, good = true, at, room = false).isEmpty, s"$name seed $seed stream $r: a descriptor with no room")
+            overflows += 1
+          } else {
           val want = m.segment(s)
           val got = h.segment(s, good = true, want.seqStart)
           assert(got.contains(want), s"$name seed $seed stream $r segment $i (offset $off, ${s.length} bytes): hardware $got, model $want")
@@ -177,9 +189,10 @@ class DigestRxSpec extends AnyFunSuite {
           if (want.skip > 0) skips += 1
           if (want.garbled) garbled += 1
           hwMsgs += want.hwCount
+          }
           off += s.length
           // firmware resynchronises the parser when it stopped following (at its position, when at a boundary)
-          if (!want.synced && rnd.nextInt(3) != 0) {
+          if (m.expMsg.isEmpty && rnd.nextInt(3) != 0) {
             val wrongPos = rnd.nextInt(5) == 0
             val pos = if (wrongPos) (m.nextSeq + 1) & 0xFFFFFFFFL else m.nextSeq
             val msg = msgSeqAt(b, off).getOrElse(1L + rnd.nextInt(1000))
@@ -191,7 +204,7 @@ class DigestRxSpec extends AnyFunSuite {
       }
       println(f"[digest-rtl] $name seed $seed: $streams streams, ${digested + passed} segments: $digested digested, $passed passed " +
         f"($tails with a provisional tail, $skips with a skip, $garbled garbled), $hwMsgs messages completed by the hardware, " +
-        f"$bad bad segments rolled back, $resyncs resyncs applied, $refused refused")
+        f"$bad bad segments rolled back, $overflows with no room for the descriptor, $resyncs resyncs applied, $refused refused")
       if (enable) assert(digested > streams && passed > streams / 2 && tails > 5 && skips > 5 && garbled > 0 && bad > 20 && resyncs > 5 && refused > 0)
       else assert(digested == 0 && hwMsgs == 0)
     }
