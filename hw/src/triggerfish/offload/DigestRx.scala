@@ -69,7 +69,8 @@ case class DigestRx() extends Component {
     val end = slave(Flow(DigestEnd()))             // the segment's verdict, after its last byte
     val reset = in Bool()                          // the stream moved (LOAD_SEQ): nothing in progress, unsynced
     val position = in UInt (32 bits)               // the parser's stream position (valid between segments)
-    val sync = slave(Flow(DigestSync()))           // between segments, at least 34 cycles before the next byte
+    val sync = slave(Flow(DigestSync()))           // between segments, at least 34 cycles before the next byte; its
+                                                   // payload and io.position stable since the cycle before
     val syncOk = out Bool()                        // with sync.valid: applied (else refused: another position,
                                                    // mid-message, MsgSeqNum 0, or a resync still converting)
     val desc = master(Flow(DigestDesc()))
@@ -116,7 +117,7 @@ case class DigestRx() extends Component {
   // field
   val inTag = snap(RegInit(True))
   val tagN = snap(Reg(UInt(3 bits)) init 0)                  // digits of the tag (saturates at 4)
-  val tagVal = snap(Reg(UInt(10 bits)) init 0)
+  val tagM = snap(Reg(Bits(classOf.size bits)) init 0)      // the tag so far is a prefix of classOf's k-th tag
   val tagBad = snap(RegInit(False))                          // a non-digit, or a leading zero
   val tcls = snap(Reg(UInt(4 bits)) init T_OTHER)
   val vLen = snap(Reg(UInt(5 bits)) init 0)                  // saturates at 31
@@ -156,7 +157,8 @@ case class DigestRx() extends Component {
   val hwFirst = Reg(UInt(32 bits)) init 0
   val hwCount = Reg(UInt(8 bits)) init 0
 
-  val first = off === 0
+  val isFirst = RegInit(True)        // the next byte is the segment's first
+  val first = isFirst
   val dCur = first ? (io.enable && synced && !(mode =/= M_HUNT && !msgHw)) | digest
   val carriedCur = first ? (mode =/= M_HUNT) | inCarried
   val dNext = Bool(); dNext := dCur
@@ -181,10 +183,18 @@ case class DigestRx() extends Component {
   val carriedAgain = Bool(); carriedAgain := False  // ... and it was in the segment before
   val garbage = Bool(); garbage := False            // this byte belongs to no message (firmware hunts over it)
   val complete = Bool(); complete := False          // this byte ends a message (its trailer's SOH)
+  // A message's completion is decided with its last byte and applied in the next cycle (the next message's
+  // MsgSeqNum comes 20 bytes later at the earliest, the segment's verdict two cycles later at the earliest).
+  val hwEv = Bool(); hwEv := False                  // the hardware completed and verified it
+  val incEv = Bool(); incEv := False                // firmware's, in step: the MsgSeqNum goes on
+  val unsyncEv = Bool(); unsyncEv := False          // firmware's, not followed: unsynced
+  val msgOkR = RegNext(wOk && firstDone && had55 && had268 && n268.resize(9) === n269 && fOk && has49 && has56 &&
+    has34 && has52) init False
+  val inStepR = RegNext(fOk && has49 && has56 && has34 && !admin) init False
 
   def newLiteral(): Unit = { mode := M_BEGIN; lit := 1; csum := 0x38; msgStartNow := True }
   def fieldInit(): Unit = {
-    inTag := True; tagN := 0; tagVal := 0; tagBad := False; vLen := 0; vAllDig := True
+    inTag := True; tagN := 0; tagM.setAll(); tagBad := False; vLen := 0; vAllDig := True
     vFirstW := False; vFirstY := False; vFirstAdm := False; cmpOk := True; vNum := 0; sig := False
     di := (expLen.resize(5) - 1).asSInt; seqMatch := True
   }
@@ -193,19 +203,20 @@ case class DigestRx() extends Component {
     had55 := False; had268 := False; n268 := 0; n269 := 0; inEntry := False; cur270 := False; admin := False
     lastSoh := False
   }
+  val classTags = classOf.toSeq.sortBy(_._1)
   def tagClass(): UInt = {
-    val r = UInt(4 bits); r := T_OTHER
-    for ((t, k) <- classOf) {
-      val digits = t.toString.length
-      when(tagN === digits && tagVal === t) { r := k }
-    }
-    (tagBad || tagN === 0) ? U(T_OTHER, 4 bits) | r
+    // the tag whose digits all matched and whose length this is (at most one); a non-digit or a leading zero
+    // matches none
+    classTags.zipWithIndex.map { case ((t, k), i) =>
+      (tagM(i) && tagN === t.toString.length) ? U(k, 4 bits) | U(0, 4 bits)
+    }.reduce(_ | _)
   }
 
   val csTable = Vec((0 until 256).map(s => U((s / 100) << 8 | ((s / 10) % 10) << 4 | (s % 10), 12 bits)))
 
   when(v) {
     off := off + 1
+    isFirst := False
     when(first) { carriedDone := False; garbled := False; skip := 0; hwCount := 0; hwFirst := 0 }
     switch(mode) {
       is(M_HUNT) {
@@ -245,11 +256,7 @@ case class DigestRx() extends Component {
         csum := sum
         bodyLeft := bodyLeft - 1
         lastSoh := isSoh
-        when(bodyLeft === 1) {
-          mode := M_TRAILER; tpos := 0; tOk := True
-          val t = csTable(sum)
-          csDig(0) := t(11 downto 8); csDig(1) := t(7 downto 4); csDig(2) := t(3 downto 0)
-        }
+        when(bodyLeft === 1) { mode := M_TRAILER; tpos := 0; tOk := True }
         when(isSoh) {
           // a field ends: the rules of the model's wellFormedW and fieldsOk
           val sawEq = !inTag
@@ -289,7 +296,11 @@ case class DigestRx() extends Component {
           } otherwise {
             when(!isDig || (tagN === 0 && is0)) { tagBad := True }
             satInc(tagN)
-            tagVal := ((tagVal |<< 3) + (tagVal |<< 1) + d.resize(10)).resized
+            for (((t, _), i) <- classTags.zipWithIndex) {
+              val ds = t.toString.map(_ - '0')
+              val here = Vec(ds.map(x => U(x, 4 bits)) ++ Seq.fill(8 - ds.length)(U(15, 4 bits)))(tagN)
+              when(!isDig || tagN >= ds.length || d =/= here) { tagM(i) := False }
+            }
           }
         } otherwise {
           // a value's character
@@ -309,6 +320,11 @@ case class DigestRx() extends Component {
       }
       is(M_TRAILER) {
         tpos := tpos + 1
+        // the CheckSum's digits from the body's sum, while "10=" goes by (registered: a table after an adder)
+        when(tpos === 0) {
+          val t = csTable(csum)
+          csDig(0) := t(11 downto 8); csDig(1) := t(7 downto 4); csDig(2) := t(3 downto 0)
+        }
         val want = tpos.mux(
           0 -> (c === 0x31), 1 -> (c === 0x30), 2 -> isEq,
           3 -> (isDig && d === csDig(0)), 4 -> (isDig && d === csDig(1)), 5 -> (isDig && d === csDig(2)),
@@ -322,16 +338,11 @@ case class DigestRx() extends Component {
     when(msgStartAt1) { msgStart := off - 1 }
 
     when(complete) {
+      // (the message's flags last changed at the body's last field, at least 7 cycles ago: registered)
       val goodT = tOk && isSoh && lastSoh
-      val verified = goodT && wOk && firstDone && had55 && had268 && n268.resize(9) === n269 && fOk &&
-        has49 && has56 && has34 && has52
-      val inStep = fOk && has49 && has56 && has34 && !admin
-      def hwDone(): Unit = {
-        when(first || hwCount === 0) { hwFirst := exp }
-        hwCount := (first ? U(0, 8 bits) | hwCount) + 1
-        expInc()
-      }
-      def follow(): Unit = when(goodT && synced) { when(inStep) { expInc() } otherwise { synced := False } }
+      val verified = goodT && msgOkR
+      def hwDone(): Unit = hwEv := True
+      def follow(): Unit = when(goodT && synced) { when(inStepR) { incEv := True } otherwise { unsyncEv := True } }
       when(carriedCur) {
         carriedNext := False
         when(msgHw) {
@@ -346,6 +357,15 @@ case class DigestRx() extends Component {
     digest := dNext
     inCarried := carriedNext
   }
+  val hwR = RegNext(hwEv) init False
+  val incR = RegNext(hwEv || incEv) init False
+  val unsyncR = RegNext(unsyncEv) init False
+  when(hwR) {
+    when(hwCount === 0) { hwFirst := exp }
+    hwCount := hwCount + 1
+  }
+  when(incR) { expInc() }
+  when(unsyncR) { synced := False }
 
   // ---- the verdict: two cycles after it arrives (so it may come with the cycle after the last byte)
   val endV = RegNext(RegNext(io.end.valid) init False) init False
@@ -385,7 +405,7 @@ case class DigestRx() extends Component {
     when(!io.room) { mode := M_HUNT; lit := 0; msgHw := False; synced := False }
   }
   io.overflow := endV && endP.good && off =/= 0 && !io.room
-  when(endV) { off := 0 }
+  when(endV) { off := 0; isFirst := True }
 
   // ---- firmware's resynchronisation: decided at once; exp from binary to decimal (shift and add 3, 33 cycles),
   // then synced
@@ -395,7 +415,8 @@ case class DigestRx() extends Component {
     val bin = Reg(UInt(32 bits)) init 0
     val bcd = Reg(Vec.fill(seqDigits)(UInt(4 bits)))
     val value = Reg(UInt(32 bits)) init 0
-    io.syncOk := io.sync.position === io.position && mode === M_HUNT && io.sync.msgSeq =/= 0 && !busy
+    // (registered: the request's inputs are stable a cycle before it, between segments)
+    io.syncOk := RegNext(io.sync.position === io.position && mode === M_HUNT && io.sync.msgSeq =/= 0 && !busy) init False
     when(io.sync.valid && io.syncOk) {
       busy := True; steps := 32; bin := io.sync.msgSeq; value := io.sync.msgSeq
       bcd.foreach(_ := 0)
@@ -430,6 +451,7 @@ case class DigestRx() extends Component {
   }
   when(io.reset) {   // nothing in progress (the rest is set up when a message starts), unsynced
     off := 0
+    isFirst := True
     conv.busy := False
     mode := M_HUNT; msgHw := False; synced := False; lit := 0
   }

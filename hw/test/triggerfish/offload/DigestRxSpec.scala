@@ -118,7 +118,9 @@ class DigestRxSpec extends AnyFunSuite {
     }
     def sync(position: Long, msg: Long, at: Long): Boolean = {
       dut.io.position #= at
-      dut.io.sync.valid #= true; dut.io.sync.payload.position #= position; dut.io.sync.payload.msgSeq #= msg
+      dut.io.sync.payload.position #= position; dut.io.sync.payload.msgSeq #= msg
+      cd.waitSampling()                  // (the inputs a cycle before the request)
+      dut.io.sync.valid #= true
       sleep(1)                           // (within the cycle: the answer before the edge that takes the request)
       val ok = dut.io.syncOk.toBoolean
       cd.waitSampling()
