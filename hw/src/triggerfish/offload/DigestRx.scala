@@ -74,7 +74,8 @@ case class DigestRx() extends Component {
     val syncOk = out Bool()                        // with sync.valid: applied (else refused: another position,
                                                    // mid-message, MsgSeqNum 0, or a resync still converting)
     val desc = master(Flow(DigestDesc()))
-    val room = in Bool()                           // the descriptor can be queued (else: overflow, below)
+    val room = in Bool()                           // a descriptor can be queued (else: overflow, below); it is
+                                                   // queued a cycle after the verdict is taken
     val overflow = out Bool()                      // a good segment's descriptor found no room
     val synced = out Bool()
   }
@@ -373,11 +374,16 @@ case class DigestRx() extends Component {
   assert(!(v && endV), "DigestRx: a verdict while a byte is processed")
   val commit = RegNext(endV && endP.good) init False   // snapshot := working, a cycle after the outcome
   val restore = endV && !endP.good
-  io.desc.valid := False
-  io.desc.payload.assignDontCare()
+  // (the descriptor is registered before it is queued; the message's state is settled two cycles before the verdict)
+  val provR = RegNext(io.enable && synced && (mode === M_BODY || mode === M_TRAILER) && firstDone && wOk && fOk) init False
+  val descR = Reg(DigestDesc())
+  val descV = RegInit(False)
+  descV := False
+  io.desc.valid := descV
+  io.desc.payload := descR
   when(endV && endP.good && off =/= 0) {
     val inMsg = mode =/= M_HUNT
-    val prov = io.enable && synced && (mode === M_BODY || mode === M_TRAILER) && firstDone && wOk && fOk
+    val prov = provR
     val dFinal = Bool(); dFinal := digest
     val skipF = UInt(16 bits); skipF := skip
     val tailF = UInt(16 bits); tailF := 0
@@ -389,16 +395,17 @@ case class DigestRx() extends Component {
         when(!prov) { dFinal := False } otherwise { tailF := off - msgStart }
       }
     }
-    io.desc.valid := io.room
-    io.desc.seqStart := endP.seqStart
-    io.desc.length := off
-    io.desc.digested := dFinal
-    io.desc.skip := dFinal ? U(0, 16 bits) | skipF
-    io.desc.tail := dFinal ? U(0, 16 bits) | tailF
-    io.desc.hwCount := dFinal ? hwCount | (carriedDone ? U(1, 8 bits) | U(0, 8 bits))
-    io.desc.hwFirst := (dFinal || carriedDone) ? hwFirst | U(0, 32 bits)
-    io.desc.garbled := garbled
-    io.desc.synced := synced
+    // (room only grows until the next cycle's push: nothing else queues)
+    descV := io.room
+    descR.seqStart := endP.seqStart
+    descR.length := off
+    descR.digested := dFinal
+    descR.skip := dFinal ? U(0, 16 bits) | skipF
+    descR.tail := dFinal ? U(0, 16 bits) | tailF
+    descR.hwCount := dFinal ? hwCount | (carriedDone ? U(1, 8 bits) | U(0, 8 bits))
+    descR.hwFirst := (dFinal || carriedDone) ? hwFirst | U(0, 32 bits)
+    descR.garbled := garbled
+    descR.synced := synced
     // No room for the descriptor: firmware gets the segment with nothing to say what is the hardware's in it, as a
     // segment the parser never saw. Digestion forgets the message in progress and stops following until firmware
     // resynchronises it (a message the hardware owned across this segment is lost to both: the next one shows the gap).

@@ -83,7 +83,7 @@ object OffloadRx {
   val CL_DOT = 10; val CL_END_NODOT = 11; val CL_END_FRAC = 12
   val beginLiteral: Seq[Int] = "8=FIX.4.4\u00019=".map(_.toInt)
   /** io.digested comes this many eth_rx cycles after the frame's last beat on io.rx (OffloadRxDigestSpec pins it). */
-  val digestedLatency = 4
+  val digestedLatency = 5
   object EngState extends SpinalEnum { val IDLE, TOKEN, PRE, PRE_APPLY, CONVERT, NORMALIZE, SWEEP, POST, POST_APPLY, ACK = newElement() }
 }
 

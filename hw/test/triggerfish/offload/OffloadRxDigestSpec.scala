@@ -14,7 +14,7 @@ import scala.util.Random
 
 class OffloadRxDigestSpec extends AnyFunSuite {
   val Ours = "TFISH1"; val Theirs = "EXCH"
-  val DigestedLatency = 4   // eth_rx cycles from a digested segment's last beat on io.rx to io.digested
+  val DigestedLatency = 5   // eth_rx cycles from a digested segment's last beat on io.rx to io.digested
   lazy val compiled = OffloadRxSim.compile(OffloadRxConfig(entries = 16, digest = true))
 
   class DigestPort(h: OffloadRxHarness) {
