@@ -213,6 +213,7 @@ case class DigestRx() extends Component {
     }.reduce(_ | _)
   }
 
+  val csumHold = RegNext(csum) init 0
   val csTable = Vec((0 until 256).map(s => U((s / 100) << 8 | ((s / 10) % 10) << 4 | (s % 10), 12 bits)))
 
   when(v) {
@@ -321,9 +322,10 @@ case class DigestRx() extends Component {
       }
       is(M_TRAILER) {
         tpos := tpos + 1
-        // the CheckSum's digits from the body's sum, while "10=" goes by (registered: a table after an adder)
-        when(tpos === 0) {
-          val t = csTable(csum)
+        // the CheckSum's digits from the body's sum, while "10=" goes by (from a copy of the sum taken a cycle
+        // before: the table may become a block RAM, whose address register must not follow the sum's adder)
+        when(tpos === 1) {
+          val t = csTable(csumHold)
           csDig(0) := t(11 downto 8); csDig(1) := t(7 downto 4); csDig(2) := t(3 downto 0)
         }
         val want = tpos.mux(
