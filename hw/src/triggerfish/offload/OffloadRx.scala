@@ -37,8 +37,11 @@ import scala.collection.mutable.ArrayBuffer
 case class OffloadRxConfig(
   entries: Int = 64,         // trigger table entries (a power of two, 2..64)
   fireLogDepth: Int = 16,    // fire records waiting for the CPU (sys)
-  eventFifoDepth: Int = 8    // per-segment counter events eth_rx -> sys (one per segment of our connection)
+  eventFifoDepth: Int = 8,   // per-segment counter events eth_rx -> sys (one per segment of our connection)
+  digest: Boolean = false,   // market-data digestion (DigestRx, docs/DESIGN.md): its registers, CMD DIGEST_SYNC
+  digestDepth: Int = 16      // digest descriptors waiting for the CPU (sys)
 ) {
+  require(isPow2(digestDepth) && digestDepth >= 4)
   require(isPow2(entries) && entries >= 2 && entries <= 64, "entries: a power of two in 2..64")
   require(isPow2(fireLogDepth) && fireLogDepth >= 4)
   require(isPow2(eventFifoDepth) && eventFifoDepth >= 4)
@@ -68,7 +71,7 @@ object OffloadRx {
   val maxDecimals = 8
   val logSlots = 16          // trade log: a ring of 15 usable slots for prices that newly crossed an entry (see README)
   val SOH = 0x01
-  object Op { val CONFIG = 1; val LOAD_SEQ = 2; val WRITE_ENTRY = 3; val ARM = 4; val DISARM = 5; val DISARM_ALL = 6; val READ_STATE = 7 }
+  object Op { val CONFIG = 1; val LOAD_SEQ = 2; val WRITE_ENTRY = 3; val ARM = 4; val DISARM = 5; val DISARM_ALL = 6; val READ_STATE = 7; val DIGEST_SYNC = 8 }
   object Kind { val NONE = 0; val INORDER = 1; val OOO = 2; val BAD = 3; val IGNORED = 4 }
   // Header sections.
   val S_ETH = 0; val S_IP = 1; val S_TCP = 2; val S_PAY = 3; val S_PAD = 4
@@ -79,6 +82,8 @@ object OffloadRx {
   // Price table classes: row = position * 16 + class; classes 0..9 are the digits.
   val CL_DOT = 10; val CL_END_NODOT = 11; val CL_END_FRAC = 12
   val beginLiteral: Seq[Int] = "8=FIX.4.4\u00019=".map(_.toInt)
+  /** io.digested comes this many eth_rx cycles after the frame's last beat on io.rx (OffloadRxDigestSpec pins it). */
+  val digestedLatency = 5
   object EngState extends SpinalEnum { val IDLE, TOKEN, PRE, PRE_APPLY, CONVERT, NORMALIZE, SWEEP, POST, POST_APPLY, ACK = newElement() }
 }
 
@@ -90,6 +95,9 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     val rx = slave(Flow(EthRxBeat()))                 // rxCd: the MAC's receive stream (the SoC's rxTap)
     val fire = master(Flow(OffloadFire()))            // rxCd
     val rxCycle = out UInt (32 bits)                  // rxCd: the cycle counter the stamps use
+    // rxCd, digestion builds: the frame whose last beat was on io.rx `OffloadRx.digestedLatency` cycles before was a
+    // digested segment, its descriptor queued (the frame buffers drop it instead of committing it to a slot)
+    val digested = config.digest generate out(Bool())
   }
   val sysCd = ClockDomain.current
   val factory = new PipelinedMemoryBusSlaveFactory(io.bus)
@@ -139,7 +147,32 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     regs.wo("ENTRY_STOP_HI", 0x03C, stopHi, "staged entry: stop price bits 47:32 (the price must be < 10^14)")
     regs.wo("ENTRY_CFG", 0x040, entryCfg, "staged entry, applied by CMD WRITE_ENTRY: bit 0 SELL (0: buy stop, fires when a trade price >= stop; 1: sell stop, <= stop), bit 1 ONE_SHOT (disarm when it fires; else it fires at most once per segment), bit 2 ARM (arm once written), bits 7:4 TEMPLATE")
     val cmd = regs.writeFlow("CMD", 0x044, 14,
-      "write OP (bits 3:0) and ENTRY (bits 13:8): 1 CONFIG, 2 LOAD_SEQ, 3 WRITE_ENTRY, 4 ARM, 5 DISARM, 6 DISARM_ALL, 7 READ_STATE; refused while BUSY")
+      "write OP (bits 3:0) and ENTRY (bits 13:8): 1 CONFIG, 2 LOAD_SEQ, 3 WRITE_ENTRY, 4 ARM, 5 DISARM, 6 DISARM_ALL, 7 READ_STATE" +
+        (if (config.digest) ", 8 DIGEST_SYNC" else "") + "; refused while BUSY")
+
+    // Digestion's staged configuration (applied by CONFIG) and resynchronisation (DIGEST_SYNC).
+    val dg = config.digest generate new Area {
+      val cfg = Reg(Bits(21 bits)) init 0
+      val ours = Vec.fill(4)(Reg(Bits(32 bits)) init 0)
+      val theirs = Vec.fill(4)(Reg(Bits(32 bits)) init 0)
+      val pos = Reg(Bits(32 bits)) init 0
+      val msg = Reg(Bits(32 bits)) init 0
+      regs.wo("DIGEST_CFG", 0x0B0, cfg, "staged, applied by CMD CONFIG: bit 0 ENABLE (digest good in-order segments of W of this session; off: pass everything, the MsgSeqNum still followed), bits 12:8 OURS_LEN, bits 20:16 THEIRS_LEN (CompID lengths, 1..16)")
+      regs.wo("DIGEST_SYNC_POS", 0x0B4, pos, "staged, applied by CMD DIGEST_SYNC: the stream position (the peer's sequence number) firmware has parsed up to, at a message boundary")
+      regs.wo("DIGEST_SYNC_MSG", 0x0B8, msg, "staged, applied by CMD DIGEST_SYNC: the session's next incoming MsgSeqNum there (>= 1)")
+      for (i <- 0 until 4) regs.wo(s"DIGEST_OURS$i", 0x0C0 + 4 * i, ours(i), s"staged: the exchange's TargetCompID (ours), characters ${4 * i}..${4 * i + 3} (the first in bits 7:0)")
+      for (i <- 0 until 4) regs.wo(s"DIGEST_THEIRS$i", 0x0D0 + 4 * i, theirs(i), s"staged: the exchange's SenderCompID, characters ${4 * i}..${4 * i + 3}")
+      val xCfg = Reg(Bits(21 bits)) init 0
+      val xOurs = Reg(Bits(128 bits)) init 0
+      val xTheirs = Reg(Bits(128 bits)) init 0
+      val xPos = Reg(UInt(32 bits)) init 0
+      val xMsg = Reg(UInt(32 bits)) init 0
+      for (r <- Seq(xCfg, xOurs, xTheirs, xPos, xMsg)) r.addTag(crossClockDomain)
+      def take(): Unit = {
+        xCfg := cfg; xOurs := ours.reverse.reduce(_ ## _); xTheirs := theirs.reverse.reduce(_ ## _)
+        xPos := pos.asUInt; xMsg := msg.asUInt
+      }
+    }
 
     // The transfer registers: a copy taken when a command is accepted, stable until it is acknowledged.
     val xOp = Reg(UInt(4 bits)) init 0
@@ -166,7 +199,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     val refused = RegInit(False)
     val reqToggle = RegInit(False)
     val op = cmd.payload(3 downto 0).asUInt
-    val opOk = op >= Op.CONFIG && op <= Op.READ_STATE
+    val opOk = op >= Op.CONFIG && op <= (if (config.digest) Op.DIGEST_SYNC else Op.READ_STATE)
     when(cmd.valid) {
       when(!busy && opOk) {
         xOp := op; xEntry := cmd.payload(13 downto 8).asUInt.resized
@@ -174,6 +207,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
         xPeerIp := peerIp; xPeerPort := peerPort; xDecimals := decimals; xTradeType := tradeType
         xRcvNxt := rcvNxt.asUInt; xSym := sym1 ## sym0; xStop := (stopHi ## stopLo).asUInt
         xSell := eSell; xOneShot := eOneShot; xArm := eArm; xTmpl := eTmpl
+        if (config.digest) dg.take()
         busy := True; reqToggle := !reqToggle; refused := False
       } otherwise { refused := True }
     }
@@ -184,6 +218,8 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
   val eventFifo = new StreamFifoCC(OffloadRxEvent(), config.eventFifoDepth, rxCd, sysCd, withPopBufferedReset = false)
   // Fire log: up to 64 fires in a burst; what the CPU has not taken when it is full is dropped and counted.
   val fireFifo = new StreamFifoCC(OffloadFireLog(), config.fireLogDepth, rxCd, sysCd, withPopBufferedReset = false)
+  // Digest descriptors, one per good in-order segment with payload.
+  val digestFifo = config.digest generate new StreamFifoCC(DigestDesc(), config.digestDepth, rxCd, sysCd, withPopBufferedReset = false)
 
   // =============================================================================================
   // eth_rx: the parser, the trigger table, the fire
@@ -1146,6 +1182,43 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     }
 
     // -------------------------------------------------------------------------------------------
+    // Digestion (DigestRx): the scanner's bytes, the segment's verdict from the housekeeping, a descriptor per good
+    // segment with payload to sys. (Its reset and resynchronisation come from the commands, below.)
+    val digestion = config.digest generate new Area {
+      val enable = RegInit(False)
+      val ours = Reg(Bits(128 bits)) init 0
+      val theirs = Reg(Bits(128 bits)) init 0
+      val oursLen = Reg(UInt(5 bits)) init 0
+      val theirsLen = Reg(UInt(5 bits)) init 0
+      val unit = DigestRx()
+      unit.io.enable := enable
+      for (i <- 0 until DigestRx.maxCompId) {
+        unit.io.ours(i) := ours(8 * i + 7 downto 8 * i)
+        unit.io.theirs(i) := theirs(8 * i + 7 downto 8 * i)
+      }
+      unit.io.oursLen := oursLen
+      unit.io.theirsLen := theirsLen
+      unit.io.byte.valid := feed
+      unit.io.byte.payload := b.asBits
+      // the verdict as soon as the TCP checksum's is known (t+2), long before the scanner's housekeeping: its own
+      // snapshot is independent of the scanner's, and the frame buffers wait for this verdict before they commit
+      unit.io.end.valid := fireSeq.eofRR && hdr.eofAccept
+      unit.io.end.good := hdr.segGood2
+      unit.io.end.seqStart := rcvNxt       // (the housekeeping moves it on later)
+      unit.io.position := rcvNxt
+      unit.io.sync.valid := False
+      unit.io.sync.payload.position := sysCmd.dg.xPos
+      unit.io.sync.payload.msgSeq := sysCmd.dg.xMsg
+      digestFifo.io.push.valid := unit.io.desc.valid
+      digestFifo.io.push.payload := unit.io.desc.payload
+      unit.io.room := digestFifo.io.push.ready
+      io.digested := digestFifo.io.push.fire && unit.io.desc.digested
+      val drops = Reg(UInt(4 bits)) init 0     // descriptors that found the FIFO full, Gray-coded to sys
+      when(unit.io.overflow) { drops := drops + 1 }
+      val dropsGray = RegNext(toGray(drops)) init 0
+    }
+
+    // -------------------------------------------------------------------------------------------
     // Commands from sys, applied between frames; the table programming engine.
     val ctl = new Area {
       val x = sysCmd
@@ -1164,6 +1237,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val entryOh = tok
       val scannerResetNow = Bool(); scannerResetNow := False
       val scannerReset = RegNext(scannerResetNow) init False   // takes effect a cycle later (fans out widely)
+      if (config.digest) digestion.unit.io.reset := scannerReset       // (the stream moved: digestion unsynced)
       val applied = Bool(); applied := False     // a command changed state (then the snapshot follows it)
       val armSet, armClr, armClrAll, post = Bool()
       armSet := False; armClr := False; armClrAll := False; post := False
@@ -1230,7 +1304,18 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
                   maxIntDigits := maxIntNew
                   when(decimalsChanged) { armClrAll := True }
                   scannerResetNow := True
+                  if (config.digest) {
+                    val c = x.dg.xCfg
+                    digestion.enable := c(0); digestion.oursLen := c(12 downto 8).asUInt; digestion.theirsLen := c(20 downto 16).asUInt
+                    digestion.ours := x.dg.xOurs; digestion.theirs := x.dg.xTheirs
+                  }
                 }
+              }
+              if (config.digest) is(Op.DIGEST_SYNC) {
+                // decided now (at the parser's position, between messages), taken 33 cycles later: before any
+                // payload byte of a frame that starts meanwhile (none comes within its first 54)
+                digestion.unit.io.sync.valid := True
+                result := B(0, 15 bits) ## !digestion.unit.io.syncOk
               }
               is(Op.LOAD_SEQ) { rcvNxt := x.xRcvNxt; closed := False; scannerResetNow := True }
               is(Op.WRITE_ENTRY) {
@@ -1455,6 +1540,31 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     regs.ro("FIRE_STAMP", 0x09C, head.stamp, "eth_rx cycle when the SOH ending that price was on the MAC stream (pins: minus 6)")
     val pop = regs.writeFlow("FIRE_POP", 0x0A0, 1, "write (any value): drop the oldest fire record")
     head.ready := pop.valid
+
+    // Digest descriptors (docs/DESIGN.md "Digesting market data"): one per good in-order segment with payload.
+    val dg = config.digest generate new Area {
+      val d = digestFifo.io.pop
+      val syncedNow = BufferCC(rx.digestion.unit.io.synced, False)
+      regs.ro("DIGEST_STATUS", 0x0E0, "the oldest digest descriptor (the other DIGEST_ registers describe it), and digestion's state",
+        d.valid -> RegField("VALID", 0, 1, "a descriptor is waiting"),
+        d.digested -> RegField("DIGESTED", 1, 1, "the segment was digested: every byte is the hardware's (else passed: firmware parses bytes SKIP .. LENGTH - TAIL)"),
+        d.garbled -> RegField("GARBLED", 2, 1, "a message the hardware owned (its head digested earlier) failed in this segment: dropped as garbled, SKIP covers its rest"),
+        d.synced -> RegField("SYNCED", 3, 1, "the parser followed the session's incoming MsgSeqNum at the segment's end (else firmware resynchronises it: CMD DIGEST_SYNC)"),
+        syncedNow -> RegField("SYNCED_NOW", 4, 1, "the parser follows the MsgSeqNum now (synchronised from eth_rx)"),
+        d.hwCount -> RegField("HW_COUNT", 8, 8, "messages the hardware completed and verified in this segment, MsgSeqNums HW_FIRST on"))
+      regs.ro("DIGEST_SEQ", 0x0E4, d.seqStart, "the segment's first sequence number")
+      regs.ro("DIGEST_LEN", 0x0E8, "the segment's bytes and the skip",
+        d.length -> RegField("LENGTH", 0, 16, "payload bytes (from DIGEST_SEQ)"),
+        d.skip -> RegField("SKIP", 16, 16, "passed: leading bytes that finish a message the hardware owns"))
+      regs.ro("DIGEST_TAIL", 0x0EC, d.tail, "passed: trailing bytes that start a 35=W the hardware takes (provisional)")
+      regs.ro("DIGEST_FIRST", 0x0F0, d.hwFirst, "the MsgSeqNum of the first message the hardware completed (HW_COUNT > 0)")
+      val pop = regs.writeFlow("DIGEST_POP", 0x0F4, 1, "write (any value): drop the oldest descriptor")
+      d.ready := pop.valid
+      val drops = counter("DIGEST_DROPS", 0x0F8, "good segments whose descriptor found the FIFO full: passed with no descriptor, digestion unsynced")
+      val dropsSync = fromGray(BufferCC(rx.digestion.dropsGray, B(0, 4 bits)))
+      val dropsPrev = RegNext(dropsSync) init 0
+      drops := drops + (dropsSync - dropsPrev).resized
+    }
   }
 
   /** Build constants for the C header. */
@@ -1464,5 +1574,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     ("OFFLOAD_RX_PRICE_DIGITS", s"${maxDigits}U", "fixed-point prices are < 10^this"),
     ("OFFLOAD_RX_MAX_DECIMALS", s"${maxDecimals}U", "implied decimals 0..this"),
     ("OFFLOAD_RX_LOG_SLOTS", s"${logSlots - 1}U", "trade log slots (fires whose price was not logged have RECORD_VALID 0)"),
-    ("OFFLOAD_RX_STAMP_TO_PINS", "6U", "FIRE_STAMP minus this = the eth_rx cycle the byte was on the RX pins (LiteEth default)"))
+    ("OFFLOAD_RX_STAMP_TO_PINS", "6U", "FIRE_STAMP minus this = the eth_rx cycle the byte was on the RX pins (LiteEth default)")) ++
+    (if (config.digest) Seq(("OFFLOAD_RX_DIGEST", "1", "market-data digestion: DIGEST_ registers, CMD DIGEST_SYNC"),
+      ("OFFLOAD_RX_DIGEST_COMPID", s"${DigestRx.maxCompId}U", "longest CompID digestion compares")) else Nil)
 }

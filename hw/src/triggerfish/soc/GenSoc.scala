@@ -1,7 +1,8 @@
 // Generates the SoC Verilog and, from the same description, the firmware's view of it:
 //   <out>/Soc.v (+ TfRam inline), <out>/soc.h (address map, registers, build constants), <out>/memory.ld
 // Usage: runMain triggerfish.soc.GenSoc --target sim|ecp5 --out DIR [--version HEX] [--ram-kib N]
-//        [--ram-init HEX] [--cpu VexRiscv.v] [--eth-phy gmii|rgmii_ecp5|mii|rmii|none] [--mac-dir DIR]
+//        [--ram-init HEX] [--cpu VexRiscv.v] [--eth-phy gmii|rgmii_ecp5|mii|rmii|none] [--mac-dir DIR] [--digest]
+// --digest: market-data digestion in the offload and the frame buffers' veto (SocEthConfig.offloadDigest).
 // --mac-dir: where the LiteEth MAC Verilog and its port list are (default build/liteeth).
 package triggerfish.soc
 
@@ -29,7 +30,7 @@ object GenSoc {
         case Some("none") => None
         case Some(phy) => Some(base.eth.getOrElse(SocEthConfig(phy)).copy(phy = phy))
         case None => base.eth
-      }).map(e => arg("mac-dir").fold(e)(d => e.copy(macDir = d))))
+      }).map(e => arg("mac-dir").fold(e)(d => e.copy(macDir = d))).map(e => e.copy(offloadDigest = args.contains("--digest"))))
     val outDir = arg("out").getOrElse(s"build/hw/$target")
     val report = SpinalConfig(targetDirectory = outDir, oneFilePerComponent = false,
       defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))

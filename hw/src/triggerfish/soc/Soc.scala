@@ -21,8 +21,11 @@ case class SocEthConfig(
   macDir: String = "build/liteeth",
   buffers: EthBuffersConfig = EthBuffersConfig(),
   offload: Boolean = true,     // the stop-order offload: receive parser + trigger table, order engine
-  offloadEntries: Int = 64     // trigger table entries of the receive parser (OffloadRxConfig.entries)
+  offloadEntries: Int = 64,    // trigger table entries of the receive parser (OffloadRxConfig.entries)
+  offloadDigest: Boolean = false  // market-data digestion (OffloadRxConfig.digest) and the frame buffers' veto of
+                                  // digested segments; off until firmware takes the descriptors (docs/DESIGN.md)
 ) {
+  require(!offloadDigest || offload, "offloadDigest needs the offload")
   def macName = s"liteeth_mac_$phy"
   def macVerilog = s"$macDir/$macName.v"
   def macPorts = s"$macDir/$macName.ports.txt"
@@ -218,7 +221,7 @@ class Soc(val config: SocConfig) extends Component {
     mac.io.rst := ClockDomain.current.readResetWire
     val rxCd = ClockDomain(mac.io.eth_rx_clk, mac.io.eth_rx_rst, config = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
     val txCd = ClockDomain(mac.io.eth_tx_clk, mac.io.eth_tx_rst, config = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
-    val buffers = EthFrameBuffers(e.buffers, rxCd, txCd)
+    val buffers = EthFrameBuffers(if (e.offloadDigest) e.buffers.copy(rxVeto = OffloadRx.digestedLatency) else e.buffers, rxCd, txCd)
 
     // Receive tap point (eth_rx domain): the MAC's byte stream, no FIFO in front. The CPU path and, in a
     // later step, the offload parser both listen here.
@@ -227,11 +230,12 @@ class Soc(val config: SocConfig) extends Component {
 
     // The stop-order offload: the parser listens at the same tap point; its fires go to the order engine,
     // whose frames enter the transmit arbiter's order input.
-    val offRx = if (e.offload) Some(OffloadRx(OffloadRxConfig(entries = e.offloadEntries), rxCd)) else None
+    val offRx = if (e.offload) Some(OffloadRx(OffloadRxConfig(entries = e.offloadEntries, digest = e.offloadDigest), rxCd)) else None
     val engine = if (e.offload) Some(OrderEngine(OrderEngineConfig(), rxCd, txCd)) else None
     for (r <- offRx; g <- engine) {
       r.io.rx << rxTap
       g.io.fire << r.io.fire
+      if (e.offloadDigest) buffers.io.rxVeto := r.io.digested   // a digested segment takes no receive slot
     }
     // Synthesis keeps the 125 MHz blocks as modules of their own: yosys maps each module's logic to LUTs for the
     // least depth that module allows, then trades depth for area up to it. In one flattened design that depth

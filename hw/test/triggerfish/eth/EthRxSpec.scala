@@ -19,6 +19,7 @@ class EthRxSpec extends AnyFunSuite {
   /** One frame as the MAC sends it. */
   class Frame(val index: Int, val bytes: Array[Int], val error: Boolean, val gapBefore: Int) {
     var startTime: Long = -1      // sim time at which the driver put its first beat on the flow
+    var vetoed = false            // io.rxVeto marked it (veto builds: the offload digested it)
     def good(cfg: EthBuffersConfig) = !error && bytes.length >= cfg.minFrameBytes && bytes.length <= cfg.rxLimit
   }
 
@@ -43,13 +44,28 @@ class EthRxSpec extends AnyFunSuite {
   /** Drives the rx flow from `frames` (one beat per eth_rx cycle, no backpressure). Garbage on the
     * payload while valid is low, and on `error` on beats that are not the last. */
   class RxDriver(dut: EthFrameBuffers, frames: IndexedSeq[Frame], rnd: Random) {
+    // Veto builds: io.rxVeto for a third of the frames exactly rxVeto cycles after their last beat, and noise at
+    // cycles that decide no frame's commit (it must change nothing).
+    val vetoN = dut.config.rxVeto
+    private var vetoIn = -1       // callbacks until the cycle the veto speaks for the last frame (-1: none)
+    private var vetoThis = false
+    var noise = 0
     var frameIdx = 0
     var byteIdx = 0
     var gapLeft = if (frames.nonEmpty) frames(0).gapBefore else 0
     def done = frameIdx >= frames.length
     val rx = dut.io.rx
     rx.valid #= false
+    if (vetoN > 0) dut.io.rxVeto #= false
     dut.rxCd.onSamplings {
+      if (vetoN > 0) {
+        if (vetoIn > 0) vetoIn -= 1
+        val decideCycle = vetoIn == 0
+        val v = if (decideCycle) vetoThis else rnd.nextInt(20) == 0
+        if (v && !decideCycle) noise += 1
+        dut.io.rxVeto #= v
+        if (decideCycle) vetoIn = -1
+      }
       if (done || gapLeft > 0) {
         if (gapLeft > 0) gapLeft -= 1
         rx.valid #= false
@@ -66,6 +82,7 @@ class EthRxSpec extends AnyFunSuite {
         rx.payload.error #= (if (last) f.error else rnd.nextBoolean())
         byteIdx += 1
         if (last) {
+          if (vetoN > 0) { vetoIn = vetoN; vetoThis = rnd.nextInt(3) == 0; f.vetoed = vetoThis }
           byteIdx = 0
           frameIdx += 1
           if (!done) gapLeft = frames(frameIdx).gapBefore
@@ -88,7 +105,9 @@ class EthRxSpec extends AnyFunSuite {
       bus.write(IRQ_ENABLE, 1)
 
       val frames = makeFrames(rnd, nFrames)
-      val good = frames.filter(_.good(cfg))
+      val veto = cfg.rxVeto > 0
+      // (in a veto build the vetoed good frames never reach the CPU; which ones is known once the driver has sent them)
+      val allGood = frames.filter(_.good(cfg))
       val driver = new RxDriver(dut, frames, rnd)
 
       // The CPU: polls RX_STATUS, reads the frame word by word at a random pace, releases the slot.
@@ -113,11 +132,12 @@ class EthRxSpec extends AnyFunSuite {
             for (b <- 0 until 4 if 4 * w + b < len) got(4 * w + b) = ((word >> (8 * b)) & 0xFF).toInt
           }
           // The delivered frame must be the next good frame, or a later one (those between were dropped).
+          // (a vetoed frame is flagged when its last beat is sent, before its commit could be decided)
           var j = nextGood
-          while (j < good.length && !(good(j).bytes.length == len && java.util.Arrays.equals(good(j).bytes, got))) j += 1
-          assert(j < good.length, s"delivered frame #${delivered.length} (slot $slot, $len bytes) matches no good frame at or after #$nextGood " +
-            s"(next expected: ${if (nextGood < good.length) good(nextGood).bytes.length else -1} bytes)")
-          delivered += good(j)
+          while (j < allGood.length && (allGood(j).vetoed || !(allGood(j).bytes.length == len && java.util.Arrays.equals(allGood(j).bytes, got)))) j += 1
+          assert(j < allGood.length, s"delivered frame #${delivered.length} (slot $slot, $len bytes) matches no good frame at or after #$nextGood " +
+            s"(next expected: ${if (nextGood < allGood.length) allGood(nextGood).bytes.length else -1} bytes)")
+          delivered += allGood(j)
           nextGood = j + 1
           bus.write(RX_RELEASE, 0)
           releaseTimes += simTime()
@@ -135,14 +155,19 @@ class EthRxSpec extends AnyFunSuite {
       val expCrc = frames.count(_.error)
       val expRunt = frames.count(f => !f.error && f.bytes.length < cfg.minFrameBytes)
       val expOver = frames.count(f => !f.error && f.bytes.length > cfg.rxLimit)
-      val drops = good.length - delivered.length
+      val good = allGood.filter(!_.vetoed)
+      val vetoedGood = frames.count(f => f.good(cfg) && f.vetoed)
+      val vetoedCount = if (veto) bus.read(RX_VETOED) else 0L
+      val drops = good.length - delivered.length + (vetoedGood - vetoedCount).toInt
       assert(bus.read(RX_PENDING) == 0)
       assert(bus.read(CRC_ERRORS) == expCrc, "CRC_ERRORS")
       assert(bus.read(RUNTS) == expRunt, "RUNTS")
       assert(bus.read(OVERSIZE) == expOver, "OVERSIZE")
       assert(bus.read(RX_FRAMES) == delivered.length, "RX_FRAMES")
+      assert(delivered.forall(!_.vetoed), "a vetoed frame reached the CPU")
+      if (veto) assert(vetoedCount <= vetoedGood && vetoedCount > 0, s"RX_VETOED $vetoedCount of $vetoedGood vetoed good frames")
       assert(bus.read(RX_BYTES) == delivered.map(_.bytes.length.toLong).sum % (1L << 32), "RX_BYTES")
-      assert(bus.read(RX_DROPS_FULL) == drops, "RX_DROPS_FULL == good frames not delivered")
+      assert(bus.read(RX_DROPS_FULL) == drops, "RX_DROPS_FULL == good frames neither delivered nor vetoed")
       assert(bus.read(STATUS) == 0, "no event lost in the crossing")
       assert(bus.read(TX_FRAMES) == 0 && bus.read(TX_ERRORS) == 0)
 
@@ -155,7 +180,11 @@ class EthRxSpec extends AnyFunSuite {
       def releasedBefore(t: Long): Int = { var n = 0; while (n < times.length && times(n) < t) n += 1; n }
       var committed = 0
       var mustTake = 0
-      for (f <- good) {
+      val goodNow = good
+      val vetoedSet = frames.filter(f => f.good(cfg) && f.vetoed)
+      // (a vetoed frame with a slot leaves it free; one without a slot is a drop like any other: the counters say how
+      // many of each, and the ring's accounting below leaves them out)
+      for (f <- goodNow) {
         val taken = deliveredSet.contains(f.index)
         val opt = releasedBefore(f.startTime)
         val pess = releasedBefore(f.startTime - 3L * clocks.rx + 1)
@@ -166,7 +195,8 @@ class EthRxSpec extends AnyFunSuite {
       }
       val secs = (System.nanoTime() - wallStart) / 1e9
       println(f"[EthRx seed $s ${clocks.describe}, ${cfg.rxSlots} slots] frames ${frames.length}: good ${good.length} " +
-        f"(delivered ${delivered.length}, dropped ring full $drops; $mustTake certainly had a slot, ${good.length - mustTake - drops} within the crossing's uncertainty), crc $expCrc, runts $expRunt, oversize $expOver; " +
+        f"(delivered ${delivered.length}, dropped ring full $drops; $mustTake certainly had a slot, ${good.length - mustTake - (good.length - delivered.length)} within the crossing's uncertainty), crc $expCrc, runts $expRunt, oversize $expOver; " +
+        (if (veto) f"vetoed ${vetoedSet.length} good frames ($vetoedCount counted RX_VETOED, the rest had no slot), ${frames.count(f => !f.good(cfg) && f.vetoed)} bad ones, ${driver.noise} noise pulses; " else "") +
         f"$simCycles sys cycles in $secs%.1f s")
       assert(delivered.length > good.length / 4, "the CPU model keeps up most of the time")
       assert(drops > 0, "the test must fill the ring at least once")
@@ -181,5 +211,8 @@ class EthRxSpec extends AnyFunSuite {
   }
   test(s"rx: 4000 random frames, sys 40 MHz, 8 slots of 2 KiB (seed ${seed + 2})") {
     runRx("rx_sys40", EthBuffersConfig.default, Clocks(sys = 2500, rx = 800, tx = 800), 4000, seed + 2)
+  }
+  test(s"rx with the offload's veto: a third of the frames marked 5 cycles after their end are not committed (seed ${seed + 3})") {
+    runRx("rx_veto", EthBuffersConfig.small.copy(rxVeto = 5), Clocks(sys = 1000, rx = 800, tx = 798), 4000, seed + 3)
   }
 }

@@ -13,7 +13,7 @@ object EthSim {
   def compile(cfg: EthBuffersConfig): SimCompiled[EthFrameBuffers] = synchronized {
     compiled.getOrElseUpdate(cfg, TfSim.config.compile(
       EthFrameBuffers(cfg, ClockDomain.external("eth_rx"), ClockDomain.external("eth_tx")).setDefinitionName(
-        s"EthFrameBuffers_${cfg.rxSlots}x${cfg.slotBytes}_tx${cfg.txBytes}")))
+        s"EthFrameBuffers_${cfg.rxSlots}x${cfg.slotBytes}_tx${cfg.txBytes}${if (cfg.rxVeto > 0) s"_veto${cfg.rxVeto}" else ""}")))
   }
 
   /** Clock periods in simulation time units (1 unit = 10 ps: 1000 = 100 MHz, 800 = 125 MHz). */
@@ -39,7 +39,7 @@ object EthSim {
   val TX_LEN = 0x020; val TX_STATUS = 0x024; val TX_ACK = 0x028; val MDIO = 0x030
   val RX_FRAMES = 0x040; val RX_BYTES = 0x044; val CRC_ERRORS = 0x048; val RUNTS = 0x04C
   val OVERSIZE = 0x050; val RX_DROPS_FULL = 0x054; val TX_FRAMES = 0x058; val TX_BYTES = 0x05C; val TX_ERRORS = 0x060
-  val FILTERED = 0x064; val ICMP_LIMITED = 0x068
+  val FILTERED = 0x064; val ICMP_LIMITED = 0x068; val RX_VETOED = 0x0A0
   val FILTER_CTRL = 0x070; val FILTER_IP = 0x074; val FILTER_ICMP = 0x078; val FILTER_APPLY = 0x07C
   val FILTER_CONN0_IP = 0x080; val FILTER_CONN0_PORTS = 0x084; val FILTER_CONN1_IP = 0x088; val FILTER_CONN1_PORTS = 0x08C
   val TX_BUF = 0x4000; val RX_BUF = 0x8000

@@ -96,6 +96,8 @@ case class ModelEntry(sym: String = "", stop: Long = 0, sell: Boolean = false, o
 object RxKind { val NONE = 0; val INORDER = 1; val OOO = 2; val BAD = 3; val IGNORED = 4 }
 
 class OffloadRxModel(val n: Int) {
+  /** Called with each good in-order segment's new payload bytes (from the sequence number given), before it commits. */
+  var onInorder: (Long, IndexedSeq[Int]) => Unit = (_, _) => ()
   // configuration in force
   var enable = false
   var ourMac = 0L; var ourIp = 0L; var ourPort = 0; var peerIp = 0L; var peerPort = 0
@@ -200,6 +202,7 @@ class OffloadRxModel(val n: Int) {
           val payStart = tcpStart + doff * 4
           segW = 0; segErr = 0
           for (i <- payStart + skip.toInt until payStart + payLen) byte(u8(i), (id, i))
+          onInorder(rcvNxt, (payStart + skip.toInt until payStart + payLen).map(u8))
           val ackSeq = (seq + payLen + (if (fin) 1 else 0)) & 0xFFFFFFFFL
           rcvNxt = ackSeq
           if (fin) closed = true

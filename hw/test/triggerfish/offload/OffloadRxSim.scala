@@ -13,7 +13,7 @@ object OffloadRxSim {
   private val compiled = mutable.Map[OffloadRxConfig, SimCompiled[OffloadRx]]()
   def compile(cfg: OffloadRxConfig): SimCompiled[OffloadRx] = synchronized {
     compiled.getOrElseUpdate(cfg, TfSim.config.compile(
-      OffloadRx(cfg, ClockDomain.external("eth_rx")).setDefinitionName(s"OffloadRx_${cfg.entries}")))
+      OffloadRx(cfg, ClockDomain.external("eth_rx")).setDefinitionName(s"OffloadRx_${cfg.entries}${if (cfg.digest) "_digest" else ""}")))
   }
   // The connection the tests use (the SoC's simulation addresses).
   val ourMac = 0x025446000002L
