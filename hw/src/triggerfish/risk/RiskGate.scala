@@ -225,9 +225,10 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   assert(!(accept && (t.qty > maxQty || t.notional > maxNotional || tokens === 0)),
     "RiskGate: an order over the quantity or notional limit, or without a token, accepted", FAILURE)
 
-  // ---------------- throttle: one token every `period` cycles while the bucket is not full
+  // ---------------- throttle: the counter runs in every cycle in which the bucket is not full or a token is taken;
+  // every `period`-th such cycle adds a token at its end (so a steady demand gets exactly one order every `period`)
   val refill = False
-  when(tokens < depth) {
+  when(tokens < depth || accept) {
     when(period =/= 0 && tick === period - 1) { tick := 0; refill := True } otherwise { tick := tick + 1 }
   } otherwise { tick := 0 }
   tokens := tokens + refill.asUInt.resized - accept.asUInt.resized
@@ -280,6 +281,12 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   io.configDone << configDoneW.stage()
   io.bounds << boundsW.stage()
   def lit(x: BigInt): UInt = U(x, notionalWidth bits)
+
+  // the ticket table's write port (its enable explicit: a Mem write takes no condition from the scope around it)
+  val ticketWrite = False
+  val ticketData = RiskTicket(cfg)
+  ticketData.symbol := jSym; ticketData.sell := jSell; ticketData.qty := jQty; ticketData.price := jPrice; ticketData.notional := acc
+  tickets.write(jTicket, ticketData, enable = ticketWrite)
 
   val pendingPick = pending & (~pending.asUInt + 1).asBits   // the lowest pending symbol
   val canApply = !rq.valid
@@ -344,10 +351,7 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
         switch(job) {
           is(J.PREP) {
             val ok = symOk && jQty =/= 0
-            val e = RiskTicket(cfg)
-            e.symbol := jSym; e.sell := jSell; e.qty := jQty; e.price := jPrice; e.notional := acc
-            tickets.write(jTicket, e, enable = ok)
-            when(ok) { ticketOk(jTicket) := True }
+            when(ok) { ticketWrite := True; ticketOk(jTicket) := True }
             preparedW.valid := True
             preparedW.ticket := jTicket
             preparedW.ok := ok

@@ -74,7 +74,7 @@ class RiskGateModel(val cfg: RiskGateConfig) {
   def endCycle(accepted: Boolean, poisoned: Boolean, kill: Boolean, killReset: Boolean): Unit = {
     tokensBefore = tokens
     var refill = 0
-    if (tokens < depth) {
+    if (tokens < depth || accepted) {
       if (period != 0 && tick == period - 1) { tick = 0; refill = 1 } else tick += 1
     } else tick = 0
     tokens += refill - (if (accepted) 1 else 0)

@@ -52,7 +52,11 @@ class RiskLedger(n: Int) {
 
 class RiskGateSpec extends AnyFunSuite {
   val Cfg = RiskGateConfig(symbols = 16, tickets = 32, clockHz = 1000, maxBurst = 255)   // 1000 Hz: a minute is 60000 cycles
-  lazy val compiled: SimCompiled[RiskGate] = TfSim.config.compile(RiskGate(Cfg))
+  lazy val compiled: SimCompiled[RiskGate] = TfSim.config.compile {
+    val g = RiskGate(Cfg)
+    (g.openBuy ++ g.openSell ++ g.pos).foreach(_.simPublic()); g.openNotional.simPublic(); g.window.simPublic(); g.t.simPublic(); g.accept.simPublic(); g.acc.simPublic(); g.mulB.simPublic(); g.mulA.simPublic()
+    g
+  }
 
   case class Prep(ticket: Int, sym: Int, sell: Boolean, qty: Long, price: BigInt)
   case class Feed(cancel: Boolean, sym: Int, sell: Boolean, qty: Long, price: BigInt, w: Option[RiskLedger#Working])
@@ -86,6 +90,9 @@ class RiskGateSpec extends AnyFunSuite {
     dut.io.kill #= false; dut.io.killReset #= false; dut.io.poisoned #= false
     cd.forkStimulus(10)
     cd.assertReset(); cd.waitSampling(3); cd.deassertReset(); sleep(1)   // mid-cycle: outputs settled
+    // the poisoned-frame window runs from the gate's reset, which forkStimulus also pulses: its phase in cycle 0
+    val window0 = dut.window.toLong
+    model.window = window0
 
     def fail(msg: String): Nothing = throw new AssertionError(s"$name cycle $cycle: $msg")
 
@@ -109,12 +116,15 @@ class RiskGateSpec extends AnyFunSuite {
       dut.io.config.valid #= confQ.nonEmpty
       confQ.headOption.foreach { x => dut.io.config.item #= x.item; dut.io.config.symbol #= x.sym; dut.io.config.value #= x.value }
       sleep(1)                                        // the combinational readies with these inputs
+      if (sys.env.contains("RISK_DEBUG") && req.nonEmpty) println(s"DBG cycle $c req $req t=${dut.t.symbol.toInt},${dut.t.sell.toBoolean},${dut.t.qty.toLong},${dut.t.notional.toBigInt} accept=${dut.accept.toBoolean} on=${dut.openNotional.toBigInt}")
+      if (sys.env.contains("RISK_DEBUG") && prepOut.nonEmpty) println(s"DBG cycle $c prep ${prepOut.head} acc=${dut.acc.toBigInt} mulA=${dut.mulA.toBigInt} mulB=${dut.mulB.toLong}")
       val prepFire = prepQ.nonEmpty && dut.io.prepare.ready.toBoolean
       val feedFire = feedQ.nonEmpty && dut.io.feedback.ready.toBoolean
       val confFire = confQ.nonEmpty && dut.io.config.ready.toBoolean
       // the model's verdict, and the ledger's judgement of it, with the state of this cycle
       val want = req.map { case (t, _) => model.verdict(t, kill) }
       val broken = req.map { case (t, _) => ledger.broken(t, kill) }
+      val reqTicket = req.flatMap { case (t, _) => ledger.tickets.get(t) }
       if (want.contains(ACCEPTED)) model.book(req.get._1)
       if (prepFire) { val p = prepQ.dequeue(); model.prepareTaken(p.ticket); ledger.tickets.remove(p.ticket); prepOut.enqueue((p, c)) }
       if (feedFire) feedOut.enqueue((feedQ.dequeue(), c))
@@ -141,7 +151,7 @@ class RiskGateSpec extends AnyFunSuite {
           else if (br.headOption != Some(r)) fail(s"ticket $t refused ${reasonNames(r)}, the ledger says ${br.map(reasonNames)}")
         }
         if (got._1) {
-          val tk = ledger.tickets(t)
+          val tk = reqTicket.get
           ledger.working += new ledger.Working(tk.sym, tk.sell, tk.qty, tk.price); accepted += 1
         }
         reasons(got._2) += 1
@@ -193,6 +203,13 @@ class RiskGateSpec extends AnyFunSuite {
         ledger.collar(s) = Some((b.ref.toBigInt, ledger.bps))
         boundsAt += ((cycle, s, b.ref.toBigInt))
       }
+      // the gate's usage registers equal the model's sums, every cycle
+      for (s <- 0 until Cfg.symbols) {
+        val got = (dut.openBuy(s).toLong, dut.openSell(s).toLong, dut.pos(s).toLong)
+        val want = (model.openBuy(s), model.openSell(s), model.pos(s))
+        if (got != want) fail(s"symbol $s (openBuy, openSell, position): gate $got, model $want")
+      }
+      if (dut.openNotional.toBigInt != model.openNotional) fail(s"open notional: gate ${dut.openNotional.toBigInt}, model ${model.openNotional}")
       req = None; killReset = false; poisoned = false; refUpd = None
     }
 
@@ -278,12 +295,12 @@ class RiskGateSpec extends AnyFunSuite {
           if (b.verdicts.last.accepted) got += b.verdicts.last.cycle
           else assert(b.verdicts.last.reason == THROTTLE, s"rate $rate: ${reasonNames(b.verdicts.last.reason)}")
         }
-        // expected, from the definition: `burst` tokens at the first request (cycle a); the bucket is not full from a+1;
-        // a token every `period` cycles from then on, usable from a+1+k*period; every request takes one if there is one
+        // expected, from the definition: `burst` tokens at the first request (cycle a), which starts the counter; a
+        // token every `period` cycles from then on, usable from a+k*period; every request takes one if there is one
         val a = start
         val want = ArrayBuffer[Long](); var used = 0
         for (x <- a until a + horizon) {
-          val refilled = if (x > a) (x - a - 1) / period else 0
+          val refilled = (x - a) / period
           if (burst + refilled - used > 0) { want += x; used += 1 }
         }
         println(s"[risk] throttle rate $rate/s burst $burst (period $period cycles): accepted at cycles ${got.map(_ - a).mkString(" ")} after the first")
@@ -363,14 +380,16 @@ class RiskGateSpec extends AnyFunSuite {
       assert(b.request(6).accepted)                       // one of two
       b.poisoned = true; b.step()
       assert(b.request(6).reason == POISON)               // the cap reached
-      // the window is one minute of cycles from the reset: refused until cycle 60000, accepted from it
-      while (b.cycle < Cfg.minuteCycles - 3) b.step()
-      while (b.cycle < Cfg.minuteCycles + 3) {
+      // the window is one minute of cycles from the reset (window0 cycles before cycle 0): refused until it ends
+      val end = Cfg.minuteCycles.toLong - b.window0
+      while (b.cycle < end - 3) b.step()
+      while (b.cycle < end + 3) {
         b.req = Some((6, false)); b.step()
         val v = b.verdicts.last
-        assert(v.accepted == (v.cycle >= Cfg.minuteCycles), s"cycle ${v.cycle}: $v")
+        assert(v.accepted == (v.cycle >= end), s"cycle ${v.cycle}: $v")
       }
-      println(s"[risk] poisoned frames: cap 2, refused until cycle ${Cfg.minuteCycles - 1}, accepted from cycle ${Cfg.minuteCycles} (one minute at ${Cfg.clockHz} Hz)")
+      println(s"[risk] poisoned frames: cap 2, refused until cycle ${end - 1}, accepted from cycle $end: ${Cfg.minuteCycles} cycles " +
+        s"(one minute at ${Cfg.clockHz} Hz) after the reset, ${b.window0} cycles before cycle 0")
     }
   }
 
