@@ -188,14 +188,17 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   val t = tickets.readAsync(rq.ticket)
   val s = t.symbol
   val killNow = io.kill || killed
-  val room = Mux(t.sell, shortRoom(s), longRoom(s))
+  // each per-symbol register read once per index (a read is a 16:1 multiplexer; yosys does not share them)
+  val sOpenBuy = openBuy(s); val sOpenSell = openSell(s); val sLong = longRoom(s); val sShort = shortRoom(s)
+  val sLo = lo(s); val sHi = hi(s)
+  val room = Mux(t.sell, sShort, sLong)
   val fail = Vec(
     killNow,                                                         // KILLED
     !ticketOk(rq.ticket),                                            // NO_TICKET
     restricted(s),                                                   // RESTRICTED
     t.qty > maxQty,                                                  // MAX_QTY
     t.notional > maxNotional,                                        // MAX_NOTIONAL
-    !bounded(s) || t.price < lo(s) || t.price > hi(s),               // COLLAR
+    !bounded(s) || t.price < sLo || t.price > sHi,                   // COLLAR
     !t.sell && room < t.qty.intoSInt.resize(roomWidth),              // LONG_LIMIT
     t.sell && room < t.qty.intoSInt.resize(roomWidth),               // SHORT_LIMIT
     creditRoom < t.notional.intoSInt.resize(creditRoomWidth),        // CREDIT
@@ -212,11 +215,11 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   io.verdict.reason := RegNext(reason)
   when(accept) {
     when(t.sell) {
-      openSell(s) := openSell(s) + t.qty
-      shortRoom(s) := shortRoom(s) - t.qty.intoSInt.resize(roomWidth)
+      openSell(s) := sOpenSell + t.qty
+      shortRoom(s) := sShort - t.qty.intoSInt.resize(roomWidth)
     } otherwise {
-      openBuy(s) := openBuy(s) + t.qty
-      longRoom(s) := longRoom(s) - t.qty.intoSInt.resize(roomWidth)
+      openBuy(s) := sOpenBuy + t.qty
+      longRoom(s) := sLong - t.qty.intoSInt.resize(roomWidth)
     }
     openNotional := openNotional + t.notional
     creditRoom := creditRoom - t.notional.intoSInt.resize(creditRoomWidth)
@@ -287,6 +290,14 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   val ticketData = RiskTicket(cfg)
   ticketData.symbol := jSym; ticketData.sell := jSell; ticketData.qty := jQty; ticketData.price := jPrice; ticketData.notional := acc
   tickets.write(jTicket, ticketData, enable = ticketWrite)
+
+  // the sequencer's symbol: each register read once, written through one port each (the values and enables below)
+  val jPos = pos(jSym); val jOpenBuy = openBuy(jSym); val jOpenSell = openSell(jSym)
+  val jLong = longRoom(jSym); val jShort = shortRoom(jSym)
+  val wPos = cloneOf(jPos); val wOpenBuy = cloneOf(jOpenBuy); val wOpenSell = cloneOf(jOpenSell)
+  val wLong = cloneOf(jLong); val wShort = cloneOf(jShort)
+  wPos := jPos; wOpenBuy := jOpenBuy; wOpenSell := jOpenSell; wLong := jLong; wShort := jShort
+  val wSym = False
 
   val pendingPick = pending & (~pending.asUInt + 1).asBits   // the lowest pending symbol
   val canApply = !rq.valid
@@ -360,24 +371,25 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
               (jQty > maxQty) { preparedW.reason := MAX_QTY } elsewhen (acc > maxNotional) { preparedW.reason := MAX_NOTIONAL }
           }
           is(J.FEED) {
-            val open = jSell ? openSell(jSym) | openBuy(jSym)
+            val open = jSell ? jOpenSell | jOpenBuy
             val ok = symOk && jQty =/= 0 && open >= jQty && openNotional >= acc
             fedW.valid := True; fedW.payload := ok
             val q = jQty.intoSInt.resize(roomWidth)
             when(ok) {
               openNotional := openNotional - acc
               creditRoom := creditRoom + acc.intoSInt.resize(creditRoomWidth)
+              wSym := True
               when(jSell) {
-                openSell(jSym) := openSell(jSym) - jQty
-                when(jCancel) { shortRoom(jSym) := shortRoom(jSym) + q } otherwise {
-                  pos(jSym) := pos(jSym) - jQty.intoSInt.resize(posWidth)
-                  longRoom(jSym) := longRoom(jSym) + q
+                wOpenSell := jOpenSell - jQty
+                when(jCancel) { wShort := jShort + q } otherwise {
+                  wPos := jPos - jQty.intoSInt.resize(posWidth)
+                  wLong := jLong + q
                 }
               } otherwise {
-                openBuy(jSym) := openBuy(jSym) - jQty
-                when(jCancel) { longRoom(jSym) := longRoom(jSym) + q } otherwise {
-                  pos(jSym) := pos(jSym) + jQty.intoSInt.resize(posWidth)
-                  shortRoom(jSym) := shortRoom(jSym) + q
+                wOpenBuy := jOpenBuy - jQty
+                when(jCancel) { wLong := jLong + q } otherwise {
+                  wPos := jPos + jQty.intoSInt.resize(posWidth)
+                  wShort := jShort + q
                 }
               }
             }
@@ -399,13 +411,13 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
               }
               is(C_MAX_LONG) {
                 ok := symOk && small
-                when(ok) { longRoom(jSym) := v.resize(qtyWidth).intoSInt.resize(roomWidth) - pos(jSym).resize(roomWidth) -
-                  openBuy(jSym).intoSInt.resize(roomWidth) }
+                when(ok) { wSym := True; wLong := v.resize(qtyWidth).intoSInt.resize(roomWidth) - jPos.resize(roomWidth) -
+                  jOpenBuy.intoSInt.resize(roomWidth) }
               }
               is(C_MAX_SHORT) {
                 ok := symOk && small
-                when(ok) { shortRoom(jSym) := v.resize(qtyWidth).intoSInt.resize(roomWidth) + pos(jSym).resize(roomWidth) -
-                  openSell(jSym).intoSInt.resize(roomWidth) }
+                when(ok) { wSym := True; wShort := v.resize(qtyWidth).intoSInt.resize(roomWidth) + jPos.resize(roomWidth) -
+                  jOpenSell.intoSInt.resize(roomWidth) }
               }
               is(C_MAX_CREDIT) {
                 ok := v =/= 0
@@ -438,6 +450,11 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
       }
     }
   }
+
+  when(wSym) {       // never in a cycle with a request (APPLY waits for one without): no conflict with the order path
+    pos(jSym) := wPos; openBuy(jSym) := wOpenBuy; openSell(jSym) := wOpenSell; longRoom(jSym) := wLong; shortRoom(jSym) := wShort
+  }
+  assert(!(wSym && rq.valid), "RiskGate: a sequencer write in a cycle with a request", FAILURE)
 
   // reference updates: after the sequencer, so that one arriving as its symbol's job starts marks it pending again
   val ru = io.refUpdate
