@@ -1,0 +1,467 @@
+// The pre-trade risk gate's core (issue 17): a standalone stage in the order engine's eth_tx domain that decides,
+// for every order request, accepted or refused with a reason, one cycle after the request, every time.
+// Not wired into the order engine yet; hw/src/triggerfish/risk/README.md describes the interface, the checks, their
+// timing and what the engine integration must do. The rules are those of the reference model
+// (hw/test/triggerfish/risk/RiskGateModel.scala); RiskGateSpec checks every verdict against it.
+//
+// Two paths:
+//   the order path (one registered stage): a request names a prepared ticket (an order whose symbol, side,
+//     quantity, limit price and notional are known in advance: an armed template, or a firmware order written into
+//     the send ring); the verdict is registered in the same cycle, so it is valid in the next. Every check is a
+//     compare against a register: kill, ticket prepared, restricted, quantity, notional, collar (bounds lo/hi per
+//     symbol), position room (long/short) and credit room, throttle tokens, poisoned-frame count. No multiply.
+//   the slow path (one sequencer, one job at a time): ticket preparation (the notional qty x price, 32 cycles of
+//     shift-add), fills and cancels (their notional), configuration writes (validated: a bad one is answered with
+//     an error and changes nothing; the rate's token period is a 80-cycle division) and the collar bounds of a
+//     symbol whose reference price or the band changed (ref x bps / 10000: multiply and divide, 112 cycles).
+//     A job's effect is written in a cycle without a request (requests are never delayed) and answered in the next.
+package triggerfish.risk
+
+import spinal.core._
+import spinal.lib._
+
+case class RiskGateConfig(symbols: Int = 16, tickets: Int = 32, clockHz: Long = 125000000L, maxBurst: Int = 255) {
+  require(isPow2(symbols) && symbols >= 2 && symbols <= 256, "symbols: a power of two, 2..256")
+  require(isPow2(tickets) && tickets >= 2 && tickets <= 256, "tickets: a power of two, 2..256")
+  require(clockHz >= 2 && clockHz < (1L << 32), "clockHz: 2 .. 2^32-1")
+  require(maxBurst >= 1 && maxBurst <= 65535)
+  val symW = log2Up(symbols)
+  val ticketW = log2Up(tickets)
+  val periodW = log2Up(clockHz + 1)
+  val burstW = log2Up(maxBurst + 1)
+  /** The poisoned-frame window: one minute of eth_tx cycles. */
+  val minuteCycles: BigInt = BigInt(60) * clockHz
+  val minuteW = log2Up(minuteCycles + 1)
+}
+
+object RiskGate {
+  val qtyWidth = 32
+  val priceWidth = 48            // the offload's fixed point (OffloadFire.priceWidth)
+  val notionalWidth = 80         // qty x price
+  val posWidth = 36              // signed net position (filled buys - filled sells)
+  val openWidth = 35             // open (accepted, not settled) quantity per side
+  val roomWidth = 38             // signed: limit - exposure
+  val creditRoomWidth = 82
+  val bpsWidth = 14
+  val poisonWidth = 16
+  /** A reference price must be 1 .. 2^47-1 (so that hi = ref + ref*bps/10000 fits 48 bits). */
+  val refLimit: BigInt = BigInt(1) << 47
+  val maxBps = 9999              // the band must leave lo >= 1
+  val mulCycles = 32
+  val divCycles = notionalWidth  // 80
+
+  // Reasons (4 bits). A refused request names the first check that failed, in this order.
+  val ACCEPTED = 0; val KILLED = 1; val NO_TICKET = 2; val RESTRICTED = 3; val MAX_QTY = 4; val MAX_NOTIONAL = 5
+  val COLLAR = 6; val LONG_LIMIT = 7; val SHORT_LIMIT = 8; val CREDIT = 9; val THROTTLE = 10; val POISON = 11
+  val reasonNames: Seq[String] = Seq("ACCEPTED", "KILLED", "NO_TICKET", "RESTRICTED", "MAX_QTY", "MAX_NOTIONAL",
+    "COLLAR", "LONG_LIMIT", "SHORT_LIMIT", "CREDIT", "THROTTLE", "POISON")
+
+  // Configuration items (RiskConfigWrite.item).
+  val C_MAX_QTY = 0; val C_MAX_NOTIONAL = 1; val C_COLLAR_BPS = 2; val C_MAX_LONG = 3; val C_MAX_SHORT = 4
+  val C_MAX_CREDIT = 5; val C_RATE = 6; val C_BURST = 7; val C_POISON_CAP = 8; val C_RESTRICT = 9; val C_REFERENCE = 10
+  val configNames: Seq[String] = Seq("MAX_QTY", "MAX_NOTIONAL", "COLLAR_BPS", "MAX_LONG", "MAX_SHORT", "MAX_CREDIT",
+    "RATE", "BURST", "POISON_CAP", "RESTRICT", "REFERENCE")
+
+  // Fixed latencies (cycles), pinned by RiskGateSpec.
+  val VerdictLatency = 1                        // request in cycle c -> verdict valid in c+1
+  val PrepareLatency = 1 + mulCycles + 1        // prepare taken in c -> prepared valid in c+34 (no request in c+33)
+  val FeedbackLatency = 1 + mulCycles + 1       // 34
+  val ConfigLatency = 2                         // taken in c -> answer in c+2 (no request in c+1); RATE: below
+  val RateLatency = 1 + divCycles + 1           // 82
+  val BoundsLatency = 1 + mulCycles + divCycles + 1  // a symbol's job picked in c -> bounds valid in c+114
+}
+
+/** A ticket's order: what a template or a send-ring frame will send. `symbol` is 8 bits so that an unknown one
+  * (>= symbols) can be refused with an error. */
+case class RiskPrepare(cfg: RiskGateConfig) extends Bundle {
+  val ticket = UInt(cfg.ticketW bits)
+  val symbol = UInt(8 bits)
+  val sell = Bool()
+  val qty = UInt(RiskGate.qtyWidth bits)
+  val price = UInt(RiskGate.priceWidth bits)
+}
+/** ok: the ticket is prepared (else: unknown symbol or zero quantity; the ticket stays unprepared). reason: what the
+  * static checks (restricted, quantity, notional) say now, for firmware's information: they are checked again at
+  * every request, so that a limit lowered or a symbol restricted after the arming binds the armed orders too. */
+case class RiskPrepared(cfg: RiskGateConfig) extends Bundle {
+  val ticket = UInt(cfg.ticketW bits)
+  val ok = Bool()
+  val reason = UInt(4 bits)
+}
+case class RiskRequest(cfg: RiskGateConfig) extends Bundle {
+  val ticket = UInt(cfg.ticketW bits)
+  val fw = Bool()                  // source: firmware's send (true) or a hardware fire (false); passed to the verdict
+}
+case class RiskVerdict(cfg: RiskGateConfig) extends Bundle {
+  val ticket = UInt(cfg.ticketW bits)
+  val fw = Bool()
+  val accepted = Bool()
+  val reason = UInt(4 bits)
+}
+/** An execution report's effect, fed back by firmware: a fill (moves quantity from open to the position) or a
+  * cancel / reject / expiry (releases open quantity). `price` is the order's limit price, as it was booked. */
+case class RiskFeedback() extends Bundle {
+  val cancel = Bool()
+  val symbol = UInt(8 bits)
+  val sell = Bool()
+  val qty = UInt(RiskGate.qtyWidth bits)
+  val price = UInt(RiskGate.priceWidth bits)
+}
+case class RiskConfigWrite() extends Bundle {
+  val item = UInt(4 bits)
+  val symbol = UInt(8 bits)        // MAX_LONG, MAX_SHORT, RESTRICT, REFERENCE
+  val value = UInt(RiskGate.notionalWidth bits)
+}
+case class RiskRefUpdate() extends Bundle {
+  val symbol = UInt(8 bits)
+  val price = UInt(RiskGate.priceWidth bits)
+}
+case class RiskBounds(cfg: RiskGateConfig) extends Bundle {
+  val symbol = UInt(cfg.symW bits)
+  val ref = UInt(RiskGate.priceWidth bits)
+  val lo = UInt(RiskGate.priceWidth bits)
+  val hi = UInt(RiskGate.priceWidth bits)
+}
+
+case class RiskTicket(cfg: RiskGateConfig) extends Bundle {
+  val symbol = UInt(cfg.symW bits)
+  val sell = Bool()
+  val qty = UInt(RiskGate.qtyWidth bits)
+  val price = UInt(RiskGate.priceWidth bits)
+  val notional = UInt(RiskGate.notionalWidth bits)
+}
+
+case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
+  import RiskGate._
+  val io = new Bundle {
+    val request = slave(Flow(RiskRequest(cfg)))
+    val verdict = master(Flow(RiskVerdict(cfg)))
+    val prepare = slave(Stream(RiskPrepare(cfg)))
+    val prepared = master(Flow(RiskPrepared(cfg)))
+    val feedback = slave(Stream(RiskFeedback()))
+    val fed = master(Flow(Bool()))                 // true: applied; false: refused (nothing changed)
+    val config = slave(Stream(RiskConfigWrite()))
+    val configDone = master(Flow(Bool()))          // true: applied; false: refused (nothing changed)
+    val refUpdate = slave(Flow(RiskRefUpdate()))   // the last trade price the hardware saw (invalid ones dropped)
+    val bounds = master(Flow(RiskBounds(cfg)))     // a symbol's new collar bounds, in force from this cycle
+    val kill = in Bool()                           // level: refuses from the cycle it is high, latched
+    val killReset = in Bool()                      // clears the latch (while kill is low)
+    val killed = out Bool()
+    val poisoned = in Bool()                       // one poisoned/speculative frame (a pulse per frame)
+    val refDropped = out UInt (16 bits)            // reference updates dropped as invalid (wrapping)
+  }
+  val n = cfg.symbols
+
+  // ---------------- state
+  val tickets = Mem(RiskTicket(cfg), cfg.tickets)
+  val ticketOk = Reg(Bits(cfg.tickets bits)) init 0
+  val pos = Vec.fill(n)(Reg(SInt(posWidth bits)) init 0)
+  val openBuy = Vec.fill(n)(Reg(UInt(openWidth bits)) init 0)
+  val openSell = Vec.fill(n)(Reg(UInt(openWidth bits)) init 0)
+  val longRoom = Vec.fill(n)(Reg(SInt(roomWidth bits)) init 0)     // maxLong - pos - openBuy
+  val shortRoom = Vec.fill(n)(Reg(SInt(roomWidth bits)) init 0)    // maxShort + pos - openSell
+  val ref = Vec.fill(n)(Reg(UInt(priceWidth bits)) init 0)         // latest reference (0: none)
+  val pending = Reg(Bits(n bits)) init 0                             // its bounds are to be computed
+  val lo = Vec.fill(n)(Reg(UInt(priceWidth bits)) init 0)
+  val hi = Vec.fill(n)(Reg(UInt(priceWidth bits)) init 0)
+  val bounded = Reg(Bits(n bits)) init 0                             // lo/hi valid
+  val restricted = Reg(Bits(n bits)) init 0
+  val maxQty = Reg(UInt(qtyWidth bits)) init 0
+  val maxNotional = Reg(UInt(notionalWidth bits)) init 0
+  val bps = Reg(UInt(bpsWidth bits)) init 0
+  val openNotional = Reg(UInt(notionalWidth bits)) init 0
+  val creditRoom = Reg(SInt(creditRoomWidth bits)) init 0           // maxCredit - openNotional
+  val period = Reg(UInt(cfg.periodW bits)) init 0                   // cycles per token (0: not configured)
+  val tick = Reg(UInt(cfg.periodW bits)) init 0
+  val depth = Reg(UInt(cfg.burstW bits)) init 0
+  val tokens = Reg(UInt(cfg.burstW bits)) init 0
+  val poisonCap = Reg(UInt(poisonWidth bits)) init 0
+  val poisonCount = Reg(UInt(poisonWidth bits)) init 0
+  val window = Reg(UInt(cfg.minuteW bits)) init 0
+  val killed = RegInit(False)
+  val refDropped = Reg(UInt(16 bits)) init 0
+  io.killed := killed
+  io.refDropped := refDropped
+
+  // ---------------- the order path: one registered stage
+  val rq = io.request
+  val t = tickets.readAsync(rq.ticket)
+  val s = t.symbol
+  val killNow = io.kill || killed
+  // each per-symbol register read once per index (a read is a 16:1 multiplexer; yosys does not share them)
+  val sOpenBuy = openBuy(s); val sOpenSell = openSell(s); val sLong = longRoom(s); val sShort = shortRoom(s)
+  val sLo = lo(s); val sHi = hi(s)
+  val room = Mux(t.sell, sShort, sLong)
+  val fail = Vec(
+    killNow,                                                         // KILLED
+    !ticketOk(rq.ticket),                                            // NO_TICKET
+    restricted(s),                                                   // RESTRICTED
+    t.qty > maxQty,                                                  // MAX_QTY
+    t.notional > maxNotional,                                        // MAX_NOTIONAL
+    !bounded(s) || t.price < sLo || t.price > sHi,                   // COLLAR
+    !t.sell && room < t.qty.intoSInt.resize(roomWidth),              // LONG_LIMIT
+    t.sell && room < t.qty.intoSInt.resize(roomWidth),               // SHORT_LIMIT
+    creditRoom < t.notional.intoSInt.resize(creditRoomWidth),        // CREDIT
+    tokens === 0,                                                    // THROTTLE
+    poisonCount >= poisonCap)                                        // POISON
+  val reason = UInt(4 bits)
+  reason := ACCEPTED
+  for (i <- fail.indices.reverse) when(fail(i)) { reason := U(i + 1, 4 bits) }
+  val accept = rq.valid && reason === ACCEPTED
+  io.verdict.valid := RegNext(rq.valid) init False
+  io.verdict.ticket := RegNext(rq.ticket)
+  io.verdict.fw := RegNext(rq.fw)
+  io.verdict.accepted := RegNext(accept) init False
+  io.verdict.reason := RegNext(reason)
+  when(accept) {
+    when(t.sell) {
+      openSell(s) := sOpenSell + t.qty
+      shortRoom(s) := sShort - t.qty.intoSInt.resize(roomWidth)
+    } otherwise {
+      openBuy(s) := sOpenBuy + t.qty
+      longRoom(s) := sLong - t.qty.intoSInt.resize(roomWidth)
+    }
+    openNotional := openNotional + t.notional
+    creditRoom := creditRoom - t.notional.intoSInt.resize(creditRoomWidth)
+  }
+  assert(!(accept && killNow), "RiskGate: an order accepted while killed", FAILURE)
+  assert(!(accept && (t.qty > maxQty || t.notional > maxNotional || tokens === 0)),
+    "RiskGate: an order over the quantity or notional limit, or without a token, accepted", FAILURE)
+
+  // ---------------- throttle: the counter runs in every cycle in which the bucket is not full or a token is taken;
+  // every `period`-th such cycle adds a token at its end (so a steady demand gets exactly one order every `period`)
+  val refill = False
+  when(tokens < depth || accept) {
+    when(period =/= 0 && tick === period - 1) { tick := 0; refill := True } otherwise { tick := tick + 1 }
+  } otherwise { tick := 0 }
+  tokens := tokens + refill.asUInt.resized - accept.asUInt.resized
+  assert(tokens <= depth, "RiskGate: more tokens than the bucket holds", FAILURE)
+
+  // ---------------- poisoned frames per minute (fixed windows of one minute from reset)
+  when(window === U(cfg.minuteCycles - 1, cfg.minuteW bits)) {
+    window := 0
+    poisonCount := io.poisoned.asUInt.resized
+  } otherwise {
+    window := window + 1
+    when(io.poisoned && poisonCount =/= poisonCount.maxValue) { poisonCount := poisonCount + 1 }
+  }
+
+  // ---------------- kill switch
+  when(io.kill) { killed := True } elsewhen (io.killReset) { killed := False }
+
+  // ---------------- the slow path: one sequencer
+  object J extends SpinalEnum { val PREP, FEED, CONF, BOUNDS = newElement() }
+  object S extends SpinalEnum { val IDLE, MUL, DIV, APPLY = newElement() }
+  val state = RegInit(S.IDLE)
+  val job = Reg(J())
+  val jTicket = Reg(UInt(cfg.ticketW bits))
+  val jSym8 = Reg(UInt(8 bits))
+  val jSell, jCancel = Reg(Bool())
+  val jQty = Reg(UInt(qtyWidth bits))
+  val jPrice = Reg(UInt(priceWidth bits))
+  val jItem = Reg(UInt(4 bits))
+  val jValue = Reg(UInt(notionalWidth bits))
+  val mulA = Reg(UInt(notionalWidth bits))        // multiplicand, shifted left
+  val mulB = Reg(UInt(qtyWidth bits))             // multiplier, shifted right
+  val acc = Reg(UInt(notionalWidth bits))         // product; then the dividend, shifted left
+  val quo = Reg(UInt(notionalWidth bits))
+  val rem = Reg(UInt(33 bits))
+  val divisor = Reg(UInt(32 bits))
+  val count = Reg(UInt(7 bits))
+  val jSym = jSym8(cfg.symW - 1 downto 0)
+  val symOk = jSym8 < n
+
+  io.prepare.ready := False
+  io.feedback.ready := False
+  io.config.ready := False
+  // answers are registered: valid in the cycle after the write, together with the state they report
+  val preparedW = Flow(RiskPrepared(cfg)); preparedW.valid := False; preparedW.payload.assignDontCare()
+  val fedW = Flow(Bool()); fedW.valid := False; fedW.payload := False
+  val configDoneW = Flow(Bool()); configDoneW.valid := False; configDoneW.payload := False
+  val boundsW = Flow(RiskBounds(cfg)); boundsW.valid := False; boundsW.payload.assignDontCare()
+  io.prepared << preparedW.stage()
+  io.fed << fedW.stage()
+  io.configDone << configDoneW.stage()
+  io.bounds << boundsW.stage()
+  def lit(x: BigInt): UInt = U(x, notionalWidth bits)
+
+  // the ticket table's write port (its enable explicit: a Mem write takes no condition from the scope around it)
+  val ticketWrite = False
+  val ticketData = RiskTicket(cfg)
+  ticketData.symbol := jSym; ticketData.sell := jSell; ticketData.qty := jQty; ticketData.price := jPrice; ticketData.notional := acc
+  tickets.write(jTicket, ticketData, enable = ticketWrite)
+
+  // the sequencer's symbol: each register read once, written through one port each (the values and enables below)
+  val jPos = pos(jSym); val jOpenBuy = openBuy(jSym); val jOpenSell = openSell(jSym)
+  val jLong = longRoom(jSym); val jShort = shortRoom(jSym)
+  val wPos = cloneOf(jPos); val wOpenBuy = cloneOf(jOpenBuy); val wOpenSell = cloneOf(jOpenSell)
+  val wLong = cloneOf(jLong); val wShort = cloneOf(jShort)
+  wPos := jPos; wOpenBuy := jOpenBuy; wOpenSell := jOpenSell; wLong := jLong; wShort := jShort
+  val wSym = False
+
+  val pendingPick = pending & (~pending.asUInt + 1).asBits   // the lowest pending symbol
+  val canApply = !rq.valid
+
+  switch(state) {
+    is(S.IDLE) {
+      mulB := 0; acc := 0; count := 0; quo := 0
+      when(io.config.valid) {
+        io.config.ready := True
+        job := J.CONF; jItem := io.config.item; jSym8 := io.config.symbol; jValue := io.config.value
+        // RATE: period = ceil(clockHz / rate), the dividend clockHz + rate - 1 (the rate is checked in APPLY)
+        val rate = io.config.value(31 downto 0)
+        acc := (U(cfg.clockHz, notionalWidth bits) + rate.resize(notionalWidth) - 1)
+        divisor := rate; rem := 0
+        state := (io.config.item === C_RATE && io.config.value =/= 0 && io.config.value <= lit(cfg.clockHz)) ? S.DIV | S.APPLY
+      } elsewhen (io.feedback.valid) {
+        io.feedback.ready := True
+        job := J.FEED; jCancel := io.feedback.cancel; jSym8 := io.feedback.symbol; jSell := io.feedback.sell
+        jQty := io.feedback.qty; jPrice := io.feedback.price
+        mulA := io.feedback.price.resized; mulB := io.feedback.qty
+        state := S.MUL
+      } elsewhen (io.prepare.valid) {
+        io.prepare.ready := True
+        job := J.PREP; jTicket := io.prepare.ticket; jSym8 := io.prepare.symbol; jSell := io.prepare.sell
+        jQty := io.prepare.qty; jPrice := io.prepare.price
+        mulA := io.prepare.price.resized; mulB := io.prepare.qty
+        ticketOk(io.prepare.ticket) := False        // a ticket being rewritten is refused until it is prepared
+        state := S.MUL
+      } elsewhen (pending =/= 0 && bps =/= 0) {
+        job := J.BOUNDS
+        jSym8 := OHToUInt(pendingPick).resized
+        pending := pending & ~pendingPick
+        val r = MuxOH(pendingPick, ref)
+        jPrice := r
+        mulA := r.resized; mulB := bps.resized
+        divisor := 10000; rem := 0
+        state := S.MUL
+      }
+    }
+    is(S.MUL) {
+      when(mulB(0)) { acc := acc + mulA }
+      mulA := mulA |<< 1
+      mulB := mulB |>> 1
+      count := count + 1
+      when(count === mulCycles - 1) {
+        count := 0; quo := 0
+        state := (job === J.BOUNDS) ? S.DIV | S.APPLY
+      }
+    }
+    is(S.DIV) {
+      val r2 = (rem(31 downto 0) ## acc.msb).asUInt
+      val ge = r2 >= divisor.resize(33)
+      rem := ge ? (r2 - divisor.resize(33)) | r2
+      quo := (quo(notionalWidth - 2 downto 0) ## ge).asUInt
+      acc := acc |<< 1
+      count := count + 1
+      when(count === divCycles - 1) { state := S.APPLY }
+    }
+    is(S.APPLY) {
+      when(canApply) {
+        state := S.IDLE
+        switch(job) {
+          is(J.PREP) {
+            val ok = symOk && jQty =/= 0
+            when(ok) { ticketWrite := True; ticketOk(jTicket) := True }
+            preparedW.valid := True
+            preparedW.ticket := jTicket
+            preparedW.ok := ok
+            preparedW.reason := ACCEPTED
+            when(!ok) { preparedW.reason := NO_TICKET } elsewhen (restricted(jSym)) { preparedW.reason := RESTRICTED } elsewhen
+              (jQty > maxQty) { preparedW.reason := MAX_QTY } elsewhen (acc > maxNotional) { preparedW.reason := MAX_NOTIONAL }
+          }
+          is(J.FEED) {
+            val open = jSell ? jOpenSell | jOpenBuy
+            val ok = symOk && jQty =/= 0 && open >= jQty && openNotional >= acc
+            fedW.valid := True; fedW.payload := ok
+            val q = jQty.intoSInt.resize(roomWidth)
+            when(ok) {
+              openNotional := openNotional - acc
+              creditRoom := creditRoom + acc.intoSInt.resize(creditRoomWidth)
+              wSym := True
+              when(jSell) {
+                wOpenSell := jOpenSell - jQty
+                when(jCancel) { wShort := jShort + q } otherwise {
+                  wPos := jPos - jQty.intoSInt.resize(posWidth)
+                  wLong := jLong + q
+                }
+              } otherwise {
+                wOpenBuy := jOpenBuy - jQty
+                when(jCancel) { wLong := jLong + q } otherwise {
+                  wPos := jPos + jQty.intoSInt.resize(posWidth)
+                  wShort := jShort + q
+                }
+              }
+            }
+          }
+          is(J.CONF) {
+            val v = jValue
+            val small = v < lit(BigInt(1) << 32)
+            val ok = Bool()
+            ok := False
+            switch(jItem) {
+              is(C_MAX_QTY) { ok := v =/= 0 && small; when(ok) { maxQty := v.resized } }
+              is(C_MAX_NOTIONAL) { ok := v =/= 0; when(ok) { maxNotional := v } }
+              is(C_COLLAR_BPS) {
+                ok := v =/= 0 && v <= lit(maxBps)
+                when(ok) {
+                  bps := v.resized
+                  for (i <- 0 until n) when(ref(i) =/= 0) { pending(i) := True }
+                }
+              }
+              is(C_MAX_LONG) {
+                ok := symOk && small
+                when(ok) { wSym := True; wLong := v.resize(qtyWidth).intoSInt.resize(roomWidth) - jPos.resize(roomWidth) -
+                  jOpenBuy.intoSInt.resize(roomWidth) }
+              }
+              is(C_MAX_SHORT) {
+                ok := symOk && small
+                when(ok) { wSym := True; wShort := v.resize(qtyWidth).intoSInt.resize(roomWidth) + jPos.resize(roomWidth) -
+                  jOpenSell.intoSInt.resize(roomWidth) }
+              }
+              is(C_MAX_CREDIT) {
+                ok := v =/= 0
+                when(ok) { creditRoom := v.intoSInt.resize(creditRoomWidth) - openNotional.intoSInt.resize(creditRoomWidth) }
+              }
+              is(C_RATE) {
+                ok := v =/= 0 && v <= lit(cfg.clockHz)
+                when(ok) { period := quo.resized; tick := 0; tokens := tokens }
+              }
+              is(C_BURST) {
+                ok := v =/= 0 && v <= lit(cfg.maxBurst)
+                when(ok) { depth := v.resized; tick := 0; tokens := (tokens > v) ? v.resize(cfg.burstW) | tokens }
+              }
+              is(C_POISON_CAP) { ok := v =/= 0 && v < lit(BigInt(1) << poisonWidth); when(ok) { poisonCap := v.resized } }
+              is(C_RESTRICT) { ok := symOk && v <= lit(1); when(ok) { restricted(jSym) := v(0) } }
+              is(C_REFERENCE) { ok := symOk && v =/= 0 && v < lit(refLimit); when(ok) { ref(jSym) := v.resized; pending(jSym) := True } }
+            }
+            configDoneW.valid := True; configDoneW.payload := ok
+          }
+          is(J.BOUNDS) {
+            val d = quo.resize(priceWidth)
+            lo(jSym) := jPrice - d
+            hi(jSym) := jPrice + d
+            bounded(jSym) := True
+            boundsW.valid := True
+            boundsW.symbol := jSym; boundsW.ref := jPrice; boundsW.lo := jPrice - d; boundsW.hi := jPrice + d
+            assert(d < jPrice && quo < lit(refLimit), "RiskGate: collar bounds out of range", FAILURE)
+          }
+        }
+      }
+    }
+  }
+
+  when(wSym) {       // never in a cycle with a request (APPLY waits for one without): no conflict with the order path
+    pos(jSym) := wPos; openBuy(jSym) := wOpenBuy; openSell(jSym) := wOpenSell; longRoom(jSym) := wLong; shortRoom(jSym) := wShort
+  }
+  assert(!(wSym && rq.valid), "RiskGate: a sequencer write in a cycle with a request", FAILURE)
+
+  // reference updates: after the sequencer, so that one arriving as its symbol's job starts marks it pending again
+  val ru = io.refUpdate
+  when(ru.valid) {
+    when(ru.symbol < n && ru.price =/= 0 && !ru.price.msb) {
+      ref(ru.symbol.resize(cfg.symW)) := ru.price
+      pending(ru.symbol.resize(cfg.symW)) := True
+    } otherwise { refDropped := refDropped + 1 }
+  }
+}

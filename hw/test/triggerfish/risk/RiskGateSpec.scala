@@ -1,0 +1,498 @@
+// RiskGate against the reference model (RiskGateModel) and an independent ledger: random orders, fills, cancels,
+// reference updates, limits (good and bad), poisoned frames and kill toggles; every verdict and reason equal to the
+// model's, every accepted order within every limit and every refusal justified by the ledger's own sums over the
+// working orders; the latencies, the throttle's refill cycle, the kill switch and the poisoned-frame window pinned
+// exactly. Replay with TF_SEED=<seed> ./mill -i hw.test.testOnly triggerfish.risk.RiskGateSpec
+package triggerfish.risk
+
+import org.scalatest.funsuite.AnyFunSuite
+import spinal.core._
+import spinal.core.sim._
+import triggerfish.soc.TfSim
+import RiskGate._
+import scala.collection.mutable
+import scala.collection.mutable.ArrayBuffer
+import scala.util.Random
+
+/** The test's own account of the gate's limits and usage: the working orders one by one (the gate and the model
+  * keep running sums), the fills, the configuration as acknowledged. It judges verdicts; it never predicts timing. */
+class RiskLedger(n: Int) {
+  class Working(val sym: Int, val sell: Boolean, var qty: Long, val price: BigInt)
+  val working = ArrayBuffer[Working]()
+  val fills = ArrayBuffer[(Int, Long)]()                     // (symbol, signed quantity)
+  val tickets = mutable.Map[Int, ModelTicket]()
+  var maxQty = 0L; var maxNotional = BigInt(0); var maxCredit = BigInt(0); var bps = 0
+  val maxLong = Array.fill(n)(0L); val maxShort = Array.fill(n)(0L); val restricted = Array.fill(n)(false)
+  val collar = Array.fill[Option[(BigInt, Int)]](n)(None)
+  var killed = false
+
+  def position(s: Int): Long = fills.filter(_._1 == s).map(_._2).sum
+  def open(s: Int, sell: Boolean): Long = working.filter(w => w.sym == s && w.sell == sell).map(_.qty).sum
+  def openNotional: BigInt = working.map(w => w.price * w.qty).sum
+
+  /** The limits an order of ticket `tk` breaks, in the gate's order of reasons (empty: within every limit but the
+    * throttle and the poisoned-frame cap, which the ledger does not judge). */
+  def broken(tk: Int, kill: Boolean): Seq[Int] = {
+    if (kill || killed) return Seq(KILLED)
+    val t = tickets.getOrElse(tk, return Seq(NO_TICKET))
+    val out = ArrayBuffer[Int]()
+    if (restricted(t.sym)) out += RESTRICTED
+    if (t.qty > maxQty) out += MAX_QTY
+    if (t.price * t.qty > maxNotional) out += MAX_NOTIONAL
+    collar(t.sym) match {
+      case Some((r, b)) if t.price * 10000 >= r * (10000 - b) && t.price * 10000 <= r * (10000 + b) =>
+      case _ => out += COLLAR
+    }
+    if (!t.sell && position(t.sym) + open(t.sym, sell = false) + t.qty > maxLong(t.sym)) out += LONG_LIMIT
+    if (t.sell && open(t.sym, sell = true) - position(t.sym) + t.qty > maxShort(t.sym)) out += SHORT_LIMIT
+    if (openNotional + t.price * t.qty > maxCredit) out += CREDIT
+    out.toSeq
+  }
+}
+
+class RiskGateSpec extends AnyFunSuite {
+  val Cfg = RiskGateConfig(symbols = 16, tickets = 32, clockHz = 1000, maxBurst = 255)   // 1000 Hz: a minute is 60000 cycles
+  lazy val compiled: SimCompiled[RiskGate] = TfSim.config.compile {
+    val g = RiskGate(Cfg)
+    (g.openBuy ++ g.openSell ++ g.pos).foreach(_.simPublic()); g.openNotional.simPublic(); g.window.simPublic();
+    g
+  }
+
+  case class Prep(ticket: Int, sym: Int, sell: Boolean, qty: Long, price: BigInt)
+  case class Feed(cancel: Boolean, sym: Int, sell: Boolean, qty: Long, price: BigInt, w: Option[RiskLedger#Working])
+  case class Conf(item: Int, sym: Int, value: BigInt)
+  case class Verdict(cycle: Long, ticket: Int, accepted: Boolean, reason: Int)
+
+  /** Drives the gate one cycle at a time (step), keeping the model and the ledger in step with it. */
+  class Bench(val dut: RiskGate, val name: String) {
+    val cd = dut.clockDomain
+    val model = new RiskGateModel(Cfg)
+    val ledger = new RiskLedger(Cfg.symbols)
+    var cycle = 0L                                   // the cycle step() drives next
+    // inputs of the next cycle (pulses are cleared after each step; kill is a level)
+    var req: Option[(Int, Boolean)] = None
+    var kill = false; var killReset = false; var poisoned = false
+    var refUpd: Option[(Int, BigInt)] = None
+    val prepQ = mutable.Queue[Prep](); val feedQ = mutable.Queue[Feed](); val confQ = mutable.Queue[Conf]()
+    val prepOut = mutable.Queue[(Prep, Long)](); val feedOut = mutable.Queue[(Feed, Long)](); val confOut = mutable.Queue[(Conf, Long)]()
+    // what happened
+    val verdicts = ArrayBuffer[Verdict]()
+    val prepLat = ArrayBuffer[Long](); val feedLat = ArrayBuffer[Long](); val confLat = ArrayBuffer[(Int, Long)]()
+    val boundsAt = ArrayBuffer[(Long, Int, BigInt)]()
+    val configAnswers = ArrayBuffer[(Conf, Boolean)]()
+    val fedAnswers = ArrayBuffer[(Feed, Boolean)]()
+    val preparedAnswers = ArrayBuffer[(Prep, Boolean, Int)]()
+    val reasons = Array.fill(16)(0)
+    var accepted = 0
+
+    dut.io.request.valid #= false; dut.io.prepare.valid #= false; dut.io.feedback.valid #= false
+    dut.io.config.valid #= false; dut.io.refUpdate.valid #= false
+    dut.io.kill #= false; dut.io.killReset #= false; dut.io.poisoned #= false
+    cd.forkStimulus(10)
+    cd.assertReset(); cd.waitSampling(3); cd.deassertReset(); sleep(1)   // mid-cycle: outputs settled
+    // the poisoned-frame window runs from the gate's reset, which forkStimulus also pulses: its phase in cycle 0
+    val window0 = dut.window.toLong
+    model.window = window0
+
+    def fail(msg: String): Nothing = throw new AssertionError(s"$name cycle $cycle: $msg")
+
+    def step(): Unit = {
+      val c = cycle
+      dut.io.request.valid #= req.nonEmpty
+      req.foreach { case (t, fw) => dut.io.request.ticket #= t; dut.io.request.fw #= fw }
+      dut.io.kill #= kill; dut.io.killReset #= killReset; dut.io.poisoned #= poisoned
+      dut.io.refUpdate.valid #= refUpd.nonEmpty
+      refUpd.foreach { case (s, p) => dut.io.refUpdate.symbol #= s; dut.io.refUpdate.price #= p }
+      dut.io.prepare.valid #= prepQ.nonEmpty
+      prepQ.headOption.foreach { p =>
+        dut.io.prepare.ticket #= p.ticket; dut.io.prepare.symbol #= p.sym; dut.io.prepare.sell #= p.sell
+        dut.io.prepare.qty #= p.qty; dut.io.prepare.price #= p.price
+      }
+      dut.io.feedback.valid #= feedQ.nonEmpty
+      feedQ.headOption.foreach { f =>
+        dut.io.feedback.cancel #= f.cancel; dut.io.feedback.symbol #= f.sym; dut.io.feedback.sell #= f.sell
+        dut.io.feedback.qty #= f.qty; dut.io.feedback.price #= f.price
+      }
+      dut.io.config.valid #= confQ.nonEmpty
+      confQ.headOption.foreach { x => dut.io.config.item #= x.item; dut.io.config.symbol #= x.sym; dut.io.config.value #= x.value }
+      sleep(1)                                        // the combinational readies with these inputs
+      val prepFire = prepQ.nonEmpty && dut.io.prepare.ready.toBoolean
+      val feedFire = feedQ.nonEmpty && dut.io.feedback.ready.toBoolean
+      val confFire = confQ.nonEmpty && dut.io.config.ready.toBoolean
+      // the model's verdict, and the ledger's judgement of it, with the state of this cycle
+      val want = req.map { case (t, _) => model.verdict(t, kill) }
+      val broken = req.map { case (t, _) => ledger.broken(t, kill) }
+      val reqTicket = req.flatMap { case (t, _) => ledger.tickets.get(t) }
+      if (want.contains(ACCEPTED)) model.book(req.get._1)
+      if (prepFire) { val p = prepQ.dequeue(); model.prepareTaken(p.ticket); ledger.tickets.remove(p.ticket); prepOut.enqueue((p, c)) }
+      if (feedFire) feedOut.enqueue((feedQ.dequeue(), c))
+      if (confFire) confOut.enqueue((confQ.dequeue(), c))
+      refUpd.foreach { case (s, p) => if (model.validRef(s, p)) model.latestRef(s) = p }
+      model.endCycle(want.contains(ACCEPTED), poisoned, kill, killReset)
+      if (kill) ledger.killed = true else if (killReset) ledger.killed = false
+      cd.waitSampling(); sleep(1)                     // past the edge: the registered outputs of cycle c + 1
+      cycle += 1
+      // outputs: valid in cycle c + 1
+      val v = dut.io.verdict
+      if (v.valid.toBoolean != req.nonEmpty) fail(s"verdict valid ${v.valid.toBoolean} for the request of cycle $c (${req.nonEmpty})")
+      req.foreach { case (t, fw) =>
+        val got = (v.accepted.toBoolean, v.reason.toInt)
+        if (v.ticket.toInt != t || v.fw.toBoolean != fw) fail(s"verdict for ticket ${v.ticket.toInt}/${v.fw.toBoolean}, request $t/$fw")
+        if (got != (want.get == ACCEPTED, want.get))
+          fail(s"ticket $t ${model.tickets(t)}: gate ${got._1} ${reasonNames(got._2)}, model ${reasonNames(want.get)}")
+        // the independent check: nothing over a limit accepted, nothing under every limit refused for a limit
+        val br = broken.get
+        if (got._1 && br.nonEmpty) fail(s"ticket $t ${ledger.tickets.get(t)} accepted over ${br.map(reasonNames).mkString(",")}")
+        if (!got._1) {
+          val r = got._2
+          if (r == THROTTLE || r == POISON) { if (br.nonEmpty) fail(s"refused ${reasonNames(r)} before ${reasonNames(br.head)}") }
+          else if (br.headOption != Some(r)) fail(s"ticket $t refused ${reasonNames(r)}, the ledger says ${br.map(reasonNames)}")
+        }
+        if (got._1) {
+          val tk = reqTicket.get
+          ledger.working += new ledger.Working(tk.sym, tk.sell, tk.qty, tk.price); accepted += 1
+        }
+        reasons(got._2) += 1
+        verdicts += Verdict(c, t, got._1, got._2)
+      }
+      if (dut.io.prepared.valid.toBoolean) {
+        val (p, at) = if (prepOut.nonEmpty) prepOut.dequeue() else fail("a prepared answer for nothing")
+        val got = (dut.io.prepared.ok.toBoolean, dut.io.prepared.reason.toInt)
+        if (dut.io.prepared.ticket.toInt != p.ticket) fail(s"prepared ticket ${dut.io.prepared.ticket.toInt}, want ${p.ticket}")
+        val want = model.prepared(p.ticket, p.sym, p.sell, p.qty, p.price)
+        if (got != want) fail(s"prepare $p: gate $got, model $want")
+        if (got._1) ledger.tickets(p.ticket) = ModelTicket(p.sym, p.sell, p.qty, p.price)
+        prepLat += cycle - at; preparedAnswers += ((p, got._1, got._2))
+      }
+      if (dut.io.fed.valid.toBoolean) {
+        val (f, at) = if (feedOut.nonEmpty) feedOut.dequeue() else fail("a feedback answer for nothing")
+        val got = dut.io.fed.payload.toBoolean
+        val want = model.feedback(f.cancel, f.sym, f.sell, f.qty, f.price)
+        if (got != want) fail(s"feedback $f: gate $got, model $want")
+        if (got) {
+          val w = f.w.getOrElse(fail(s"feedback $f meant to be refused was applied"))
+          w.qty -= f.qty
+          if (w.qty == 0) ledger.working -= w.asInstanceOf[ledger.Working]
+          if (!f.cancel) ledger.fills += ((f.sym, if (f.sell) -f.qty else f.qty))
+        }
+        feedLat += cycle - at; fedAnswers += ((f, got))
+      }
+      if (dut.io.configDone.valid.toBoolean) {
+        val (x, at) = if (confOut.nonEmpty) confOut.dequeue() else fail("a configuration answer for nothing")
+        val got = dut.io.configDone.payload.toBoolean
+        val want = model.config(x.item, x.sym, x.value)
+        if (got != want) fail(s"config ${configNames.lift(x.item).getOrElse(x.item)} sym ${x.sym} value ${x.value}: gate $got, model $want")
+        if (got) x.item match {
+          case C_MAX_QTY => ledger.maxQty = x.value.toLong
+          case C_MAX_NOTIONAL => ledger.maxNotional = x.value
+          case C_MAX_CREDIT => ledger.maxCredit = x.value
+          case C_COLLAR_BPS => ledger.bps = x.value.toInt
+          case C_MAX_LONG => ledger.maxLong(x.sym) = x.value.toLong
+          case C_MAX_SHORT => ledger.maxShort(x.sym) = x.value.toLong
+          case C_RESTRICT => ledger.restricted(x.sym) = x.value == 1
+          case _ =>
+        }
+        confLat += ((x.item, cycle - at)); configAnswers += ((x, got))
+      }
+      if (dut.io.bounds.valid.toBoolean) {
+        val b = dut.io.bounds
+        val s = b.symbol.toInt
+        model.bounds(s, b.ref.toBigInt, b.lo.toBigInt, b.hi.toBigInt).foreach(fail)
+        ledger.collar(s) = Some((b.ref.toBigInt, ledger.bps))
+        boundsAt += ((cycle, s, b.ref.toBigInt))
+      }
+      // the gate's usage registers equal the model's sums, every cycle
+      for (s <- 0 until Cfg.symbols) {
+        val got = (dut.openBuy(s).toLong, dut.openSell(s).toLong, dut.pos(s).toLong)
+        val want = (model.openBuy(s), model.openSell(s), model.pos(s))
+        if (got != want) fail(s"symbol $s (openBuy, openSell, position): gate $got, model $want")
+      }
+      if (dut.openNotional.toBigInt != model.openNotional) fail(s"open notional: gate ${dut.openNotional.toBigInt}, model ${model.openNotional}")
+      req = None; killReset = false; poisoned = false; refUpd = None
+    }
+
+    def steps(k: Int): Unit = for (_ <- 0 until k) step()
+    def idle(): Boolean = prepQ.isEmpty && feedQ.isEmpty && confQ.isEmpty && prepOut.isEmpty && feedOut.isEmpty && confOut.isEmpty
+    /** Steps until every queued item is answered and no collar is being recomputed (bounded). */
+    def settle(limit: Int = 20000): Unit = {
+      var k = 0
+      def boundsDue = (0 until Cfg.symbols).exists(s => model.bps != 0 && model.latestRef(s) != 0 &&
+        !model.collar(s).contains((model.latestRef(s), model.bps)))
+      while (!idle() || boundsDue) { step(); k += 1; if (k > limit) fail("the gate did not settle") }
+      steps(2)
+    }
+    def config(item: Int, value: BigInt, sym: Int = 0): Boolean = {
+      confQ.enqueue(Conf(item, sym, value)); settle(); configAnswers.last._2
+    }
+    def prepare(p: Prep): (Boolean, Int) = { prepQ.enqueue(p); settle(); val a = preparedAnswers.last; (a._2, a._3) }
+    /** Requests ticket `t` now; returns its verdict. */
+    def request(t: Int, fw: Boolean = false): Verdict = { req = Some((t, fw)); step(); verdicts.last }
+    def waitFullBucket(): Unit = { var k = 0; while (model.tokens < model.depth) { step(); k += 1; if (k > 100000) fail("bucket") } }
+
+    def report(): String =
+      s"${verdicts.length} orders, $accepted accepted, refused: " +
+        (1 until reasonNames.length).map(r => s"${reasonNames(r)} ${reasons(r)}").mkString(", ")
+  }
+
+  /** Limits that the orders of `openOrders` hit now and then: prices around 100.00 (2 decimals, fixed point 10000). */
+  def standardSetup(b: Bench, rateHz: Int = 200, burst: Int = 6): Unit = {
+    assert(b.config(C_MAX_QTY, 400)); assert(b.config(C_MAX_NOTIONAL, 400L * 10050))
+    assert(b.config(C_MAX_CREDIT, BigInt(40000000))); assert(b.config(C_COLLAR_BPS, 100))
+    for (s <- 0 until Cfg.symbols) {
+      assert(b.config(C_MAX_LONG, 1500, s)); assert(b.config(C_MAX_SHORT, 1200, s))
+      assert(b.config(C_REFERENCE, 10000 + 10 * s, s))
+    }
+    assert(b.config(C_RATE, rateHz)); assert(b.config(C_BURST, burst)); assert(b.config(C_POISON_CAP, 3))
+  }
+
+  test("latencies: verdict 1 cycle, prepare and feedback 34, configuration 2, rate 82, a reference's bounds 116") {
+    compiled.doSim("latencies", TfSim.seed(1)) { dut =>
+      val b = new Bench(dut, "latencies")
+      b.steps(5)
+      // a request before anything is configured: refused, one cycle later
+      b.req = Some((3, true)); b.step()
+      assert(b.verdicts.last == Verdict(5, 3, accepted = false, NO_TICKET))
+      b.confQ.enqueue(Conf(C_MAX_QTY, 0, 100)); b.settle()
+      b.confQ.enqueue(Conf(C_RATE, 0, 300)); b.settle()
+      b.confQ.enqueue(Conf(C_COLLAR_BPS, 0, 50)); b.settle()
+      val before = b.cycle
+      b.confQ.enqueue(Conf(C_REFERENCE, 2, 12345)); b.settle()
+      b.prepQ.enqueue(Prep(1, 2, false, 10, 12345)); b.settle()
+      b.feedQ.enqueue(Feed(true, 2, false, 1, 12345, None)); b.settle()          // nothing open: refused
+      println(s"[risk] latencies (cycles from the cycle the gate takes the item to its answer): config ${b.confLat.map(_._2)}, " +
+        s"prepare ${b.prepLat}, feedback ${b.feedLat}, bounds ${b.boundsAt.map(_._1 - before)} after the REFERENCE write")
+      assert(b.confLat.toSeq == Seq(C_MAX_QTY -> 2L, C_RATE -> 82L, C_COLLAR_BPS -> 2L, C_REFERENCE -> 2L))
+      assert(b.prepLat.toSeq == Seq(34L) && b.feedLat.toSeq == Seq(34L))
+      assert(b.boundsAt.map(_._1 - before).toSeq == Seq(116L))                   // written 2 + 114 cycles after the write is taken
+      assert(Seq(ConfigLatency, RateLatency, PrepareLatency, FeedbackLatency, 2 + BoundsLatency) == Seq(2, 82, 34, 34, 116))
+      // a slow-path write waits for a cycle without a request: requests in the answer's cycle delay it, cycle for cycle
+      b.prepQ.enqueue(Prep(1, 2, false, 10, 12345))
+      b.step()                                                                   // taken here
+      b.steps(32)
+      for (_ <- 0 until 5) { b.req = Some((7, false)); b.step() }                  // the write's cycle and 4 more
+      b.settle()
+      assert(b.prepLat.last == 34 + 5, s"prepare under requests: ${b.prepLat.last}")
+    }
+  }
+
+  test("throttle: the refill cycle exact, from a full bucket, at the configured rate") {
+    compiled.doSim("throttle", TfSim.seed(2)) { dut =>
+      val b = new Bench(dut, "throttle")
+      standardSetup(b)
+      assert(b.prepare(Prep(0, 1, false, 1, 10010)) == ((true, ACCEPTED)))
+      for ((rate, burst) <- Seq((200, 6), (300, 4), (1000, 3), (90, 2), (7, 1))) {
+        assert(b.config(C_RATE, rate) && b.config(C_BURST, burst))
+        b.waitFullBucket(); b.steps(3)
+        val period = math.ceil(Cfg.clockHz.toDouble / rate).toLong    // cycles per token, the rate rounded down
+        // a request every cycle (ticket 0 buys 1: the position and credit limits are far)
+        val start = b.cycle
+        val got = ArrayBuffer[Long]()
+        val horizon = burst + 4 * period + 3
+        for (_ <- 0L until horizon) {
+          b.req = Some((0, false)); b.step()
+          if (b.verdicts.last.accepted) got += b.verdicts.last.cycle
+          else assert(b.verdicts.last.reason == THROTTLE, s"rate $rate: ${reasonNames(b.verdicts.last.reason)}")
+        }
+        // expected, from the definition: `burst` tokens at the first request (cycle a), which starts the counter; a
+        // token every `period` cycles from then on, usable from a+k*period; every request takes one if there is one
+        val a = start
+        val want = ArrayBuffer[Long](); var used = 0
+        for (x <- a until a + horizon) {
+          val refilled = (x - a) / period
+          if (burst + refilled - used > 0) { want += x; used += 1 }
+        }
+        println(s"[risk] throttle rate $rate/s burst $burst (period $period cycles): accepted at cycles ${got.map(_ - a).mkString(" ")} after the first")
+        assert(got == want, s"rate $rate burst $burst: accepted at ${got.map(_ - a)}, want ${want.map(_ - a)}")
+        b.settle()
+      }
+    }
+  }
+
+  test("kill switch: refused from the cycle the input rises, latched until reset") {
+    compiled.doSim("kill", TfSim.seed(3)) { dut =>
+      val b = new Bench(dut, "kill")
+      standardSetup(b, rateHz = 1000, burst = 50)
+      assert(b.prepare(Prep(4, 3, true, 1, 10030)) == ((true, ACCEPTED)))
+      b.waitFullBucket()
+      val rises = ArrayBuffer[Long]()
+      for (round <- 0 until 3) {
+        // requests every cycle; the kill input rises at cycle k, stays high 1..3 cycles
+        for (_ <- 0 until 4) { b.req = Some((4, false)); b.step(); assert(b.verdicts.last.accepted) }
+        val k = b.cycle; rises += k
+        b.kill = true
+        for (_ <- 0 until 1 + round) { b.req = Some((4, round == 1)); b.step() }
+        b.kill = false
+        for (_ <- 0 until 5) { b.req = Some((4, false)); b.step() }
+        val firstRefused = b.verdicts.find(v => v.cycle >= k - 4 && !v.accepted).get
+        assert(firstRefused.cycle == k && firstRefused.reason == KILLED, s"kill at $k: $firstRefused")
+        assert(b.verdicts.filter(_.cycle >= k).forall(v => !v.accepted && v.reason == KILLED))
+        println(s"[risk] kill: the input high in cycle $k, the request of cycle ${firstRefused.cycle} refused (latency " +
+          s"${firstRefused.cycle - k} cycles; its verdict in cycle ${firstRefused.cycle + 1}); still refused ${b.cycle - k} cycles later")
+        // reset while the input is high does nothing; once low, the request of the cycle after the reset is accepted
+        b.kill = true; b.killReset = true; b.step(); b.kill = false
+        b.req = Some((4, false)); b.step(); assert(b.verdicts.last.reason == KILLED)
+        b.killReset = true; b.req = Some((4, false)); b.step(); assert(b.verdicts.last.reason == KILLED)
+        b.req = Some((4, false)); b.step(); assert(b.verdicts.last.accepted, "the first request after the reset")
+        b.settle()
+      }
+      assert(rises.length == 3)
+    }
+  }
+
+  test("bad configuration is refused with an error and changes nothing") {
+    compiled.doSim("bad-config", TfSim.seed(4)) { dut =>
+      val b = new Bench(dut, "bad-config")
+      standardSetup(b)
+      assert(b.prepare(Prep(2, 5, false, 400, 10050)) == ((true, ACCEPTED)))
+      b.waitFullBucket()
+      assert(b.request(2).accepted)
+      val bad = Seq(C_MAX_QTY -> BigInt(0), C_MAX_QTY -> (BigInt(1) << 32), C_MAX_NOTIONAL -> BigInt(0), C_MAX_CREDIT -> BigInt(0),
+        C_COLLAR_BPS -> BigInt(0), C_COLLAR_BPS -> BigInt(10000), C_COLLAR_BPS -> BigInt(65535), C_RATE -> BigInt(0),
+        C_RATE -> BigInt(Cfg.clockHz + 1), C_BURST -> BigInt(0), C_BURST -> BigInt(Cfg.maxBurst + 1), C_POISON_CAP -> BigInt(0),
+        C_POISON_CAP -> BigInt(65536), C_RESTRICT -> BigInt(2), C_REFERENCE -> BigInt(0), C_REFERENCE -> refLimit,
+        C_MAX_LONG -> (BigInt(1) << 32), C_MAX_SHORT -> (BigInt(1) << 40), 11 -> BigInt(1), 15 -> BigInt(1))
+      for ((item, v) <- bad) assert(!b.config(item, v, 5), s"item $item value $v accepted")
+      val badSym = Seq(C_MAX_LONG, C_MAX_SHORT, C_RESTRICT, C_REFERENCE)
+      for (item <- badSym; s <- Seq(16, 255)) assert(!b.config(item, 1, s), s"item $item for symbol $s accepted")
+      // unknown symbol and zero quantity in a prepare: an error, the ticket unprepared
+      assert(b.prepare(Prep(9, 16, false, 1, 10050)) == ((false, NO_TICKET)))
+      assert(b.prepare(Prep(9, 3, false, 0, 10050)) == ((false, NO_TICKET)))
+      assert(b.request(9).reason == NO_TICKET)
+      // nothing changed: the same order still accepted, the limits where they were
+      b.waitFullBucket()
+      assert(b.request(2).accepted)
+      assert(b.prepare(Prep(3, 5, false, 401, 10050)) == ((true, MAX_QTY)))
+      assert(b.request(3).reason == MAX_QTY)
+      // feedback: exactly what is open is released, one more is refused (800 open: two buys of 400)
+      assert(b.ledger.working.map(_.qty) == Seq(400L, 400L))
+      b.feedQ.enqueue(Feed(true, 5, false, 801, 10050, None)); b.settle(); assert(!b.fedAnswers.last._2)
+      b.feedQ.enqueue(Feed(false, 5, false, 400, 10050, Some(b.ledger.working(0)))); b.settle(); assert(b.fedAnswers.last._2)
+      b.feedQ.enqueue(Feed(true, 5, false, 401, 10050, None)); b.settle(); assert(!b.fedAnswers.last._2)
+      b.feedQ.enqueue(Feed(true, 5, true, 1, 10050, None)); b.settle(); assert(!b.fedAnswers.last._2)    // no sells open
+      b.feedQ.enqueue(Feed(true, 5, false, 400, 10050, Some(b.ledger.working(0)))); b.settle(); assert(b.fedAnswers.last._2)
+      assert(b.ledger.working.isEmpty && b.ledger.position(5) == 400)
+      println(s"[risk] bad configuration: ${bad.length + badSym.length * 2} writes refused, 2 bad prepares refused; ${b.report()}")
+    }
+  }
+
+  test("poisoned frames: the cap refuses orders until the minute ends, exactly") {
+    compiled.doSim("poison", TfSim.seed(5)) { dut =>
+      val b = new Bench(dut, "poison")
+      standardSetup(b, rateHz = 1000, burst = 100)
+      assert(b.prepare(Prep(6, 7, true, 1, 10070)) == ((true, ACCEPTED)))
+      assert(b.config(C_POISON_CAP, 2))
+      b.waitFullBucket()
+      b.poisoned = true; b.step()
+      assert(b.request(6).accepted)                       // one of two
+      b.poisoned = true; b.step()
+      assert(b.request(6).reason == POISON)               // the cap reached
+      // the window is one minute of cycles from the reset (window0 cycles before cycle 0): refused until it ends
+      val end = Cfg.minuteCycles.toLong - b.window0
+      while (b.cycle < end - 3) b.step()
+      while (b.cycle < end + 3) {
+        b.req = Some((6, false)); b.step()
+        val v = b.verdicts.last
+        assert(v.accepted == (v.cycle >= end), s"cycle ${v.cycle}: $v")
+      }
+      println(s"[risk] poisoned frames: cap 2, refused until cycle ${end - 1}, accepted from cycle $end: ${Cfg.minuteCycles} cycles " +
+        s"(one minute at ${Cfg.clockHz} Hz) after the reset, ${b.window0} cycles before cycle 0")
+    }
+  }
+
+  /** `generous`: limits mostly far, feedback often, few poisoned frames (most orders accepted); else limits that bite. */
+  def runRandom(name: String, seed: Int, cycles: Int, generous: Boolean): Unit = compiled.doSim(name, seed) { dut =>
+    val rnd = new Random(seed)
+    val b = new Bench(dut, s"$name seed $seed")
+    standardSetup(b)
+    if (generous) {
+      assert(b.config(C_MAX_CREDIT, BigInt(10000) * 1000000) && b.config(C_POISON_CAP, 1000) && b.config(C_RATE, 1000))
+      for (s <- 0 until Cfg.symbols) assert(b.config(C_MAX_LONG, 100000, s) && b.config(C_MAX_SHORT, 100000, s))
+    }
+    val feedOdds = if (generous) 4 else 30
+    val poisonOdds = if (generous) 40000 else 15000
+    val configOdds = if (generous) 2000 else 400
+    val refOf = Array.tabulate(Cfg.symbols)(s => BigInt(10000 + 10 * s))
+    var killHold = 0
+    var refUpdates, badRefs, configs, badConfigs = 0
+    def price(s: Int): BigInt = refOf(s) + rnd.nextInt(260) - 130
+    while (b.cycle < cycles) {
+      if (rnd.nextInt(10) < (if (generous) 1 else 3)) b.req = Some((rnd.nextInt(Cfg.tickets), rnd.nextBoolean()))
+      // kill: rare, held a few cycles; reset later
+      if (killHold > 0) { killHold -= 1; if (killHold == 0) b.kill = false }
+      else if (rnd.nextInt(4000) == 0) { b.kill = true; killHold = 1 + rnd.nextInt(20) }
+      else if (b.model.killed && rnd.nextInt(300) == 0) b.killReset = true
+      if (rnd.nextInt(poisonOdds) == 0) b.poisoned = true
+      if (rnd.nextInt(150) == 0) {
+        val s = rnd.nextInt(Cfg.symbols)
+        rnd.nextInt(20) match {
+          case 0 => b.refUpd = Some((16 + rnd.nextInt(240), refOf(s))); badRefs += 1
+          case 1 => b.refUpd = Some((s, if (rnd.nextBoolean()) BigInt(0) else refLimit + rnd.nextInt(5))); badRefs += 1
+          case _ => refOf(s) = (refOf(s) + rnd.nextInt(61) - 30).max(9000).min(11000); b.refUpd = Some((s, refOf(s)))
+        }
+        refUpdates += 1
+      }
+      if (b.prepQ.isEmpty && b.prepOut.isEmpty && rnd.nextInt(25) == 0) {
+        val s = if (rnd.nextInt(40) == 0) 16 + rnd.nextInt(240) else rnd.nextInt(Cfg.symbols)
+        val qty = if (rnd.nextInt(50) == 0) 0L else 1L + rnd.nextInt(if (rnd.nextInt(4) == 0) 600 else 120)
+        b.prepQ.enqueue(Prep(rnd.nextInt(Cfg.tickets), s, rnd.nextBoolean(), qty, price(s % Cfg.symbols)))
+      }
+      if (b.feedQ.isEmpty && b.feedOut.isEmpty && rnd.nextInt(feedOdds) == 0) {
+        val w = b.ledger.working
+        if (w.nonEmpty && rnd.nextInt(10) != 0) {
+          val o = w(rnd.nextInt(w.length))
+          val q = if (rnd.nextBoolean()) o.qty else 1 + rnd.nextInt(o.qty.toInt)      // the rest, or a part
+          b.feedQ.enqueue(Feed(rnd.nextInt(3) == 0, o.sym, o.sell, q, o.price, Some(o)))
+        } else {       // bogus: more than is open, an unknown symbol, a zero quantity
+          val s = rnd.nextInt(Cfg.symbols); val sell = rnd.nextBoolean()
+          rnd.nextInt(3) match {
+            case 0 =>    // beyond what can be open when it is applied (orders accepted meanwhile add to it)
+              b.feedQ.enqueue(Feed(rnd.nextBoolean(), s, sell, b.ledger.open(s, sell) + 50000 + rnd.nextInt(5), refOf(s), None))
+            case 1 => b.feedQ.enqueue(Feed(rnd.nextBoolean(), 16 + rnd.nextInt(240), sell, 1, refOf(s), None))
+            case _ => b.feedQ.enqueue(Feed(rnd.nextBoolean(), s, sell, 0, refOf(s), None))
+          }
+        }
+      }
+      if (b.confQ.isEmpty && b.confOut.isEmpty && rnd.nextInt(configOdds) == 0) {
+        val s = rnd.nextInt(Cfg.symbols)
+        val pick = rnd.nextInt(14)
+        val c = (if (generous && (pick == 2 || pick == 4 || pick == 5)) 13 else pick) match {   // generous: far limits stay
+          case 0 => Conf(C_MAX_QTY, 0, 100 + rnd.nextInt(500))
+          case 1 => Conf(C_MAX_NOTIONAL, 0, BigInt(10000) * (100 + rnd.nextInt(500)))
+          case 2 => Conf(C_MAX_CREDIT, 0, BigInt(10000) * (2000 + rnd.nextInt(8000)))
+          case 3 => Conf(C_COLLAR_BPS, 0, 20 + rnd.nextInt(200))
+          case 4 => Conf(C_MAX_LONG, s, rnd.nextInt(3000))
+          case 5 => Conf(C_MAX_SHORT, s, rnd.nextInt(3000))
+          case 6 => Conf(C_RATE, 0, 50 + rnd.nextInt(500))
+          case 7 => Conf(C_BURST, 0, 1 + rnd.nextInt(10))
+          case 8 => Conf(C_POISON_CAP, 0, 1 + rnd.nextInt(4))
+          case 9 => Conf(C_RESTRICT, s, if (rnd.nextInt(3) == 0) 1 else 0)
+          case 10 => refOf(s) = 9500 + rnd.nextInt(1000); Conf(C_REFERENCE, s, refOf(s))
+          case 11 => Conf(rnd.nextInt(16), rnd.nextInt(256), 0)                       // zero: mostly refused
+          case 12 => Conf(rnd.nextInt(16), s, BigInt(1) << (32 + rnd.nextInt(40)))    // absurd: mostly refused
+          case _ => Conf(C_RESTRICT, s, 0)
+        }
+        b.confQ.enqueue(c)
+      }
+      b.step()
+    }
+    b.kill = false; b.settle()
+    configs = b.configAnswers.count(_._2); badConfigs = b.configAnswers.count(!_._2)
+    // every symbol's collar is that of its latest reference
+    for (s <- 0 until Cfg.symbols) assert(b.model.collar(s).map(_._1).contains(b.model.latestRef(s)), s"symbol $s: collar ${b.model.collar(s)}")
+    println(f"[risk] $name seed $seed: ${b.cycle} cycles, ${b.report()}")
+    println(f"[risk] $name seed $seed: ${b.preparedAnswers.length} prepares (${b.preparedAnswers.count(!_._2)} refused), " +
+      f"${b.fedAnswers.length} fills/cancels (${b.fedAnswers.count(!_._2)} refused), $configs configuration writes applied, " +
+      f"$badConfigs refused, $refUpdates reference updates ($badRefs invalid, dropped: ${dut.io.refDropped.toInt}), " +
+      f"${b.boundsAt.length} collars computed, ${b.ledger.working.length} orders working at the end")
+    assert(dut.io.refDropped.toInt == badRefs)
+    if (generous) assert(b.accepted > b.verdicts.length / 5, "few orders accepted with generous limits")
+    else for (r <- reasonNames.indices) assert(b.reasons(r) > 0, s"no verdict ${reasonNames(r)}: the stimulus does not reach it")
+  }
+
+  test("random orders, fills, cancels, references, limits and kills against the model and the ledger") {
+    runRandom("random", TfSim.seed(17), cycles = 150000, generous = false)
+  }
+  test("random, generous limits: most orders accepted, each against the model and the ledger") {
+    runRandom("generous", TfSim.seed(19), cycles = 80000, generous = true)
+  }
+}
