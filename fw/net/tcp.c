@@ -364,6 +364,45 @@ static void ooo_hold(struct tcp_conn *c, uint32_t seq, const uint8_t *data, size
 #endif
 }
 
+#if NET_TCP_SKIP_HELD > 0
+static bool skip_apply(struct tcp_conn *c, uint32_t gen);
+#endif
+
+/* Delivers len in-order bytes that start at rcv_nxt: rcv_nxt moves over them and on_data gets them, except the ranges
+ * of held skips inside them (a receive offload's bytes, tcp_rx_skip), which are skipped where they start. Returns
+ * false when the connection went away in a callback. */
+static bool deliver(struct tcp_conn *c, uint32_t gen, const uint8_t *data, uint32_t len, bool ooo)
+{
+    while (len > 0) {
+        uint32_t n = len;
+#if NET_TCP_SKIP_HELD > 0
+        for (unsigned i = 0; i < c->skip_n; i++) /* skips at or before rcv_nxt are applied already */
+            if (seq_gt(c->skip_seq[i], c->rcv_nxt) && seq_lt(c->skip_seq[i], c->rcv_nxt + n)) n = c->skip_seq[i] - c->rcv_nxt;
+#endif
+        c->rcv_nxt += n;
+        c->stack->cnt.tcp_rx_bytes += n;
+        if (ooo) c->stack->cnt.tcp_ooo_delivered += n;
+        if (c->cb && c->cb->on_data) {
+            c->cb->on_data(c, c->user, data, n);
+            if (c->gen != gen)
+                return false;
+        }
+        data += n;
+        len -= n;
+#if NET_TCP_SKIP_HELD > 0
+        uint32_t at = c->rcv_nxt;
+        if (!skip_apply(c, gen))
+            return false;
+        uint32_t moved = c->rcv_nxt - at; /* over skips (and held data they reached): those bytes of ours are old */
+        if (moved >= len)
+            break;
+        data += moved;
+        len -= moved;
+#endif
+    }
+    return true;
+}
+
 /* After in-order data: delivers the held range if the hole is now filled. Returns false when
  * the connection went away in the callback. */
 static bool ooo_deliver(struct tcp_conn *c, uint32_t gen)
@@ -376,20 +415,12 @@ static bool ooo_deliver(struct tcp_conn *c, uint32_t gen)
     c->ooo_len = 0;
     if (skip >= len)
         return true;                               /* all of it arrived again in order */
-    len -= skip;
-    c->rcv_nxt += len;
-    c->stack->cnt.tcp_rx_bytes += len;
-    c->stack->cnt.tcp_ooo_delivered += len;
-    if (c->cb && c->cb->on_data) {
-        c->cb->on_data(c, c->user, c->ooo_buf + skip, len);
-        if (c->gen != gen)
-            return false;
-    }
+    return deliver(c, gen, c->ooo_buf + skip, len - skip, true);
 #else
     (void)c;
     (void)gen;
-#endif
     return true;
+#endif
 }
 
 #if NET_TCP_SKIP_HELD > 0
@@ -442,11 +473,37 @@ int tcp_rx_skip(struct tcp_conn *c, uint32_t seq, uint32_t len)
         return TCP_SKIP_OLD;
     if (seq_gt(seq + len, c->rcv_nxt + NET_TCP_RCV_WND))
         return TCP_SKIP_WINDOW;
-    if (c->skip_n == NET_TCP_SKIP_HELD)
-        return TCP_SKIP_FULL;
     bool now = seq_leq(seq, c->rcv_nxt);
-    c->skip_seq[c->skip_n] = seq;
-    c->skip_len[c->skip_n++] = len;
+    /* a range that continues a held one (or that one continues) joins it: a run of digested segments is one range */
+    unsigned i;
+    for (i = 0; i < c->skip_n; i++) {
+        if (c->skip_seq[i] + c->skip_len[i] == seq) {
+            c->skip_len[i] += len;
+            break;
+        }
+        if (seq + len == c->skip_seq[i]) {
+            c->skip_seq[i] = seq;
+            c->skip_len[i] += len;
+            break;
+        }
+    }
+    if (i == c->skip_n) {
+        if (c->skip_n == NET_TCP_SKIP_HELD)
+            return TCP_SKIP_FULL;
+        c->skip_seq[c->skip_n] = seq;
+        c->skip_len[c->skip_n++] = len;
+    } else {
+        for (unsigned j = 0; j < c->skip_n; j++) /* it may now touch another one */
+            if (j != i && (c->skip_seq[i] + c->skip_len[i] == c->skip_seq[j] || c->skip_seq[j] + c->skip_len[j] == c->skip_seq[i])) {
+                if (c->skip_seq[j] + c->skip_len[j] == c->skip_seq[i])
+                    c->skip_seq[i] = c->skip_seq[j];
+                c->skip_len[i] += c->skip_len[j];
+                c->skip_n--;
+                c->skip_seq[j] = c->skip_seq[c->skip_n];
+                c->skip_len[j] = c->skip_len[c->skip_n];
+                break;
+            }
+    }
     uint32_t gen = c->gen;
     if (skip_apply(c, gen) && c->ack_pending)
         send_ack(c);
@@ -596,14 +653,9 @@ static void sync_input(struct tcp_conn *c, struct seg *g)
         if (dlen > 0) {
             if (c->state == TCP_FIN_WAIT_2)   /* the peer is still sending: keep waiting */
                 c->linger_deadline = now_of(c) + NET_TCP_FIN_WAIT2_MS;
-            c->rcv_nxt += (uint32_t)dlen;
             c->ack_pending = true;
-            s->cnt.tcp_rx_bytes += (uint32_t)dlen;
-            if (c->cb && c->cb->on_data) {
-                c->cb->on_data(c, c->user, data, dlen);
-                if (c->gen != gen)
-                    return;
-            }
+            if (!deliver(c, gen, data, (uint32_t)dlen, false))
+                return;
             seq += (uint32_t)dlen;
             if (!ooo_deliver(c, gen))
                 return;

@@ -237,7 +237,8 @@ bool tcp_hw_arm(struct tcp_conn *c, size_t max_len, uint32_t *seq_out);
  * out-of-order data that follows is delivered, and their ACK is delayed as Linux delays one (sent at once from
  * two full segments' worth of unacknowledged skipped bytes, else within NET_TCP_DELACK_MS by tcp_poll; any
  * segment we send carries it too). Ahead of rcv_nxt (an earlier segment was lost on the way to firmware): held
- * until rcv_nxt reaches them, in stream order with the data. Returns TCP_SKIP_OK (skipped now), TCP_SKIP_HELD,
+ * until rcv_nxt reaches them, in stream order with the data (a held range that touches another joins it; a held
+ * range inside a segment cuts the segment's delivery where it starts). Returns TCP_SKIP_OK (skipped now), TCP_SKIP_HELD,
  * TCP_SKIP_OLD (nothing new in it), TCP_SKIP_WINDOW (past the receive window), TCP_SKIP_FULL (NET_TCP_SKIP_HELD
  * ranges held already) or TCP_SKIP_STATE (the connection does not receive). Only OK and HELD change anything. */
 enum { TCP_SKIP_OK = 0, TCP_SKIP_HELD = 1, TCP_SKIP_OLD = 2, TCP_SKIP_WINDOW = -1, TCP_SKIP_FULL = -2, TCP_SKIP_STATE = -3 };

@@ -824,22 +824,64 @@ static void test_skip_held_until_the_hole_is_filled(void **state)
     check_seg(1, ISS + 1, PSEQ + 16, TCP_FLAG_ACK, 0);
 }
 
-/* Two held ranges given in reverse order apply in stream order; a range partly before rcv_nxt skips only the rest. */
+/* Held ranges that touch join, given in any order (a range that bridges two joins all three), and apply as one when
+ * rcv_nxt reaches them; a range partly before rcv_nxt skips only the rest. */
 static void test_skip_ranges_in_stream_order(void **state)
 {
     (void)state;
     struct tcp_conn *c = open_conn(1460, 65535);
     assert_int_equal(tcp_rx_skip(c, PSEQ + 20, 5), TCP_SKIP_HELD);
-    assert_int_equal(tcp_rx_skip(c, PSEQ + 10, 10), TCP_SKIP_HELD);
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 10, 4), TCP_SKIP_HELD);
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 14, 6), TCP_SKIP_HELD);   /* bridges the two */
+    for (unsigned i = 0; i < NET_TCP_SKIP_HELD - 1; i++)             /* one range held: room for the rest */
+        assert_int_equal(tcp_rx_skip(c, PSEQ + 100 + 10 * i, 5), TCP_SKIP_HELD);
     peer(PSEQ, ISS + 1, TCP_FLAG_ACK, 65535, "0123456789", 10);
     assert_int_equal(T.rx_len, 25);
-    assert_int_equal(T.skip_calls, 2);
-    assert_int_equal(T.skip_last_seq, PSEQ + 20);
+    assert_int_equal(T.skip_calls, 1);
+    assert_int_equal(T.skip_last_seq, PSEQ + 10);
     assert_int_equal(tcp_hw_rcv_nxt(c), PSEQ + 25);
     assert_int_equal(tcp_rx_skip(c, PSEQ + 20, 10), TCP_SKIP_OK);   /* 20..25 known: 25..30 skipped */
     assert_int_equal(T.skip_last_seq, PSEQ + 25);
     assert_int_equal(tcp_hw_rcv_nxt(c), PSEQ + 30);
     assert_int_equal(T.rx_len, 30);
+}
+
+/* A passed segment of a receive offload: its head finishes a message the offload owns (skipped at rcv_nxt before the
+ * segment comes), its tail starts one (held); only the middle reaches on_data, and the tail is skipped where it starts. */
+static void test_skip_head_and_tail_of_a_segment(void **state)
+{
+    (void)state;
+    struct tcp_conn *c = open_conn(1460, 65535);
+    assert_int_equal(tcp_rx_skip(c, PSEQ, 3), TCP_SKIP_OK);
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 8, 2), TCP_SKIP_HELD);
+    peer(PSEQ, ISS + 1, TCP_FLAG_ACK | TCP_FLAG_PSH, 65535, "0123456789", 10);
+    assert_int_equal(T.rx_len, 10);
+    assert_memory_equal(T.rx, "###34567##", 10);
+    assert_int_equal(T.skip_calls, 2);
+    assert_int_equal(T.skip_last_seq, PSEQ + 8);
+    assert_int_equal(tcp_hw_rcv_nxt(c), PSEQ + 10);
+    check_seg(T.ncap - 1, ISS + 1, PSEQ + 10, TCP_FLAG_ACK, 0);
+}
+
+/* A held skip inside a segment (or inside held out-of-order data): the bytes before it are delivered, the range is
+ * skipped where it starts, the bytes after it are delivered; none of the skipped bytes reaches on_data. */
+static void test_skip_inside_data(void **state)
+{
+    (void)state;
+    struct tcp_conn *c = open_conn(1460, 65535);
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 4, 3), TCP_SKIP_HELD);
+    peer(PSEQ, ISS + 1, TCP_FLAG_ACK, 65535, "0123456789", 10);
+    assert_int_equal(T.rx_len, 10);
+    assert_memory_equal(T.rx, "0123###789", 10);
+    assert_int_equal(tcp_hw_rcv_nxt(c), PSEQ + 10);
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 16, 2), TCP_SKIP_HELD);
+    peer(PSEQ + 14, ISS + 1, TCP_FLAG_ACK, 65535, "456789", 6);      /* out of order: held */
+    assert_int_equal(T.rx_len, 10);
+    peer(PSEQ + 10, ISS + 1, TCP_FLAG_ACK, 65535, "0123", 4);        /* fills the hole */
+    assert_int_equal(T.rx_len, 20);
+    assert_memory_equal(T.rx + 10, "012345##89", 10);
+    assert_int_equal(tcp_hw_rcv_nxt(c), PSEQ + 20);
+    assert_int_equal(T.skip_calls, 2);
 }
 
 /* What is refused changes nothing. */
@@ -1083,6 +1125,8 @@ int main(void)
         cmocka_unit_test_setup(test_skip_ack_every_second_full_segment, setup),
         cmocka_unit_test_setup(test_skip_held_until_the_hole_is_filled, setup),
         cmocka_unit_test_setup(test_skip_ranges_in_stream_order, setup),
+        cmocka_unit_test_setup(test_skip_head_and_tail_of_a_segment, setup),
+        cmocka_unit_test_setup(test_skip_inside_data, setup),
         cmocka_unit_test_setup(test_skip_refusals, setup),
         cmocka_unit_test_setup(test_duplicate_reacked, setup),
         cmocka_unit_test_setup(test_window_edge_trimmed, setup),
