@@ -2,6 +2,8 @@
  * commands. Out: bytes to TCP, lines on the console. */
 #include "app/fixclient.h"
 
+#include "app/digestion.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -380,6 +382,9 @@ static void tcp_connected(struct tcp_conn *c, void *user) {
     /* The offload's parser follows the connection from its first byte (no entry armed: nothing fires). */
     offload_rx_conn_t oc = {netif_stack()->mac, net_get_config(netif_stack())->ip, cfg.host, tcp_local_port(fc.conn),
                             cfg.port, tcp_hw_rcv_nxt(fc.conn), cfg.price_decimals};
+#ifdef TF_HAS_DIGESTION
+    digestion_conn_up(); /* staged for the parser's CONFIG */
+#endif
     if (!offload_rx_follow(&oc)) printf("fix: offload parser refused\n");
     offload_conn_up();
 #endif
@@ -418,6 +423,9 @@ static void connection_gone(const char *why) {
 #ifdef TF_HAS_OFFLOAD
     offload_conn_down();
     (void)offload_rx_stop();
+#ifdef TF_HAS_DIGESTION
+    digestion_conn_down();
+#endif
 #endif
     fc.conn = NULL;
     fc.closing = false;
@@ -449,7 +457,21 @@ static void tcp_error(struct tcp_conn *c, void *user, enum tcp_error err) {
     connection_gone((unsigned)err < 5 ? names[err] : "failed");
 }
 
+#if NET_TCP_SKIP_HELD > 0
+static void tcp_skipped(struct tcp_conn *c, void *user, uint32_t seq, uint32_t len) {
+    (void)c;
+    (void)user;
+#ifdef TF_HAS_DIGESTION
+    digestion_skipped(seq, len); /* the hardware's messages in those bytes, in stream order */
+#else
+    (void)seq;
+    (void)len;
+#endif
+}
+static const struct tcp_callbacks tcp_cb = {tcp_connected, tcp_data, tcp_closed, tcp_error, tcp_skipped};
+#else
 static const struct tcp_callbacks tcp_cb = {tcp_connected, tcp_data, tcp_closed, tcp_error};
+#endif
 
 /* ---- life cycle ---- */
 
@@ -520,6 +542,9 @@ void fixclient_poll(void) {
 #ifdef TF_HAS_OFFLOAD
     offload_poll();
     offload_resync();
+#ifdef TF_HAS_DIGESTION
+    digestion_poll();
+#endif
 #endif
     stops_flush_events();
     if (fc.state == FC_WAIT && fc.want_up && tcp_backoff_due(&fc.backoff, now)) start_connect();

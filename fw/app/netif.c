@@ -2,6 +2,8 @@
  * Out: frames to the MAC; console commands net, ifconfig, arp. */
 #include "app/netif.h"
 
+#include "app/digestion.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -198,6 +200,9 @@ void netif_poll(void) {
     TF_PROF_BASE();
     const uint8_t *frame;
     size_t len = ethmac_rx_peek(&frame);
+#ifdef TF_HAS_DIGESTION
+    digestion_take(); /* the slot was seen first: the descriptors up to its frame's are visible now */
+#endif
     if (len) { /* parsed where the MAC put it (zero-copy): the slot goes back once the stack is done with it */
         TF_PROF_MARK(0);
         stir(sysctrl_cycles32());

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/digestion.h"
 #include "app/fixclient.h"
 #include "app/netif.h"
 #include "app/stops.h"
@@ -469,9 +470,21 @@ bool offload_cancel(unsigned i) {
 }
 
 static int cmd_offload(int argc, char **argv) {
+#ifdef TF_HAS_DIGESTION
+    if (argc == 3 && strcmp(argv[1], "digest") == 0 && (strcmp(argv[2], "on") == 0 || strcmp(argv[2], "off") == 0)) {
+        digestion_want(strcmp(argv[2], "on") == 0);
+        if (!mp_in_request)
+            printf("offload: digestion %s%s\n", digestion_wanted() ? "asked for" : "off",
+                   digestion_wanted() ? " (firmware stops and `md` get no digested market data; it waits while a firmware stop is armed)" : "");
+        return 0;
+    }
+#define OFFLOAD_USAGE "usage: offload [digest on|off]\n"
+#else
+#define OFFLOAD_USAGE "usage: offload\n"
+#endif
     (void)argv;
     if (argc != 1) {
-        printf("usage: offload\n");
+        printf(OFFLOAD_USAGE);
         return 1;
     }
     if (ofl.up) drain(); /* every record the engine has written is counted */
@@ -483,6 +496,9 @@ static int cmd_offload(int argc, char **argv) {
                  (uint32_t)a.eng.not_armed, (uint32_t)a.eng.log_drops, (uint32_t)a.eng.rx_overflow, ofl.errors, ofl.late_cancels,
                  ofl.fw_frames, ofl.fw_bytes, ofl.ring_waits,
                  ofl.lat_n, ofl.lat_min, ofl.lat_n ? (uint32_t)(ofl.lat_sum / ofl.lat_n) : 0u, ofl.lat_max);
+#ifdef TF_HAS_DIGESTION
+        digestion_report();
+#endif
         return 0;
     }
     printf("offload: %s, engine %s, stops loaded 0x%04lx, armed 0x%04lx\n", ofl.up ? "on the connection" : "idle",
@@ -499,7 +515,14 @@ static int cmd_offload(int argc, char **argv) {
     if (ofl.lat_n)
         printf("offload: trade price SOH on the parser -> order byte 0 at the MAC: min %lu avg %lu max %lu cycles\n",
                (unsigned long)ofl.lat_min, (unsigned long)(ofl.lat_sum / ofl.lat_n), (unsigned long)ofl.lat_max);
+#ifdef TF_HAS_DIGESTION
+    digestion_report();
+#endif
     return 0;
 }
+#ifdef TF_HAS_DIGESTION
+TF_COMMAND(offload, "the stop-order offload: orders sent by hardware, latency, state; offload digest on|off", cmd_offload);
+#else
 TF_COMMAND(offload, "the stop-order offload: orders sent by hardware, latency, state", cmd_offload);
+#endif
 #endif

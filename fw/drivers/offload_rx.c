@@ -15,6 +15,7 @@ static void wr(uint32_t r, uint32_t v) { tf_write32(OFFLOAD_RX_BASE + r, v); }
 #define CMD_DISARM 5u
 #define CMD_DISARM_ALL 6u
 #define CMD_READ_STATE 7u
+#define CMD_DIGEST_SYNC 8u
 
 static bool busy(void) { return (rd(OFFLOAD_RX_CMD_STATUS) >> OFFLOAD_RX_CMD_STATUS_BUSY_SHIFT) & OFFLOAD_RX_CMD_STATUS_BUSY_MASK; }
 
@@ -107,4 +108,63 @@ bool offload_rx_state(uint32_t *rcv_nxt, uint32_t *result) {
     *rcv_nxt = rd(OFFLOAD_RX_RESULT_SEQ);
     return true;
 }
+#ifdef OFFLOAD_RX_DIGEST
+static bool compid_words(const char *id, uint32_t base) {
+    size_t n = 0;
+    while (id[n]) n++;
+    if (n == 0 || n > OFFLOAD_RX_DIGEST_COMPID) return false;
+    for (unsigned w = 0; w < OFFLOAD_RX_DIGEST_COMPID / 4; w++) {
+        uint32_t v = 0;
+        for (unsigned k = 0; k < 4 && 4 * w + k < n; k++) v |= (uint32_t)(uint8_t)id[4 * w + k] << (8 * k);
+        wr(base + 4 * w, v);
+    }
+    return true;
+}
+
+bool offload_rx_digest_stage(bool enable, const char *ours, const char *theirs) {
+    size_t lo = 0, lt = 0;
+    while (ours[lo]) lo++;
+    while (theirs[lt]) lt++;
+    if (lo == 0 || lo > OFFLOAD_RX_DIGEST_COMPID || lt == 0 || lt > OFFLOAD_RX_DIGEST_COMPID) return false;
+    compid_words(ours, OFFLOAD_RX_DIGEST_OURS0);
+    compid_words(theirs, OFFLOAD_RX_DIGEST_THEIRS0);
+    wr(OFFLOAD_RX_DIGEST_CFG, (enable ? 1u : 0u) | ((uint32_t)lo << 8) | ((uint32_t)lt << 16));
+    return true;
+}
+
+bool offload_rx_digest_apply(uint32_t rcv_nxt) {
+    wr(OFFLOAD_RX_RCV_NXT, rcv_nxt);
+    return command(CMD_CONFIG, 0, NULL) && command(CMD_LOAD_SEQ, 0, NULL);
+}
+
+bool offload_rx_digest_pop(ofl_digest_desc_t *x) {
+    uint32_t st = rd(OFFLOAD_RX_DIGEST_STATUS);
+    if (!((st >> OFFLOAD_RX_DIGEST_STATUS_VALID_SHIFT) & 1u)) return false;
+    uint32_t len = rd(OFFLOAD_RX_DIGEST_LEN);
+    x->seq = rd(OFFLOAD_RX_DIGEST_SEQ);
+    x->len = (uint16_t)((len >> OFFLOAD_RX_DIGEST_LEN_LENGTH_SHIFT) & OFFLOAD_RX_DIGEST_LEN_LENGTH_MASK);
+    x->skip = (uint16_t)((len >> OFFLOAD_RX_DIGEST_LEN_SKIP_SHIFT) & OFFLOAD_RX_DIGEST_LEN_SKIP_MASK);
+    x->tail = (uint16_t)rd(OFFLOAD_RX_DIGEST_TAIL);
+    x->first = rd(OFFLOAD_RX_DIGEST_FIRST);
+    x->hw_count = (uint8_t)((st >> OFFLOAD_RX_DIGEST_STATUS_HW_COUNT_SHIFT) & OFFLOAD_RX_DIGEST_STATUS_HW_COUNT_MASK);
+    x->digested = (st >> OFFLOAD_RX_DIGEST_STATUS_DIGESTED_SHIFT) & 1u;
+    x->garbled = (st >> OFFLOAD_RX_DIGEST_STATUS_GARBLED_SHIFT) & 1u;
+    x->synced = (st >> OFFLOAD_RX_DIGEST_STATUS_SYNCED_SHIFT) & 1u;
+    wr(OFFLOAD_RX_DIGEST_POP, 1u);
+    return true;
+}
+
+bool offload_rx_digest_synced(void) {
+    return (rd(OFFLOAD_RX_DIGEST_STATUS) >> OFFLOAD_RX_DIGEST_STATUS_SYNCED_NOW_SHIFT) & 1u;
+}
+
+bool offload_rx_digest_sync(uint32_t pos, uint32_t msg) {
+    wr(OFFLOAD_RX_DIGEST_SYNC_POS, pos);
+    wr(OFFLOAD_RX_DIGEST_SYNC_MSG, msg);
+    uint32_t res = 1;
+    return command(CMD_DIGEST_SYNC, 0, &res) && !(res & 1u);
+}
+
+uint32_t offload_rx_digest_drops(void) { return rd(OFFLOAD_RX_DIGEST_DROPS); }
+#endif
 #endif

@@ -41,6 +41,26 @@ void offload_rx_counters(offload_rx_counters_t *c);
 bool offload_rx_state(uint32_t *rcv_nxt, uint32_t *result);
 /* Sets the parser's expected sequence number (LOAD_SEQ; at a FIX message boundary): resynchronising it. */
 bool offload_rx_load_seq(uint32_t rcv_nxt);
+
+#ifdef OFFLOAD_RX_DIGEST
+#include "offload/digest.h"
+/* Market-data digestion (DESIGN.md "Digesting market data"): staged for the next CONFIG (offload_rx_follow, or
+ * offload_rx_digest_apply). ours: the exchange's TargetCompID (our SenderCompID), theirs: its SenderCompID, 1 to
+ * OFFLOAD_RX_DIGEST_COMPID characters each. False (nothing staged) when a CompID does not fit. */
+bool offload_rx_digest_stage(bool enable, const char *ours, const char *theirs);
+/* Applies what is staged now: CONFIG, then LOAD_SEQ at rcv_nxt (CONFIG restarts the parser). Only where the parser
+ * stands at rcv_nxt, at a FIX message boundary, or it would parse bytes twice or skip some. */
+bool offload_rx_digest_apply(uint32_t rcv_nxt);
+/* The oldest descriptor, popped; false when none. */
+bool offload_rx_digest_pop(ofl_digest_desc_t *x);
+/* The parser follows the session's MsgSeqNum now. */
+bool offload_rx_digest_synced(void);
+/* DIGEST_SYNC: the session's next incoming MsgSeqNum msg at stream position pos (a message boundary firmware has
+ * parsed up to). False when refused (the parser is elsewhere: try again once firmware has caught up). */
+bool offload_rx_digest_sync(uint32_t pos, uint32_t msg);
+/* Good segments whose descriptor found the hardware's FIFO full (passed without one). */
+uint32_t offload_rx_digest_drops(void);
+#endif
 #endif
 
 #endif

@@ -18,7 +18,7 @@ limit_for() { # the wall-clock limit of a test, in seconds
   case $name in
     demo) echo 1800 ;;                      # make demo on a TAP, then on libslirp
     burst) echo 4200 ;;                     # issue 15's acceptance test: 2,000 W into a SoC ~1,000x slower than real time
-    fix_session|offload|flood) echo 1200 ;;
+    fix_session|offload|flood|digest) echo 1200 ;;
     soak) echo 900 ;;                       # 180 s of trading through the impaired wire, boot and logon through it too
     *) echo 600 ;;
   esac
