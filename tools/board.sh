@@ -265,6 +265,8 @@ ecp5_flow() {
     fpga_report --config "$(build_config)" --family ecp5 --stat "$OUT/stat.txt" --pnr "$OUT/report.json" --clocks "$CLOCKS" \
       --title "$BOARD (nextpnr seed $seed)" --out "$OUT" > "$OUT/report-seed$seed.txt" || rc=$?
     grep -E "^  |^timing" "$OUT/report-seed$seed.txt" | sed 's/^/   /'
+    # the seed's critical paths, kept when the next seed overwrites nextpnr.log (what to fix when a seed misses)
+    [ -f "$OUT/nextpnr.log" ] && cp "$OUT/nextpnr.log" "$OUT/nextpnr-seed$seed.log"
     [ $rc -eq 0 ] && break
   done
   local t_pack=0
