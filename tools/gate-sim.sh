@@ -17,8 +17,9 @@
 #                                            in x36 with output registers); needs the board's generated Top.v
 # Cache: the simulator, the netlist's cell counts and the synthesis log are stored under
 # ${XDG_CACHE_HOME:-~/.cache}/triggerfish/gate/<key> (TF_GATE_CACHE=<folder> or =off), the key being the sha256 of
-# the board build's own cache manifest (tools/board.sh cache-key --manifest: the exact Verilog yosys reads, the
-# firmware image, the settings, the flow and tool versions) plus this script, sim/gate/* and the Verilator and
+# the board build's own cache manifest with the firmware in the RAM (tools/board.sh cache-key --manifest
+# --firmware-ram: the exact Verilog yosys reads, the firmware image, the settings, the flow and tool versions)
+# plus this script, sim/gate/* and the Verilator and
 # C++ compiler versions. Heavy steps run under nice -n 10.
 set -euo pipefail
 case ${TF_GATE_CACHE:-} in ""|off|no|0|false|/*) ;; *) TF_GATE_CACHE=$PWD/$TF_GATE_CACHE ;; esac
@@ -76,7 +77,7 @@ flatten_models() {
 
 manifest() {
   echo "triggerfish gate-level simulation cache, format 1"
-  tools/board.sh cache-key "$BOARD" --manifest
+  tools/board.sh cache-key "$BOARD" --manifest --firmware-ram
   for f in tools/gate-sim.sh sim/gate/*.v sim/gate/*.cpp sim/gate/*.h; do echo "gate $f $(sha256sum < "$f" | cut -c1-64)"; done
   echo "tool verilator $(verilator --version)"
   echo "tool c++ $(c++ --version | head -1)"
@@ -103,7 +104,7 @@ build() {
   rm -f "$G/Vgate"
   t=$SECONDS
   # the netlist in build/ is reused when it was synthesised from exactly these inputs (the board build's manifest)
-  tools/board.sh cache-key "$BOARD" --manifest > "$G/synth-inputs.new"
+  tools/board.sh cache-key "$BOARD" --manifest --firmware-ram > "$G/synth-inputs.new"
   if [ -f "$G/netlist.v" ] && [ -f "$G/stat.txt" ] && cmp -s "$G/synth-inputs.new" "$G/synth-inputs.txt"; then
     echo "== the netlist in $G was synthesised from these same inputs: reused"
   else

@@ -9,7 +9,8 @@
 #   - openFPGALoader (Debian) knows the boards and cables the flash commands name
 #   - the build cache (tools/board.sh): `cache-key` recomputes the key a build used; the key follows the seed list
 #     and the constraints' content and nothing else of what was tried here; a second build of one board is a cache hit
-#     that says so and restores the identical bitstream and report (costs a regeneration, under a minute)
+#     that says so and restores the identical bitstream and report (costs a regeneration, under a minute); on ECP5 a
+#     firmware-only change is a cache hit too, its bitstream another one whose RAM is checked to hold that firmware
 # Prints "[ok] ..." / "[FAIL] ..." / "[skip] ..." per check, the resource/Fmax summary of each board, and
 # "N passed, M failed, K skipped" last; exit status 1 on any failure. BOARDS="..." builds a subset.
 set -u
@@ -134,6 +135,29 @@ else
   else
     bad "$cb: second build: exit $rc, cache hit in summary.json: $hit, identical $what: $same_bits, same report: $same_report ($secs s); see $LOGS/$cb-again.log"
     grep -E "^== cache|rror" "$LOGS/$cb-again.log" | head -5 | sed 's/^/     /'
+  fi
+  # ECP5: the firmware is written into the routed design afterwards (tools/board.sh ram_patch), so a firmware-only
+  # change (another IPv4 address compiled in) keeps the key and is a cache hit, with another bitstream whose RAM
+  # holds that firmware (tools/bram-check.py, run by the build, compares the block RAMs with the image)
+  if [ "$(sed -n 's/^FAMILY *:= *//p' "boards/$cb/board.mk")" = ecp5 ] && [ -f "$first/$cb.bit" ]; then
+    ip=$(sed -n 's/^NET_IP *:= *//p' "boards/$cb/board.mk")
+    other_ip=${ip%.*}.$(( (${ip##*.} % 250) + 1 ))
+    k_ip=$(NET_IP=$other_ip tools/board.sh cache-key "$cb" 2>&1)
+    start=$SECONDS
+    NET_IP=$other_ip tools/board.sh bitstream "$cb" > "$LOGS/$cb-other-ip.log" 2>&1
+    rc=$?
+    secs=$((SECONDS - start))
+    cp "build/boards/$cb/$cb.bit" "$first/$cb-other-ip.bit" 2>/dev/null
+    checked=$(grep -c "RAM image checked in the bitstream's configuration" "$LOGS/$cb.log" "$LOGS/$cb-other-ip.log" | awk -F: '{ s += $2 } END { print s }')
+    if [ $rc -eq 0 ] && [ "$k_ip" = "$key" ] && grep -q "^== cache hit: $key," "$LOGS/$cb-other-ip.log" && [ "$checked" = 2 ] \
+       && ! cmp -s "$first/$cb.bit" "$first/$cb-other-ip.bit"; then
+      ok "$cb: a firmware-only change (NET_IP=$other_ip) keeps the key, is a cache hit ($secs s) and gives another bitstream, its RAM checked to hold that firmware: $(grep -o 'RAM image checked.*' "$LOGS/$cb-other-ip.log" | cut -c1-140)"
+    else
+      bad "$cb: NET_IP=$other_ip: exit $rc, key $k_ip (default's $key), RAM checks passed $checked of 2, bitstreams differ: $(cmp -s "$first/$cb.bit" "$first/$cb-other-ip.bit" && echo no || echo yes); see $LOGS/$cb-other-ip.log"
+    fi
+    # (back to the board's own firmware, a cache hit again: the same bitstream as the first build)
+    tools/board.sh bitstream "$cb" > "$LOGS/$cb-back.log" 2>&1 && cmp -s "$first/$cb.bit" "build/boards/$cb/$cb.bit" \
+      || bad "$cb: rebuilding with board.mk's settings after NET_IP=$other_ip did not give the first bitstream back; see $LOGS/$cb-back.log"
   fi
 fi
 
