@@ -6,7 +6,8 @@
 #include "fix/utc.h"
 #include "lib/prof.h"
 
-_Static_assert(FIX_STORE_BYTES <= 65535, "store offsets are 16-bit");
+_Static_assert(FIX_STORE_BYTES < 16384, "store offsets are 16-bit, lengths 14-bit");
+_Static_assert(FIX_KIND_ORDER < 4, "a store slot's kind is 2 bits");
 _Static_assert(FIX_TX_MAX <= 65535, "store lengths are 16-bit");
 
 /* ================= Resend store ================= */

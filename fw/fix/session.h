@@ -164,10 +164,10 @@ typedef struct {
 typedef struct {
     uint32_t seq;
     uint16_t off;
-    uint16_t len;
-    uint8_t kind;
+    uint16_t len : 14;  /* (FIX_STORE_BYTES < 16384) */
+    uint16_t kind : 2;  /* fix_msg_kind_t */
     uint64_t sent_ms;
-} fix_store_slot_t;
+} fix_store_slot_t;     /* 16 bytes */
 
 typedef struct {
     fix_store_slot_t slot[FIX_STORE_SLOTS];
