@@ -22,7 +22,7 @@ static struct {
     bool on;         /* what the parser was last configured with on this connection */
     bool up;
     ofl_digest_t d;
-    uint32_t syncs, sync_refused, switches;
+    uint32_t syncs, sync_refused;
     uint64_t sync_try_ms;
 } dg = {.want = TF_DIGEST_DEFAULT};
 
@@ -99,7 +99,6 @@ void digestion_poll(void) {
         }
         dg.on = stage(want);
         if (!offload_rx_digest_apply(seq)) printf("offload: the parser refused digestion's CONFIG\n");
-        dg.switches++;
         printf("offload: digestion %s\n", dg.on ? "on" : "off");
         mp_event("offload.digest", "on:b", dg.on);
         dg.d.disagree = false;
@@ -120,9 +119,10 @@ bool digestion_wanted(void) { return dg.want; }
 
 void digestion_report(void) {
     const ofl_digest_t *d = &dg.d;
+    bool synced = dg.up && offload_rx_digest_synced();
     if (mp_in_request) {
         mp_event("counters", "group:s want:b on:b synced:b digested:u passed:u trimmed:u hw_msgs:u bytes:u garbled:u skip_refused:u msg_refused:u syncs:u sync_refused:u fifo_drops:u",
-                 "digest", dg.want, dg.on, dg.up && offload_rx_digest_synced(), d->digested, d->passed, d->trimmed, d->hw_msgs,
+                 "digest", dg.want, dg.on, synced, d->digested, d->passed, d->trimmed, d->hw_msgs,
                  d->bytes, d->garbled, d->skip_refused, d->msg_refused, dg.syncs, dg.sync_refused, offload_rx_digest_drops());
         return;
     }
@@ -130,7 +130,7 @@ void digestion_report(void) {
            "garbled %lu; refused by TCP %lu, by the session %lu; parser synchronised %lu times (%lu refused), "
            "descriptors lost %lu\n",
            dg.on ? "on" : "off", dg.want && !dg.on ? " (asked for: waits for no firmware stop armed)" : "",
-           dg.on ? (dg.up && offload_rx_digest_synced() ? ", synchronised" : ", not synchronised") : "",
+           dg.on ? (synced ? ", synchronised" : ", not synchronised") : "",
            (unsigned long)d->digested, (unsigned long)d->passed, (unsigned long)d->trimmed, (unsigned long)d->hw_msgs,
            (unsigned long)d->bytes, (unsigned long)d->garbled, (unsigned long)d->skip_refused, (unsigned long)d->msg_refused,
            (unsigned long)dg.syncs, (unsigned long)dg.sync_refused, (unsigned long)offload_rx_digest_drops());

@@ -73,8 +73,7 @@ static const char *const fc_state_names[] = {"off", "connecting", "online", "wai
 typedef struct {
     char symbol[FIX_SYMBOL_MAX];
     uint32_t updates;
-    bool has[3];
-    int64_t px[3], qty[3]; /* bid, offer, trade */
+    int64_t px[3]; /* bid, offer, trade: the last seen (0: none yet) */
 } md_last_t;
 
 static struct {
@@ -303,14 +302,10 @@ static void on_market_data(void *ctx, const fix_md_snapshot_t *md) {
         if (fc.md[i].symbol[0] && strcmp(fc.md[i].symbol, md->symbol) == 0) last = &fc.md[i];
     if (last) {
         last->updates++;
-        for (size_t k = 0; k < 3; k++) last->has[k] = false;
         for (size_t i = 0; i < md->n; i++) {
             const fix_md_entry_t *e = &md->e[i];
             if (e->type < '0' || e->type > '2' || !e->has_price) continue;
-            size_t k = (size_t)(e->type - '0');
-            last->has[k] = true;
-            last->px[k] = e->price;
-            last->qty[k] = e->has_size ? e->size : 0;
+            last->px[e->type - '0'] = e->price;
         }
     }
     if (fc.watch) {

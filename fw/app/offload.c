@@ -521,8 +521,9 @@ static int cmd_offload(int argc, char **argv) {
     return 0;
 }
 #ifdef TF_HAS_DIGESTION
-TF_COMMAND(offload, "the stop-order offload: orders sent by hardware, latency, state; offload digest on|off", cmd_offload);
+#define OFFLOAD_HELP_DIGEST "; offload digest on|off"
 #else
-TF_COMMAND(offload, "the stop-order offload: orders sent by hardware, latency, state", cmd_offload);
+#define OFFLOAD_HELP_DIGEST ""
 #endif
+TF_COMMAND(offload, "the stop-order offload: orders sent by hardware, latency, state" OFFLOAD_HELP_DIGEST, cmd_offload);
 #endif

@@ -35,6 +35,16 @@ static bool command(uint32_t op, uint32_t entry, uint32_t *result) {
     return !(op == CMD_CONFIG && (res & 1u));
 }
 
+/* Writes the first 4 * words characters of s into consecutive registers from base, four to a register (the first
+ * in bits 7:0), NUL padded past its end. */
+static void wr_chars(uint32_t base, const char *s, unsigned words) {
+    for (unsigned w = 0; w < words; w++) {
+        uint32_t v = 0;
+        for (unsigned k = 0; k < 4 && *s; k++) v |= (uint32_t)(uint8_t)*s++ << (8 * k);
+        wr(base + 4 * w, v);
+    }
+}
+
 bool offload_rx_follow(const offload_rx_conn_t *c) {
     const uint8_t *m = c->our_mac;
     wr(OFFLOAD_RX_OUR_MAC_HI, ((uint32_t)m[0] << 8) | m[1]);
@@ -55,10 +65,7 @@ bool offload_rx_stop(void) {
 }
 
 bool offload_rx_write_entry(unsigned i, const char *symbol, char side, int64_t stop, unsigned tmpl) {
-    uint32_t w[2] = {0, 0};
-    for (unsigned k = 0; k < 8 && symbol[k]; k++) w[k / 4] |= (uint32_t)(uint8_t)symbol[k] << (8 * (k % 4));
-    wr(OFFLOAD_RX_ENTRY_SYM0, w[0]);
-    wr(OFFLOAD_RX_ENTRY_SYM1, w[1]);
+    wr_chars(OFFLOAD_RX_ENTRY_SYM0, symbol, 2);
     wr(OFFLOAD_RX_ENTRY_STOP_LO, (uint32_t)stop);
     wr(OFFLOAD_RX_ENTRY_STOP_HI, (uint32_t)((uint64_t)stop >> 32));
     wr(OFFLOAD_RX_ENTRY_CFG, (side == '2' ? 1u : 0u) | 2u /* one-shot */ | 4u /* arm */ | ((tmpl & 15u) << 4));
@@ -109,33 +116,18 @@ bool offload_rx_state(uint32_t *rcv_nxt, uint32_t *result) {
     return true;
 }
 #ifdef OFFLOAD_RX_DIGEST
-static bool compid_words(const char *id, uint32_t base) {
-    size_t n = 0;
-    while (id[n]) n++;
-    if (n == 0 || n > OFFLOAD_RX_DIGEST_COMPID) return false;
-    for (unsigned w = 0; w < OFFLOAD_RX_DIGEST_COMPID / 4; w++) {
-        uint32_t v = 0;
-        for (unsigned k = 0; k < 4 && 4 * w + k < n; k++) v |= (uint32_t)(uint8_t)id[4 * w + k] << (8 * k);
-        wr(base + 4 * w, v);
-    }
-    return true;
-}
-
 bool offload_rx_digest_stage(bool enable, const char *ours, const char *theirs) {
     size_t lo = 0, lt = 0;
     while (ours[lo]) lo++;
     while (theirs[lt]) lt++;
     if (lo == 0 || lo > OFFLOAD_RX_DIGEST_COMPID || lt == 0 || lt > OFFLOAD_RX_DIGEST_COMPID) return false;
-    compid_words(ours, OFFLOAD_RX_DIGEST_OURS0);
-    compid_words(theirs, OFFLOAD_RX_DIGEST_THEIRS0);
+    wr_chars(OFFLOAD_RX_DIGEST_OURS0, ours, OFFLOAD_RX_DIGEST_COMPID / 4);
+    wr_chars(OFFLOAD_RX_DIGEST_THEIRS0, theirs, OFFLOAD_RX_DIGEST_COMPID / 4);
     wr(OFFLOAD_RX_DIGEST_CFG, (enable ? 1u : 0u) | ((uint32_t)lo << 8) | ((uint32_t)lt << 16));
     return true;
 }
 
-bool offload_rx_digest_apply(uint32_t rcv_nxt) {
-    wr(OFFLOAD_RX_RCV_NXT, rcv_nxt);
-    return command(CMD_CONFIG, 0, NULL) && command(CMD_LOAD_SEQ, 0, NULL);
-}
+bool offload_rx_digest_apply(uint32_t rcv_nxt) { return command(CMD_CONFIG, 0, NULL) && offload_rx_load_seq(rcv_nxt); }
 
 bool offload_rx_digest_pop(ofl_digest_desc_t *x) {
     uint32_t st = rd(OFFLOAD_RX_DIGEST_STATUS);

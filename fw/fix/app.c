@@ -22,7 +22,7 @@ static void copy_field(char *dst, size_t cap, const fix_field_t *f)
 }
 
 static void on_order_dropped(void *ctx, uint32_t seq);
-static void on_sent(void *ctx, uint32_t seq, const fix_msg_t *m);
+static void on_sent(void *ctx, uint32_t seq, const fix_field_t *type, const uint8_t *msg, size_t len);
 
 void fix_app_init(fix_app_t *a, fix_session_t *s, const fix_app_config_t *cfg, const fix_app_ops_t *ops, void *ctx)
 {
@@ -512,11 +512,12 @@ static fix_order_t *find_by_seq(fix_app_t *a, uint32_t seq)
 
 /* A 35=D numbered by the transport went out: the order it belongs to (by ClOrdID, still without a number)
  * learns its MsgSeqNum, which a session Reject or a gap fill names it by. */
-static void on_sent(void *ctx, uint32_t seq, const fix_msg_t *m)
+static void on_sent(void *ctx, uint32_t seq, const fix_field_t *type, const uint8_t *msg, size_t len)
 {
     fix_app_t *a = ctx;
-    const fix_field_t *id = fix_msg_get(m, 11);
-    if (!fix_msg_is_type(m, "D") || !id) return;
+    fix_field_t f;
+    const fix_field_t *id = &f;
+    if (!fix_field_eq(type, "D") || fix_raw_get(msg, len, 11, &f, NULL) != FIX_OK) return;
     for (int i = 0; i < FIX_APP_MAX_ORDERS; i++) {
         fix_order_t *o = &a->orders[i];
         if (o->state != FIX_ORD_FREE && o->seq == 0 && strlen(o->clordid) == id->len &&

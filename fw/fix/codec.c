@@ -640,6 +640,29 @@ bool fix_msg_is_type(const fix_msg_t *m, const char *msg_type)
     return fix_field_eq(fix_msg_get(m, 35), msg_type);
 }
 
+int fix_raw_get(const uint8_t *p, size_t len, uint32_t tag, fix_field_t *out, unsigned *index)
+{
+    int r = FIX_E_MISSING;
+    unsigned n = 0;
+    for (size_t i = 0; i < len; i++) { /* i: a field's first byte, then its SOH */
+        size_t t0 = i;
+        uint32_t t = 0;
+        while (i < len && p[i] - (uint32_t)'0' <= 9u && t <= 99999999u) t = t * 10u + (p[i++] - (uint32_t)'0');
+        if (i == t0 || t == 0 || i >= len || p[i] != '=') return FIX_E_FORMAT;
+        size_t v = ++i;
+        while (i < len && p[i] != FIX_SOH) i++;
+        if (i >= len || i == v || (t == 10 && i + 1 < len) || ++n > FIX_MAX_FIELDS) return FIX_E_FORMAT;
+        if (t == tag && r != FIX_OK) {
+            out->tag = t;
+            out->val = (const char *)p + v;
+            out->len = (uint16_t)(i - v);
+            if (index) *index = n - 1;
+            r = FIX_OK;
+        }
+    }
+    return r;
+}
+
 /* ================= Groups ================= */
 
 static bool is_member(const fix_group_t *g, uint32_t tag)

@@ -153,6 +153,11 @@ char fix_msg_get_char(const fix_msg_t *m, uint32_t tag);
 /* True if the field exists and its value equals the NUL-terminated s. */
 bool fix_field_eq(const fix_field_t *f, const char *s);
 bool fix_msg_is_type(const fix_msg_t *m, const char *msg_type);
+/* The first field with tag of a serialized message (tag=value fields, each ended by SOH), without a fix_msg_t: its
+ * value into *out and, if index is not NULL, its position among the fields into *index. The whole message is walked
+ * and refused as fix_parse refuses one: FIX_E_FORMAT (a bad tag, an empty value, an unterminated field, CheckSum not
+ * last, more than FIX_MAX_FIELDS fields); FIX_E_MISSING when it is well formed and has no such field. */
+int fix_raw_get(const uint8_t *p, size_t len, uint32_t tag, fix_field_t *out, unsigned *index);
 /* Number of occurrences of tag. */
 unsigned fix_msg_count(const fix_msg_t *m, uint32_t tag);
 

@@ -6,7 +6,8 @@
 #include "fix/utc.h"
 #include "lib/prof.h"
 
-_Static_assert(FIX_STORE_BYTES <= 65535, "store offsets are 16-bit");
+_Static_assert(FIX_STORE_BYTES < 16384, "store offsets are 16-bit, lengths 14-bit");
+_Static_assert(FIX_KIND_ORDER < 4, "a store slot's kind is 2 bits");
 _Static_assert(FIX_TX_MAX <= 65535, "store lengths are 16-bit");
 
 /* ================= Resend store ================= */
@@ -251,7 +252,7 @@ static bool is_header_tag(uint32_t t)
 /* Rebuilds a stored message with PossDupFlag=Y, OrigSendingTime = its SendingTime, a fresh 52. */
 static bool resend_stored(fix_session_t *s, const fix_store_slot_t *sl, uint64_t now)
 {
-    fix_msg_t *o = &s->tmp;
+    fix_msg_t *o = &s->msg; /* (the ResendRequest's fields were read: nothing reads them after do_resend) */
     if (fix_parse(o, s->store.bytes + sl->off, sl->len) != FIX_OK || o->n < 3) return false;
     const fix_field_t *type = &o->f[2];
     const fix_field_t *orig = fix_msg_get(o, 52);
@@ -790,22 +791,38 @@ uint32_t fix_session_reserve_seqnum(fix_session_t *s, uint32_t n)
     return first;
 }
 
-/* The resend store's kind of a sent message, by its MsgType (o->f[2]). */
-static fix_msg_kind_t kind_of(const fix_msg_t *o)
+/* The resend store's kind of a sent message, by its MsgType. */
+static fix_msg_kind_t kind_of(const fix_field_t *t)
 {
-    const fix_field_t *t = &o->f[2];
     bool admin = t->len == 1 && strchr("012345A", t->val[0]);
     return admin ? FIX_KIND_ADMIN : (fix_field_eq(t, "D") || fix_field_eq(t, "G")) ? FIX_KIND_ORDER : FIX_KIND_APP;
 }
 
+/* A message handed back as sent (record_sent, adopt): walked in place (fix_raw_get), not parsed into a fix_msg_t,
+ * as the transport hands it back while the session may be processing s->msg. FIX_E_FORMAT unless well formed with
+ * MsgType the third field; FIX_E_RANGE without a MsgSeqNum of 32 bits. */
+static int sent_header(const uint8_t *msg, size_t len, fix_field_t *type, uint32_t *seq)
+{
+    fix_field_t f;
+    unsigned at;
+    int64_t v;
+    if (fix_raw_get(msg, len, 35, type, &at) != FIX_OK || at != 2) return FIX_E_FORMAT;
+    if (fix_raw_get(msg, len, 34, &f, NULL) != FIX_OK || fix_parse_int(f.val, f.len, &v) != FIX_OK || v < 0 ||
+        v > (int64_t)UINT32_MAX)
+        return FIX_E_RANGE;
+    *seq = (uint32_t)v;
+    return FIX_OK;
+}
+
 int fix_session_record_sent(fix_session_t *s, const uint8_t *msg, size_t len, uint64_t now_ms)
 {
-    fix_msg_t *o = &s->tmp;
+    fix_field_t type;
     uint32_t seq;
-    if (fix_parse(o, msg, len) != FIX_OK || o->n < 3 || o->f[2].tag != 35) return FIX_E_FORMAT;
-    if (fix_msg_get_u32(o, 34, &seq) != FIX_OK || seq == 0 || seq >= s->next_out) return FIX_E_RANGE;
+    int r = sent_header(msg, len, &type, &seq);
+    if (r) return r;
+    if (seq == 0 || seq >= s->next_out) return FIX_E_RANGE;
     if (store_find(&s->store, seq)) return FIX_E_RANGE; /* never the same number twice */
-    fix_msg_kind_t kind = kind_of(o);
+    fix_msg_kind_t kind = kind_of(&type);
     if (kind != FIX_KIND_ADMIN) store_add(&s->store, seq, msg, len, kind, now_ms);
     s->last_tx_ms = now_ms;
     return FIX_OK;
@@ -813,15 +830,16 @@ int fix_session_record_sent(fix_session_t *s, const uint8_t *msg, size_t len, ui
 
 int64_t fix_session_adopt(fix_session_t *s, const uint8_t *msg, size_t len, uint64_t now_ms)
 {
-    fix_msg_t *o = &s->tmp;
+    fix_field_t type;
     uint32_t seq;
-    if (fix_parse(o, msg, len) != FIX_OK || o->n < 3 || o->f[2].tag != 35) return FIX_E_FORMAT;
-    if (fix_msg_get_u32(o, 34, &seq) != FIX_OK || seq != s->next_out) return FIX_E_RANGE;
+    int r = sent_header(msg, len, &type, &seq);
+    if (r) return r;
+    if (seq != s->next_out) return FIX_E_RANGE;
     s->next_out++;
-    fix_msg_kind_t kind = kind_of(o);
+    fix_msg_kind_t kind = kind_of(&type);
     if (kind != FIX_KIND_ADMIN) store_add(&s->store, seq, msg, len, kind, now_ms);
     if (now_ms > s->last_tx_ms) s->last_tx_ms = now_ms; /* (it was queued no later than it went) */
-    if (s->app && s->app->on_sent) s->app->on_sent(s->app_ctx, seq, o);
+    if (s->app && s->app->on_sent) s->app->on_sent(s->app_ctx, seq, &type, msg, len);
     return seq;
 }
 

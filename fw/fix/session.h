@@ -155,18 +155,19 @@ typedef struct {
 typedef struct {
     fix_app_result_t (*on_message)(void *ctx, const fix_msg_t *m, uint64_t now_ms, fix_reject_t *rej);
     void (*on_order_dropped)(void *ctx, uint32_t seq); /* optional, see header comment */
-    /* optional: a message numbered by the transport was sent with MsgSeqNum seq (fix_session_adopt) */
-    void (*on_sent)(void *ctx, uint32_t seq, const fix_msg_t *m);
+    /* optional: a message numbered by the transport was sent with MsgSeqNum seq (fix_session_adopt): its MsgType
+     * and its bytes (fields found with fix_raw_get) */
+    void (*on_sent)(void *ctx, uint32_t seq, const fix_field_t *type, const uint8_t *msg, size_t len);
 } fix_app_handler_t;
 
 /* ---- Resend store (internal layout, public for static allocation) ---- */
 typedef struct {
     uint32_t seq;
     uint16_t off;
-    uint16_t len;
-    uint8_t kind;
+    uint16_t len : 14;  /* (FIX_STORE_BYTES < 16384) */
+    uint16_t kind : 2;  /* fix_msg_kind_t */
     uint64_t sent_ms;
-} fix_store_slot_t;
+} fix_store_slot_t;     /* 16 bytes */
 
 typedef struct {
     fix_store_slot_t slot[FIX_STORE_SLOTS];
@@ -201,8 +202,7 @@ typedef struct {
     int64_t utc_offset_ms; /* UTC epoch ms = now_ms + offset */
 
     fix_stream_t framer; /* receive side: zero-copy framing and parsing */
-    fix_msg_t msg; /* message being processed */
-    fix_msg_t tmp; /* stored message being resent */
+    fix_msg_t msg; /* message being processed; a stored message being resent (after the ResendRequest is read) */
     fix_builder_t b;
     uint8_t tx[FIX_TX_MAX];
     fix_store_t store;

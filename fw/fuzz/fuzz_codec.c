@@ -5,7 +5,8 @@
  * number of frames; each delivered message really has the BodyLength and CheckSum it carries (recomputed here);
  * fields lie inside the message; every field's value parsed as a decimal (fix_parse_decimal) gives exactly the result
  * worked out here with 128-bit arithmetic (ref_decimal), and a decimal that parses is written back by fix_fmt_decimal
- * as the same value. */
+ * as the same value; fix_raw_get refuses what fix_parse refuses and finds the first field of a tag where fix_msg_get
+ * does (on the whole input and on each delivered message). */
 #include <string.h>
 
 #include "fix/codec.h"
@@ -152,6 +153,28 @@ static void exercise(const fix_msg_t *m)
     }
 }
 
+/* fix_raw_get against fix_parse's result pr on the same bytes: refused alike; otherwise the first field of each tag
+ * asked (the MsgType, the MsgSeqNum, the ClOrdID, a tag of the message or any) found alike, at the same position. */
+static void check_raw(const fix_msg_t *m, int pr, const uint8_t *p, size_t len, uint32_t seed)
+{
+    uint32_t tags[5] = {35, 34, 11, 1 + seed % 1000u, m->n ? m->f[seed % m->n].tag : 10};
+    for (unsigned i = 0; i < 5; i++) {
+        fix_field_t f;
+        unsigned at = 0;
+        int rr = fix_raw_get(p, len, tags[i], &f, &at);
+        if (pr != FIX_OK) {
+            FZ_CHECK(rr == FIX_E_FORMAT);
+            continue;
+        }
+        const fix_field_t *g = fix_msg_get(m, tags[i]);
+        if (!g) {
+            FZ_CHECK(rr == FIX_E_MISSING);
+            continue;
+        }
+        FZ_CHECK(rr == FIX_OK && f.tag == g->tag && f.val == g->val && f.len == g->len && at == (unsigned)(g - m->f));
+    }
+}
+
 static fix_framer_t framer;
 static fix_stream_t stream;
 static fix_msg_t ref_msg, st_msg;
@@ -163,6 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data += 2;
     size -= 2;
     static seen_t ref, st;
+    check_raw(&ref_msg, fix_parse(&ref_msg, data, size), data, size, seed); /* the whole input as one message */
     memset(&ref, 0, sizeof ref);
     memset(&st, 0, sizeof st);
 
@@ -184,7 +208,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (r == FIX_FRAME_GARBLED) continue;
                 FZ_CHECK(r == FIX_FRAME_OK);
                 check_frame(msg, ml);
-                fix_parse(&ref_msg, msg, ml);
+                check_raw(&ref_msg, fix_parse(&ref_msg, msg, ml), msg, ml, seed);
                 exercise(&ref_msg);
                 if (ref.n < MAX_MSGS) {
                     ref.len[ref.n] = ml;

@@ -474,36 +474,27 @@ int tcp_rx_skip(struct tcp_conn *c, uint32_t seq, uint32_t len)
     if (seq_gt(seq + len, c->rcv_nxt + NET_TCP_RCV_WND))
         return TCP_SKIP_WINDOW;
     bool now = seq_leq(seq, c->rcv_nxt);
-    /* a range that continues a held one (or that one continues) joins it: a run of digested segments is one range */
-    unsigned i;
-    for (i = 0; i < c->skip_n; i++) {
-        if (c->skip_seq[i] + c->skip_len[i] == seq) {
-            c->skip_len[i] += len;
-            break;
+    /* held ranges that touch the new one join it (a run of digested segments is one range; one that bridges two joins
+     * all three): absorbed in one pass, then the whole appended. Held ranges never touch one another, so one pass does. */
+    uint32_t end = seq + len;
+    for (unsigned i = 0; i < c->skip_n;) {
+        uint32_t from = c->skip_seq[i], to = from + c->skip_len[i];
+        if (to != seq && from != end) {
+            i++;
+            continue;
         }
-        if (seq + len == c->skip_seq[i]) {
-            c->skip_seq[i] = seq;
-            c->skip_len[i] += len;
-            break;
-        }
+        if (to == seq)
+            seq = from;
+        else
+            end = to;
+        c->skip_n--;
+        c->skip_seq[i] = c->skip_seq[c->skip_n];
+        c->skip_len[i] = c->skip_len[c->skip_n];
     }
-    if (i == c->skip_n) {
-        if (c->skip_n == NET_TCP_SKIP_HELD)
-            return TCP_SKIP_FULL;
-        c->skip_seq[c->skip_n] = seq;
-        c->skip_len[c->skip_n++] = len;
-    } else {
-        for (unsigned j = 0; j < c->skip_n; j++) /* it may now touch another one */
-            if (j != i && (c->skip_seq[i] + c->skip_len[i] == c->skip_seq[j] || c->skip_seq[j] + c->skip_len[j] == c->skip_seq[i])) {
-                if (c->skip_seq[j] + c->skip_len[j] == c->skip_seq[i])
-                    c->skip_seq[i] = c->skip_seq[j];
-                c->skip_len[i] += c->skip_len[j];
-                c->skip_n--;
-                c->skip_seq[j] = c->skip_seq[c->skip_n];
-                c->skip_len[j] = c->skip_len[c->skip_n];
-                break;
-            }
-    }
+    if (c->skip_n == NET_TCP_SKIP_HELD) /* only when nothing joined: nothing changed */
+        return TCP_SKIP_FULL;
+    c->skip_seq[c->skip_n] = seq;
+    c->skip_len[c->skip_n++] = end - seq;
     uint32_t gen = c->gen;
     if (skip_apply(c, gen) && c->ack_pending)
         send_ack(c);

@@ -303,6 +303,59 @@ static void test_codec_parse_errors(void **st)
     assert_int_equal(msg.n, FIX_MAX_FIELDS);
 }
 
+/* fix_raw_get: a field of a serialized message found in place (its first occurrence, its position), and every
+ * message fix_parse refuses refused too. */
+static void test_codec_raw_get(void **st)
+{
+    (void)st;
+    fix_field_t f;
+    unsigned at = 99;
+    const char *m = "8=FIX.4.4\x01" "9=20\x01" "35=D\x01" "34=0007\x01" "11=A1\x01" "11=B2\x01" "10=123\x01";
+    size_t n = strlen(m);
+    assert_int_equal(fix_raw_get((const uint8_t *)m, n, 35, &f, &at), FIX_OK);
+    assert_int_equal(at, 2);
+    assert_int_equal(f.tag, 35);
+    assert_int_equal(f.len, 1);
+    assert_ptr_equal(f.val, m + 18);
+    assert_int_equal(fix_raw_get((const uint8_t *)m, n, 11, &f, &at), FIX_OK); /* the first of two */
+    assert_int_equal(at, 4);
+    assert_memory_equal(f.val, "A1", 2);
+    assert_int_equal(fix_raw_get((const uint8_t *)m, n, 34, &f, NULL), FIX_OK);
+    assert_int_equal(f.len, 4);
+    assert_memory_equal(f.val, "0007", 4);
+    assert_int_equal(fix_raw_get((const uint8_t *)m, n, 10, &f, &at), FIX_OK);
+    assert_int_equal(at, 6);
+    assert_int_equal(fix_raw_get((const uint8_t *)m, n, 58, &f, NULL), FIX_E_MISSING);
+    assert_int_equal(fix_raw_get((const uint8_t *)m, 0, 8, &f, NULL), FIX_E_MISSING);
+    /* refused wherever the fault lies, even after the field asked for */
+    static const char *const bad[] = {
+        "8=FIX.4.4\x01" "35=0\x01" "x1=2\x01",        /* a bad tag */
+        "8=FIX.4.4\x01" "35=0\x01" "58=\x01",         /* an empty value */
+        "8=FIX.4.4\x01" "35=0\x01" "0=1\x01",         /* tag 0 */
+        "8=FIX.4.4\x01" "35=0\x01" "=5\x01",          /* no tag */
+        "8=FIX.4.4\x01" "35=0\x01" "noequals\x01",
+        "8=FIX.4.4\x01" "35=0\x01" "1234567890=1\x01", /* a tag of ten digits */
+        "8=FIX.4.4\x01" "35=0\x01" "10=000\x01" "58=x\x01", /* CheckSum not last */
+        "8=FIX.4.4\x01" "35=0",                       /* unterminated */
+        "8=FIX.4.4\x01" "35",
+    };
+    fix_msg_t msg;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t bn = strlen(bad[i]);
+        assert_int_equal(fix_parse(&msg, (const uint8_t *)bad[i], bn), FIX_E_FORMAT);
+        assert_int_equal(fix_raw_get((const uint8_t *)bad[i], bn, 8, &f, NULL), FIX_E_FORMAT);
+    }
+    const char *nine = "8=FIX.4.4\x01" "123456789=1\x01"; /* nine digits are a tag */
+    assert_int_equal(fix_raw_get((const uint8_t *)nine, strlen(nine), 123456789, &f, &at), FIX_OK);
+    assert_int_equal(at, 1);
+    char many[2048];
+    size_t k = 0;
+    for (int i = 0; i < FIX_MAX_FIELDS; i++) k += (size_t)snprintf(many + k, sizeof many - k, "%d=1\x01", 100 + i);
+    assert_int_equal(fix_raw_get((const uint8_t *)many, k, 100, &f, NULL), FIX_OK);
+    k += (size_t)snprintf(many + k, sizeof many - k, "58=1\x01");
+    assert_int_equal(fix_raw_get((const uint8_t *)many, k, 100, &f, NULL), FIX_E_FORMAT); /* FIX_MAX_FIELDS + 1 */
+}
+
 static const uint32_t md_members[] = {269, 270, 271, 290};
 
 static void test_codec_repeating_group_md_entries(void **st)
@@ -577,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_codec_zero_padded_bodylength_and_seqnum),
         cmocka_unit_test(test_codec_parse_fields_and_accessors),
         cmocka_unit_test(test_codec_parse_errors),
+        cmocka_unit_test(test_codec_raw_get),
         cmocka_unit_test(test_codec_repeating_group_md_entries),
         cmocka_unit_test(test_codec_repeating_group_count_mismatch_and_absent),
         cmocka_unit_test(test_codec_decimals),

@@ -884,6 +884,27 @@ static void test_skip_inside_data(void **state)
     assert_int_equal(T.skip_calls, 2);
 }
 
+/* With every slot held, a range that touches a held one still joins it (FULL only when nothing joins); one that bridges
+ * two frees a slot; the joined ranges apply as one when rcv_nxt reaches them. */
+static void test_skip_join_when_full(void **state)
+{
+    (void)state;
+    struct tcp_conn *c = open_conn(1460, 65535);
+    for (unsigned i = 0; i < NET_TCP_SKIP_HELD; i++) assert_int_equal(tcp_rx_skip(c, PSEQ + 100 + 10 * i, 5), TCP_SKIP_HELD);
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 95, 5), TCP_SKIP_HELD);    /* before 100..105: joins, 95..105 */
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 115, 2), TCP_SKIP_HELD);   /* after 110..115: joins, 110..117 */
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 500, 5), TCP_SKIP_FULL);   /* touches none: refused */
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 105, 5), TCP_SKIP_HELD);   /* bridges 95..105 and 110..117: 95..117 */
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 500, 5), TCP_SKIP_HELD);   /* the freed slot */
+    assert_int_equal(tcp_rx_skip(c, PSEQ + 600, 5), TCP_SKIP_FULL);
+    uint8_t data[95];
+    memset(data, 'a', sizeof data);
+    peer(PSEQ, ISS + 1, TCP_FLAG_ACK, 65535, data, sizeof data);
+    assert_int_equal(T.skip_calls, 1);
+    assert_int_equal(T.skip_last_seq, PSEQ + 95);
+    assert_int_equal(tcp_hw_rcv_nxt(c), PSEQ + 117);
+}
+
 /* What is refused changes nothing. */
 static void test_skip_refusals(void **state)
 {
@@ -1127,6 +1148,7 @@ int main(void)
         cmocka_unit_test_setup(test_skip_ranges_in_stream_order, setup),
         cmocka_unit_test_setup(test_skip_head_and_tail_of_a_segment, setup),
         cmocka_unit_test_setup(test_skip_inside_data, setup),
+        cmocka_unit_test_setup(test_skip_join_when_full, setup),
         cmocka_unit_test_setup(test_skip_refusals, setup),
         cmocka_unit_test_setup(test_duplicate_reacked, setup),
         cmocka_unit_test_setup(test_window_edge_trimmed, setup),
