@@ -325,11 +325,22 @@ static bool send_frame(const uint8_t *fix, size_t n, unsigned mode, bool fin) {
         error("TCP send buffer full", (long)n);
         return false;
     }
-    int k = ring_take(tp.len);
+    const uint16_t len = tp.len;
+    const uint32_t waits = ofl.ring_waits;
+    int k = ring_take(len);
     if (k < 0) {
         error("the send ring stayed full", 0);
         return false;
     }
+    /* A full ring made ring_take take records (drain), and handling a record rebuilds its frame in tp: build this
+     * one again (the same inputs give the same frame). From here on nothing of tp is read after a drain. */
+    if (ofl.ring_waits != waits &&
+        ((rc = ofl_build_frame(&tp, &cn, fix, n, mode, fin)) != OFL_OK || tp.len != len)) {
+        ofl.ring_busy &= ~ring_mask((unsigned)k, len);
+        error("cannot build a frame of firmware's message", rc);
+        return false;
+    }
+    const ring_t queued = {tp.len, tp.fix_len, tp.msg_off, tp.cs_off, tp.msg_width, (uint8_t)mode, fin};
     unsigned slot = ORDER_TX_SEND_SLOT0 + (unsigned)k;
     order_tx_meta_t m = {tp.len, (uint16_t)(n ? tp.cs_off : 0), (uint8_t)tp.msg_off, tp.msg_width, 0, 0, false, false,
                          tp.ip_csum, tp.tcp_csum, tp.fix_sum};
@@ -338,13 +349,13 @@ static bool send_frame(const uint8_t *fix, size_t n, unsigned mode, bool fin) {
     uint64_t t0 = timer_ms();
     while (!order_tx_send(slot, hw_mode[mode], fin, c->rcv_nxt)) {
         if (timer_ms() > t0 + 50) {
-            ofl.ring_busy &= ~ring_mask((unsigned)k, tp.len);
+            ofl.ring_busy &= ~ring_mask((unsigned)k, len);
             error("the send queue stayed full", 0);
             return false;
         }
         drain();
     }
-    ofl.ring[k] = (ring_t){tp.len, tp.fix_len, tp.msg_off, tp.cs_off, tp.msg_width, (uint8_t)mode, fin};
+    ofl.ring[k] = queued;
     return true;
 }
 
