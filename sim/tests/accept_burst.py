@@ -50,7 +50,7 @@ from datetime import datetime, timezone
 from soc import OUT, PY, ROOT, Rig, seq_check
 
 DIGEST = os.environ.get("BURST_DIGEST") == "1"  # sim/tests/test_digest.py: the same burst with digestion on
-N = int(os.environ.get("BURST_MESSAGES", "1000" if DIGEST else "2000"))
+N = int(os.environ.get("BURST_MESSAGES", "2000"))   # the 2,000 W, digestion on or off
 WAIT_S = int(os.environ.get("BURST_WAIT_S", "3000"))
 NAME = "digest" if DIGEST else "burst"
 rig = Rig(NAME, root=True)

@@ -26,7 +26,7 @@ papers in ../shared/seeds) are quoted as citations, marked as such, next to ours
 
 Usage: tools/bench/bench.py [--fires 1000] [--soc-minutes 20] [--step-ms 100] [--baseline-fires 1000] [--skip-baseline]
                             [--datapath-volumes 25000,50000] [--datapath-linerate 50000] [--skip-datapath]
-                            [--burst 10000] [--burst-shapes segment,coalesced] [--burst-minutes 15] [--burst-only]
+                            [--burst 10000] [--burst-shapes segment,coalesced] [--burst-minutes 15] [--burst-digest on|off] [--burst-only]
                             [--soak-soc-minutes 30] [--soak-minutes 120] [--skip-soak] [--soak-only]
                             [--fuzz-minutes 5] [--fuzz-only]
 """
@@ -438,6 +438,8 @@ def main(argv=None):
                     "when the next W is written (tools/bench/README.md)")
     ap.add_argument("--burst-minutes", type=float, default=15, help="wall-clock limit of each burst; a burst still going "
                     "then is measured as far as it got (today's firmware takes about 0.7 s of wall time a W here)")
+    ap.add_argument("--burst-digest", choices=("on", "off"), default="on", help="market-data digestion by the receive "
+                    "parser during the burst (off: firmware parses every W)")
     ap.add_argument("--burst-only", action="store_true", help="run the burst phase alone and put its figures into the "
                     "report.json and report.md already in --out (or new ones)")
     ap.add_argument("--soak-soc-minutes", type=float, default=30, help="length of the long soak in minutes of the SoC's "
@@ -555,6 +557,7 @@ def main(argv=None):
 def run_burst(args, out):
     run([sys.executable, os.path.join(ROOT, "tools/bench/burst.py"), "--messages", str(args.burst), "--shapes",
          args.burst_shapes, "--minutes", str(args.burst_minutes), "--inflight", str(args.burst_inflight),
+         "--digest", args.burst_digest,
          "--out", os.path.relpath(os.path.join(out, "burst"), ROOT)])
 
 

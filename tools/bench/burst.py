@@ -4,8 +4,9 @@
 For each shape (a fresh exchange and a fresh SoC each, so that one shape's end cannot spoil the next):
   1. the QuickFIX/J exchange (tools/exchange, --control FIFO, no price path) and the SoC (Verilator, on a TAP in a
      private namespace as root, else libslirp) start; the SoC logs on (`fix set heartbeat H`) and subscribes;
-  2. four one-shot stops are armed in the hardware trigger table (STOPS), and the console's counters are read
-     (`fix`, `fix hw`, `net`);
+  2. four one-shot stops are armed in the hardware trigger table (STOPS), market-data digestion is switched on
+     (`offload digest on`; --digest off leaves every W to firmware), and the console's counters are read
+     (`fix`, `fix hw`, `net`, `offload`);
   3. the exchange is told `burst N <shape> cross=... testreq=...` (tools/exchange/README.md): N W messages whose
      last trade crosses the stops at known messages (cross_points()), a TestRequest after the middle one;
      `segment` is one message per TCP segment, `coalesced` full segments (Nagle on, everything written at once);
@@ -15,7 +16,7 @@ For each shape (a fresh exchange and a fresh SoC each, so that one shape's end c
      them), the console and the exchange's stdout: burst_figures().
 
 Usage: tools/bench/burst.py [--messages 10000] [--shapes segment,coalesced] [--heartbeat 30] [--minutes 25]
-                            [--inflight 0] [--out build/bench/burst] [--slirp] [--refigure]
+                            [--inflight 0] [--digest on|off] [--out build/bench/burst] [--slirp] [--refigure]
 Writes OUT/burst.json ({shape: figures}) and, per shape, OUT/<shape>/ (pcap, frame log, console soc.log, exchange
 stdout and FIX logs, latency.json of the fires). burst_md() is report.md's section; bench.py calls both.
 """
@@ -148,6 +149,12 @@ COUNTER_RES = [
      ("rx_frames", "rx_bytes", "crc_errors", "runts", "oversize", "rx_drops_full")),
     (re.compile(r"mac: tx_frames (\d+) tx_bytes (\d+) tx_errors (\d+) rx_too_long (\d+)"),
      ("tx_frames", "tx_bytes", "tx_errors", "rx_too_long")),
+    # `offload` with market-data digestion in the SoC (fw/app/digestion.c digestion_report)
+    (re.compile(r"offload: digestion (on|off)\b.*?; segments digested (\d+), passed (\d+) \((\d+) trimmed\); messages "
+                r"digested (\d+) \((\d+) bytes\), garbled (\d+); refused by TCP (\d+), by the session (\d+);.*"
+                r"descriptors lost (\d+)"),
+     ("digest", "dg_segments", "dg_passed", "dg_trimmed", "dg_hw_msgs", "dg_bytes", "dg_garbled", "dg_skip_refused",
+      "dg_msg_refused", "dg_fifo_drops")),
     # `offload` (fw/app/offload.c cmd_offload), the patterns the whole-SoC run reads it with
     (soc_latency.ORDERS_RE, ("hw_orders", "hw_not_sent", "hw_errors", "hw_late_cancels")),
     (soc_latency.FIRES_RE,
@@ -378,9 +385,13 @@ def burst_figures(shape, n, exch, before, after, events, capfig, fires, cross, s
     hw_w = counter_delta(before, after, "hw_w_msgs")
     drops = counter_delta(before, after, "rx_drops_full")
     sent = (exch.get("sent") or {}).get("n", (exch.get("sent") or {}).get("sent", 0))
-    # rate: the W the firmware digested (console) over the time from the burst's first byte on the wire to the SoC's
-    # ACK of the last burst W it acknowledged
-    rate = rates(digested, capfig.get("digest_sys_cycles"), sim_mhz, board_mhz)
+    # with digestion on, the W the receive parser digested never reach the FIX layer: they count beside firmware's
+    digest_on = after.get("digest") == "on"
+    digested_hw = counter_delta(before, after, "dg_hw_msgs") if digest_on else None
+    taken = None if digested is None else digested + (digested_hw or 0)
+    # rate: the W the SoC took (firmware's parser and, with digestion, the hardware's) over the time from the burst's
+    # first byte on the wire to the SoC's ACK of the last burst W it acknowledged
+    rate = rates(taken, capfig.get("digest_sys_cycles"), sim_mhz, board_mhz)
     td = [t for t in capfig.get("testreqs", []) if t["rx_ns"] is not None and capfig.get("first_byte_ns") is not None
           and t["rx_ns"] >= capfig["first_byte_ns"]]
     # the delay the exchange sees where it is known (the burst's own TestRequests), else from the arrival at the SoC
@@ -407,6 +418,10 @@ def burst_figures(shape, n, exch, before, after, events, capfig, fires, cross, s
         "max_segment_payload": capfig.get("max_payload"), "retransmitted_segments": capfig.get("retransmitted"),
         "inflight_bytes": inflight if shape == "segment" else None,
         "digested_fw": digested, "parsed_hw": hw_w, "acked_by_soc": capfig.get("acked"),
+        "digestion": digest_on, "digested_hw": digested_hw, "taken": taken,
+        "digest_segments": {k: counter_delta(before, after, "dg_" + k) for k in
+                            ("segments", "passed", "trimmed", "garbled", "skip_refused", "msg_refused", "fifo_drops")}
+        if digest_on else None,
         "digest_sim_ms": None if capfig.get("digest_ns") is None else round(capfig["digest_ns"] / 1e6, 3),
         "digest_sys_cycles": capfig.get("digest_sys_cycles"), "sim_sys_mhz": sim_mhz, "board_sys_mhz": board_mhz,
         **rate,
@@ -550,6 +565,14 @@ class BurstRun(demo.Demo):
             self.pump(0.5)
         loaded = sum(1 for l in self.lines if re.search(r"stop \d+: in the hardware trigger table", l))
         demo.say(f"soc: {loaded} of {len(STOPS)} stops in the hardware trigger table")
+        if a.digest == "on":
+            # the receive parser digests the session's market data (docs/DESIGN.md); firmware gets descriptors
+            lines = self.ask(["offload digest on"], r"offload: digestion (on|off)$|offload: digestion needs|usage|unknown",
+                             seconds=180)
+            if not any(re.search(r"offload: digestion on$", l) for l in lines):
+                raise SystemExit("burst: digestion did not switch on (the simulation's SoC is built with --digest: "
+                                 f"the Makefile's SIM_SOC_FLAGS); the console said: {[l for l in lines if l.strip()][-3:]}")
+            demo.say("soc: market-data digestion on")
         self.before = self.counters()
         self.mark = len(self.lines)
         cmd = burst_command(a.messages, self.shape, a.inflight)
@@ -646,7 +669,8 @@ def run_shapes(args):
 
 def summary_line(f):
     mps = f.get("msgs_per_segment") or {}
-    return (f"sent {f['messages_sent']}, digested {f['digested_fw']}, {f['w_per_s_sim']} W/s at {f['sim_sys_mhz']:g} MHz "
+    dg = (f" (firmware {f['digested_fw']}, digested by the hardware {f['digested_hw']})" if f.get("digestion") else "")
+    return (f"sent {f['messages_sent']}, taken {f.get('taken', f['digested_fw'])}{dg}, {f['w_per_s_sim']} W/s at {f['sim_sys_mhz']:g} MHz "
             f"({f['w_per_s_board']} at {f['board_sys_mhz']:g}), RX drops {f['rx_drops_full']}, TestRequest answer "
             f"max {f['testreq']['max_delay_sim_ms']} ms simulated, session {'kept' if f['session_survived'] else 'LOST: ' + str(f['session_end'])}, "
             f"{len(f['fires'])} fires in the burst, {f['segments']} segments ({mps.get('min')}..{mps.get('max')} W each)")
@@ -674,12 +698,13 @@ def burst_md(b):
              "1 %, 25 %, 50 % and 75 % of the burst; a TestRequest follows the middle message. Rates are the W the "
              "firmware digested (console `fix`: market data) over simulated time, from the burst's first byte on the "
              "wire to the SoC's ACK of the last burst message it acknowledged (it ACKs after its FIX layer has handled "
-             "the data). The boards' figure assumes the same sys cycles per message at their sys clock. Target (issue "
+             "the data); with market-data digestion on (`offload digest on`), also the W the receive parser digested, "
+             "which never reach the FIX layer (console `offload`: messages digested). The boards' figure assumes the same sys cycles per message at their sys clock. Target (issue "
              "15): at least 100,000 W/s at the boards' sys clock, 0 drops, session kept.", "",
-             "| shape | sent | on the wire (segments, W per segment) | digested by firmware | parsed by hardware "
+             "| shape | digestion | sent | on the wire (segments, W per segment) | by firmware's parser | digested by the hardware | parsed by hardware "
              "| W/s simulated (sys) | W/s at the boards' sys | sys cycles per W | RX drops | TestRequest answer, max "
              "(simulated) | session | fires in the burst (T2T cycles) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for shape, f in b.items():
         mps = f.get("msgs_per_segment") or {}
         seg = f"{_n(f['w_on_wire'])} ({_n(f['segments'])}, {mps.get('min', '-')}..{mps.get('max', '-')})"
@@ -689,7 +714,11 @@ def burst_md(b):
                + (f", {len(tr['unanswered'])} unanswered" if tr["unanswered"] else ""))
         fires = ", ".join(f"#{x['index']} {x['t2t_cycles']}" + ("" if x["filled"] else " (not filled)") for x in f["fires"]) or "none"
         sess = "kept" if f["session_survived"] else f"lost: {f['session_end']}"
-        lines.append(f"| {shape} | {_n(f['messages_sent'])} of {_n(f['messages_asked'])} | {seg} | {_n(f['digested_fw'])} | "
+        dg = f.get("digest_segments") or {}
+        dgs = (f"on ({_n(dg.get('segments'))} segments digested, {_n(dg.get('passed'))} passed)" if f.get("digestion")
+               else "off")
+        lines.append(f"| {shape} | {dgs} | {_n(f['messages_sent'])} of {_n(f['messages_asked'])} | {seg} | {_n(f['digested_fw'])} | "
+                     f"{_n(f.get('digested_hw'))} | "
                      f"{_n(f['parsed_hw'])} | {_n(f['w_per_s_sim'], '{:,.0f}')} at {f['sim_sys_mhz']:g} MHz | "
                      f"{_n(f['w_per_s_board'], '{:,.0f}')} at {f['board_sys_mhz']:g} MHz | {_n(f['sys_cycles_per_w'])} | "
                      f"{_n(f['rx_drops_full'])} | {trs} | {sess} | {fires} |")
@@ -706,7 +735,7 @@ def burst_md(b):
               "K's first byte when each waited for the ACKs) to the first byte of the SoC's Heartbeat, scaled to the "
               "boards' sys clock and held against HeartBtInt: " + "; ".join(f"{sh} {'within' if f.get('liveness_ok') else 'NOT within'} it"
                                                   for sh, f in b.items()) + ".",
-              "", "\"digested by firmware\" is the console's count of every W; "
+              "", "\"by firmware's parser\" is the console's count of every W; "
               + "; ".join(f"{sh}: {f.get('other_w') or 0} of them came from the real book (the rested liquidity, fills)"
                           for sh, f in b.items()) + ".", ""]
     return lines
@@ -746,6 +775,8 @@ def main(argv=None):
                     "the last ACK); a burst still going then is measured as far as it got")
     ap.add_argument("--inflight", type=int, default=0, help="segment shape: bytes the SoC may leave unacknowledged "
                     "when the next message is written (0: each message once the previous one is acknowledged)")
+    ap.add_argument("--digest", choices=("on", "off"), default="on", help="market-data digestion by the receive "
+                    "parser (`offload digest on`; off: firmware parses every W, the comparison)")
     ap.add_argument("--out", default="build/bench/burst")
     ap.add_argument("--slirp", action="store_true", help="use libslirp even as root")
     ap.add_argument("--refigure", action="store_true", help="measure nothing: the figures again from the files of the "

@@ -157,6 +157,22 @@ class TestConsole(unittest.TestCase):
         w = burst.parse_counters(["fix: client waiting to reconnect, session disconnected, next out 9, next in 300"])
         self.assertEqual((w["client"], w["session"], w["next_in"]), ("waiting to reconnect", "disconnected", 300))
 
+    def test_the_firmwares_digestion_line_parses(self):
+        """`offload`'s digestion line as fw/app/digestion.c's printf format makes it, filled with distinct numbers."""
+        import re
+        import test_bench
+        fmts = [f for f in test_bench.fw_printf_formats(os.path.join(HERE, "..", "..", "fw", "app", "digestion.c"))
+                if f.startswith("offload: digestion %s%s%s")]
+        self.assertEqual(len(fmts), 1, fmts)
+        strs = iter(["on", "", ", synchronised"])
+        nums = iter(range(101, 200))
+        line = re.sub(r"%l?[uds]", lambda m: next(strs) if m.group(0) == "%s" else str(next(nums)), fmts[0])
+        c = burst.parse_counters([line])
+        self.assertEqual(c["digest"], "on")
+        self.assertEqual([c[k] for k in ("dg_segments", "dg_passed", "dg_trimmed", "dg_hw_msgs", "dg_bytes", "dg_garbled",
+                                         "dg_skip_refused", "dg_msg_refused", "dg_fifo_drops")],
+                         [101, 102, 103, 104, 105, 106, 107, 108, 111])
+
     def test_events(self):
         lines = ["md: MSFT bid 1", "fix: gap detected, resend requested from 12",
                  "fix: disconnecting: no Heartbeat", "fix: connection reset by the peer; stopped", "stops"]
@@ -351,6 +367,25 @@ class TestFigures(unittest.TestCase):
         self.assertTrue(f["liveness_ok"])
         self.assertEqual(f["inflight_bytes"], 0)
 
+    def test_figures_with_digestion(self):
+        """Digestion on: the hardware's W count beside firmware's, and the rate is over both."""
+        before = {"md_msgs": 2, "digest": "on", "dg_hw_msgs": 5, "dg_segments": 1, "dg_passed": 0, "dg_trimmed": 0,
+                  "dg_garbled": 0, "dg_skip_refused": 0, "dg_msg_refused": 0, "dg_fifo_drops": 0, "session": "active"}
+        after = dict(before, md_msgs=4, dg_hw_msgs=13, dg_segments=4, dg_passed=2, dg_trimmed=1)
+        f = burst.burst_figures("coalesced", 10, self.exch(), before, after, [], self.capfig(), [], [], 125.0, 30)
+        self.assertTrue(f["digestion"])
+        self.assertEqual((f["digested_fw"], f["digested_hw"], f["taken"]), (2, 8, 10))
+        self.assertEqual(f["w_per_s_sim"], 2500.0)             # 10 W in 500,000 cycles of 125 MHz
+        self.assertEqual(f["digest_segments"]["segments"], 3)
+        self.assertEqual(f["digest_segments"]["passed"], 2)
+        text = "\n".join(burst.burst_md({"coalesced": f}))
+        self.assertIn("| coalesced | on (3 segments digested, 2 passed) | 10 of 10 | 10 (10, 1..1) | 2 | 8 |", text)
+        self.assertIn("taken 10 (firmware 2, digested by the hardware 8)", burst.summary_line(f))
+        # off (the console says so, or the SoC has no digestion): firmware's count alone
+        f = burst.burst_figures("coalesced", 10, self.exch(), dict(before, digest="off"), dict(after, digest="off"), [],
+                                self.capfig(), [], [], 125.0, 30)
+        self.assertEqual((f["digestion"], f["digested_hw"], f["taken"]), (False, None, 2))
+
     def test_figures_lost(self):
         before, after = {"md_msgs": 2, "session": "active"}, {"md_msgs": 5, "session": "disconnected"}
         f = burst.burst_figures("coalesced", 10, self.exch(drain="lost", logouts=1), before, after, [], self.capfig(),
@@ -367,7 +402,7 @@ class TestFigures(unittest.TestCase):
                                 self.capfig(), [{"index": 1, "t2t_cycles": 31, "filled": True}],
                                 [{"index": 1, "px": "100.15", "orders": ["A"]}], 125.0, 30, 0)
         text = "\n".join(burst.burst_md({"segment": f}))
-        self.assertIn("| segment | 10 of 10 | 10 (10, 1..1) | 10 |", text)
+        self.assertIn("| segment | off | 10 of 10 | 10 (10, 1..1) | 10 | - |", text)
         self.assertIn("2,500 at 125 MHz | 750 at 37.5 MHz | 50,000 |", text)
         self.assertIn("#1 31", text)
         self.assertIn("#1 @ 100.15: A", text)
@@ -428,7 +463,7 @@ class TestBurstOnly(unittest.TestCase):
             md = fh.read()
         self.assertTrue(md.startswith("# Triggerfish benchmark report\n\n## Side by side\n\nrow\n\n## Burst:"), md[:200])
         self.assertEqual(md.count("## Burst:"), 1)
-        self.assertIn("| coalesced | 10 of 10 |", md)
+        self.assertIn("| coalesced | off | 10 of 10 |", md)
 
 
 if __name__ == "__main__":
