@@ -125,7 +125,7 @@ case class DigestRx() extends Component {
   val vAllDig = snap(RegInit(True))
   val vFirstW = snap(RegInit(False)); val vFirstY = snap(RegInit(False)); val vFirstAdm = snap(RegInit(False))
   val cmpOk = snap(RegInit(True))                            // 49/56: the value so far equals the CompID
-  val vNum = snap(Reg(UInt(10 bits)) init 0)                 // 268: the value (saturating)
+  val vNum = snap(Reg(UInt(10 bits)) init 0)                 // 268: the value (exact up to 3 digits, all 268 takes)
   val sig = snap(RegInit(False))                             // 34: past the leading zeros
   val di = snap(Reg(SInt(5 bits)) init 0)                    // 34: the expected number's digit the next one must equal
   val seqMatch = snap(RegInit(True))
@@ -149,6 +149,7 @@ case class DigestRx() extends Component {
 
   // ---- this segment (set up at its first byte)
   val off = Reg(UInt(16 bits)) init 0
+  val offPrev = Reg(UInt(16 bits)) init 0   // the byte before's (this segment's, when it is not the first)
   val digest = RegInit(False)
   val inCarried = RegInit(False)     // the message in progress began in an earlier segment
   val carriedDone = RegInit(False)
@@ -165,18 +166,16 @@ case class DigestRx() extends Component {
   val dNext = Bool(); dNext := dCur
   val carriedNext = Bool(); carriedNext := carriedCur
 
-  // exp + 1, in binary and in decimal
+  // exp + 1, in binary and in decimal. The decimal carries are registered: exp changes at most once in two cycles
+  // (an increment a message, a resync between segments, a restore two cycles after the segment's last byte).
+  val nine = RegNext(Vec(expDig.map(_ === 9)))
+  val carryIn = RegNext(Vec((0 until seqDigits).map(i => (0 until i).map(j => expDig(j) === 9).foldLeft(True)(_ && _))))
+  // one more significant digit when every one of them was 9
+  val grow = RegNext((0 until seqDigits).map(i => U(i) >= expLen || expDig(i) === 9).reduce(_ && _) && expLen =/= seqDigits)
   def expInc(): Unit = {
     exp := exp + 1
-    var carry: Bool = True
-    for (i <- 0 until seqDigits) {
-      val here = carry
-      when(here) { expDig(i) := (expDig(i) === 9) ? U(0, 4 bits) | expDig(i) + 1 }
-      carry = here && expDig(i) === 9
-    }
-    // one more significant digit when every one of them was 9
-    val all9 = (0 until seqDigits).map(i => U(i) >= expLen || expDig(i) === 9).reduce(_ && _)
-    when(all9 && expLen =/= seqDigits) { expLen := expLen + 1 }
+    for (i <- 0 until seqDigits) when(carryIn(i)) { expDig(i) := nine(i) ? U(0, 4 bits) | expDig(i) + 1 }
+    when(grow) { expLen := expLen + 1 }
   }
 
   val msgStartNow = Bool(); msgStartNow := False    // this byte is a message's first ('8')
@@ -256,6 +255,7 @@ case class DigestRx() extends Component {
 
   when(v) {
     off := off + 1
+    offPrev := off
     isFirst := False
     when(first) { carriedDone := False; garbled := False; skip := 0; hwCount := 0; hwFirst := 0 }
     switch(mode) {
@@ -321,8 +321,7 @@ case class DigestRx() extends Component {
           when(vLen === 0) { vFirstW := isW; vFirstY := isY; vFirstAdm := isAdm }
           val idx = vLen(3 downto 0)
           when(vLen >= maxCompId || !((tcls === T_49) ? matchTheirs(idx) | matchOurs(idx))) { cmpOk := False }
-          val n = (vNum |<< 3) + (vNum |<< 1) + d.resize(10)
-          vNum := (vNum > 99) ? U(1023, 10 bits) | n
+          vNum := (vNum |<< 3) + (vNum |<< 1) + d.resize(10)
           when(isDig && (sig || !is0)) {
             sig := True
             when(di < 0 || expDig(di.asUInt.resize(4)) =/= d) { seqMatch := False }
@@ -348,7 +347,7 @@ case class DigestRx() extends Component {
     }
     when(garbage) { dNext := False; carriedNext := carriedAgain }
     when(msgStartNow) { msgStart := off }
-    when(msgStartAt1) { msgStart := off - 1 }
+    when(msgStartAt1) { msgStart := offPrev }
 
     when(complete) {
       // (the message's flags last changed at the body's last field, at least 7 cycles ago: registered)
