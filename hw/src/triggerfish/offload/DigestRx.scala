@@ -222,7 +222,6 @@ case class DigestRx() extends Component {
   val feNow = Bool(); feNow := False                // this byte is a field's SOH (in the body)
   val fe = RegNext(feNow) init False
   val feK = RegNext(inTag ? tagClass() | tcls) init T_OTHER
-  val feSawEq = RegNext(!inTag) init False
   val feShapeOk = RegNext(!tagBad && tagN =/= 0 && !inTag && vLen =/= 0) init False   // a valid tag, "=", a value
   val feOne = !inTag && vLen === 1
   val feW = RegNext(feOne && vFirstW) init False
@@ -350,7 +349,7 @@ case class DigestRx() extends Component {
     when(msgStartAt1) { msgStart := offPrev }
 
     when(complete) {
-      // (the message's flags last changed at the body's last field, at least 7 cycles ago: registered)
+      // (the message's flags last changed a cycle after the body's last field, at least 6 cycles ago: registered)
       val goodT = tOk && isSoh && lastSoh
       val verified = goodT && msgOkR
       def hwDone(): Unit = hwEv := True
@@ -385,10 +384,12 @@ case class DigestRx() extends Component {
   val endV = RegNext(endV1) init False
   val endP = RegNext(endP1)
   assert(!(v && endV), "DigestRx: a verdict while a byte is processed")
+  assert(!(fe && endV), "DigestRx: a verdict while a field's rules are applied")
   val commit = RegNext(endV && endP.good) init False   // snapshot := working, a cycle after the outcome
   val restore = RegNext(endV1 && !endP1.good) init False   // (= endV && !endP.good, straight from a register: it
                                                             // fans out to every snapshotted register)
-  // (the descriptor is registered before it is queued; the message's state is settled two cycles before the verdict)
+  // (the descriptor is registered before it is queued; the message's state is settled two cycles before the verdict
+  // but for the rules of a field the segment's last byte ends, which are applied a cycle later: provR counts them)
   val provR = RegNext(io.enable && synced && (mode === M_BODY || mode === M_TRAILER) && (firstDone || fe) && wOk && fOk &&
     !(fe && (killW || killF))) init False
   val descR = Reg(DigestDesc())
