@@ -125,7 +125,7 @@ case class DigestRx() extends Component {
   val vAllDig = snap(RegInit(True))
   val vFirstW = snap(RegInit(False)); val vFirstY = snap(RegInit(False)); val vFirstAdm = snap(RegInit(False))
   val cmpOk = snap(RegInit(True))                            // 49/56: the value so far equals the CompID
-  val vNum = snap(Reg(UInt(10 bits)) init 0)                 // 268: the value (saturating)
+  val vNum = snap(Reg(UInt(10 bits)) init 0)                 // 268: the value (exact up to 3 digits, all 268 takes)
   val sig = snap(RegInit(False))                             // 34: past the leading zeros
   val di = snap(Reg(SInt(5 bits)) init 0)                    // 34: the expected number's digit the next one must equal
   val seqMatch = snap(RegInit(True))
@@ -149,6 +149,7 @@ case class DigestRx() extends Component {
 
   // ---- this segment (set up at its first byte)
   val off = Reg(UInt(16 bits)) init 0
+  val offPrev = Reg(UInt(16 bits)) init 0   // the byte before's (this segment's, when it is not the first)
   val digest = RegInit(False)
   val inCarried = RegInit(False)     // the message in progress began in an earlier segment
   val carriedDone = RegInit(False)
@@ -165,18 +166,16 @@ case class DigestRx() extends Component {
   val dNext = Bool(); dNext := dCur
   val carriedNext = Bool(); carriedNext := carriedCur
 
-  // exp + 1, in binary and in decimal
+  // exp + 1, in binary and in decimal. The decimal carries are registered: exp changes at most once in two cycles
+  // (an increment a message, a resync between segments, a restore two cycles after the segment's last byte).
+  val nine = RegNext(Vec(expDig.map(_ === 9)))
+  val carryIn = RegNext(Vec((0 until seqDigits).map(i => (0 until i).map(j => expDig(j) === 9).foldLeft(True)(_ && _))))
+  // one more significant digit when every one of them was 9
+  val grow = RegNext((0 until seqDigits).map(i => U(i) >= expLen || expDig(i) === 9).reduce(_ && _) && expLen =/= seqDigits)
   def expInc(): Unit = {
     exp := exp + 1
-    var carry: Bool = True
-    for (i <- 0 until seqDigits) {
-      val here = carry
-      when(here) { expDig(i) := (expDig(i) === 9) ? U(0, 4 bits) | expDig(i) + 1 }
-      carry = here && expDig(i) === 9
-    }
-    // one more significant digit when every one of them was 9
-    val all9 = (0 until seqDigits).map(i => U(i) >= expLen || expDig(i) === 9).reduce(_ && _)
-    when(all9 && expLen =/= seqDigits) { expLen := expLen + 1 }
+    for (i <- 0 until seqDigits) when(carryIn(i)) { expDig(i) := nine(i) ? U(0, 4 bits) | expDig(i) + 1 }
+    when(grow) { expLen := expLen + 1 }
   }
 
   val msgStartNow = Bool(); msgStartNow := False    // this byte is a message's first ('8')
@@ -216,8 +215,46 @@ case class DigestRx() extends Component {
   val csumHold = RegNext(csum) init 0
   val csTable = Vec((0 until 256).map(s => U((s / 100) << 8 | ((s / 10) % 10) << 4 | (s % 10), 12 bits)))
 
+  // ---- a field's end, in two steps: with its SOH the field's summary is registered (every cycle, used with fe),
+  // a cycle later the rules of the model's wellFormedW and fieldsOk update the message's flags. (Nothing else
+  // writes them between: the next message starts after a trailer, the segment's verdict two cycles later at the
+  // earliest; the descriptor's provisional verdict, provR, takes the pending field into account.)
+  val feNow = Bool(); feNow := False                // this byte is a field's SOH (in the body)
+  val fe = RegNext(feNow) init False
+  val feK = RegNext(inTag ? tagClass() | tcls) init T_OTHER
+  val feShapeOk = RegNext(!tagBad && tagN =/= 0 && !inTag && vLen =/= 0) init False   // a valid tag, "=", a value
+  val feOne = !inTag && vLen === 1
+  val feW = RegNext(feOne && vFirstW) init False
+  val feAdm = RegNext(feOne && vFirstAdm) init False
+  val feY = RegNext(feOne && vFirstY) init False
+  val fe268Bad = RegNext(inTag || !vAllDig || vLen > 3 || vNum > 255) init False
+  val feNum = RegNext(vNum.resize(8)) init 0
+  val fe49Ok = RegNext(!inTag && cmpOk && vLen === io.theirsLen) init False
+  val fe56Ok = RegNext(!inTag && cmpOk && vLen === io.oursLen) init False
+  val fe34Ok = RegNext(!inTag && vLen =/= 0 && vAllDig && vLen <= seqDigits && sig && seqMatch && di === -1) init False
+  def feIs(k: Int): Bool = feK === k
+  val killW = !feShapeOk || (firstDone ? (feIs(T_35) || feIs(T_HDR)) | !(feIs(T_35) && feW)) ||
+    (feIs(T_55) && had55) || (feIs(T_268) && (had268 || fe268Bad)) || (feIs(T_270) && (!inEntry || cur270))
+  val killF = (feIs(T_49) && (has49 || !fe49Ok)) || (feIs(T_56) && (has56 || !fe56Ok)) ||
+    (feIs(T_34) && (has34 || !fe34Ok)) || (feIs(T_43) && feY)
+  when(fe) {
+    when(killW) { wOk := False }
+    when(killF) { fOk := False }
+    when(!firstDone) { admin := feIs(T_35) && feAdm }
+    firstDone := True
+    when(feIs(T_55)) { had55 := True }
+    when(feIs(T_268)) { had268 := True; n268 := feNum }
+    when(feIs(T_269)) { satInc(n269); inEntry := True; cur270 := False }
+    when(feIs(T_270)) { cur270 := True }
+    when(feIs(T_49)) { has49 := True }
+    when(feIs(T_56)) { has56 := True }
+    when(feIs(T_34)) { has34 := True }
+    when(feIs(T_52)) { has52 := True }
+  }
+
   when(v) {
     off := off + 1
+    offPrev := off
     isFirst := False
     when(first) { carriedDone := False; garbled := False; skip := 0; hwCount := 0; hwFirst := 0 }
     switch(mode) {
@@ -260,36 +297,8 @@ case class DigestRx() extends Component {
         lastSoh := isSoh
         when(bodyLeft === 1) { mode := M_TRAILER; tpos := 0; tOk := True }
         when(isSoh) {
-          // a field ends: the rules of the model's wellFormedW and fieldsOk
-          val sawEq = !inTag
-          val k = inTag ? tagClass() | tcls
-          val tagValid = !tagBad && tagN =/= 0
-          val valOk = sawEq && vLen =/= 0
-          when(!tagValid || !valOk) { wOk := False }
-          when(!firstDone) {
-            when(!(k === T_35 && sawEq && vLen === 1 && vFirstW)) { wOk := False }
-            admin := k === T_35 && sawEq && vLen === 1 && vFirstAdm
-          } otherwise {
-            when(k === T_35 || k === T_HDR) { wOk := False }
-          }
-          firstDone := True
-          switch(k) {
-            is(T_55) { when(had55) { wOk := False }; had55 := True }
-            is(T_268) {
-              when(had268 || !sawEq || !vAllDig || vLen > 3 || vNum > 255) { wOk := False }
-              had268 := True; n268 := vNum.resize(8)
-            }
-            is(T_269) { satInc(n269); inEntry := True; cur270 := False }
-            is(T_270) { when(!inEntry || cur270) { wOk := False }; cur270 := True }
-            is(T_49) { when(has49 || !(sawEq && cmpOk && vLen === io.theirsLen)) { fOk := False }; has49 := True }
-            is(T_56) { when(has56 || !(sawEq && cmpOk && vLen === io.oursLen)) { fOk := False }; has56 := True }
-            is(T_34) {
-              when(has34 || !(sawEq && vLen =/= 0 && vAllDig && vLen <= seqDigits && sig && seqMatch && di === -1)) { fOk := False }
-              has34 := True
-            }
-            is(T_43) { when(sawEq && vLen === 1 && vFirstY) { fOk := False } }
-            is(T_52) { has52 := True }
-          }
+          // a field ends: its summary (feX, above) is registered, the model's rules applied a cycle later (fe)
+          feNow := True
           fieldInit()
         } elsewhen (inTag) {
           when(isEq) {
@@ -311,8 +320,7 @@ case class DigestRx() extends Component {
           when(vLen === 0) { vFirstW := isW; vFirstY := isY; vFirstAdm := isAdm }
           val idx = vLen(3 downto 0)
           when(vLen >= maxCompId || !((tcls === T_49) ? matchTheirs(idx) | matchOurs(idx))) { cmpOk := False }
-          val n = (vNum |<< 3) + (vNum |<< 1) + d.resize(10)
-          vNum := (vNum > 99) ? U(1023, 10 bits) | n
+          vNum := (vNum |<< 3) + (vNum |<< 1) + d.resize(10)
           when(isDig && (sig || !is0)) {
             sig := True
             when(di < 0 || expDig(di.asUInt.resize(4)) =/= d) { seqMatch := False }
@@ -338,10 +346,10 @@ case class DigestRx() extends Component {
     }
     when(garbage) { dNext := False; carriedNext := carriedAgain }
     when(msgStartNow) { msgStart := off }
-    when(msgStartAt1) { msgStart := off - 1 }
+    when(msgStartAt1) { msgStart := offPrev }
 
     when(complete) {
-      // (the message's flags last changed at the body's last field, at least 7 cycles ago: registered)
+      // (the message's flags last changed a cycle after the body's last field, at least 6 cycles ago: registered)
       val goodT = tOk && isSoh && lastSoh
       val verified = goodT && msgOkR
       def hwDone(): Unit = hwEv := True
@@ -371,13 +379,19 @@ case class DigestRx() extends Component {
   when(unsyncR) { synced := False }
 
   // ---- the verdict: two cycles after it arrives (so it may come with the cycle after the last byte)
-  val endV = RegNext(RegNext(io.end.valid) init False) init False
-  val endP = RegNext(RegNext(io.end.payload))
+  val endV1 = RegNext(io.end.valid) init False
+  val endP1 = RegNext(io.end.payload)
+  val endV = RegNext(endV1) init False
+  val endP = RegNext(endP1)
   assert(!(v && endV), "DigestRx: a verdict while a byte is processed")
+  assert(!(fe && endV), "DigestRx: a verdict while a field's rules are applied")
   val commit = RegNext(endV && endP.good) init False   // snapshot := working, a cycle after the outcome
-  val restore = endV && !endP.good
-  // (the descriptor is registered before it is queued; the message's state is settled two cycles before the verdict)
-  val provR = RegNext(io.enable && synced && (mode === M_BODY || mode === M_TRAILER) && firstDone && wOk && fOk) init False
+  val restore = RegNext(endV1 && !endP1.good) init False   // (= endV && !endP.good, straight from a register: it
+                                                            // fans out to every snapshotted register)
+  // (the descriptor is registered before it is queued; the message's state is settled two cycles before the verdict
+  // but for the rules of a field the segment's last byte ends, which are applied a cycle later: provR counts them)
+  val provR = RegNext(io.enable && synced && (mode === M_BODY || mode === M_TRAILER) && (firstDone || fe) && wOk && fOk &&
+    !(fe && (killW || killF))) init False
   val descR = Reg(DigestDesc())
   val descV = RegInit(False)
   descV := False
@@ -421,24 +435,26 @@ case class DigestRx() extends Component {
   val conv = new Area {
     val busy = RegInit(False)
     val steps = Reg(UInt(6 bits)) init 0
+    val last = RegInit(False)      // steps === 0 (registered: the result fans out to exp's decimal digits)
     val bin = Reg(UInt(32 bits)) init 0
     val bcd = Reg(Vec.fill(seqDigits)(UInt(4 bits)))
     val value = Reg(UInt(32 bits)) init 0
     // (registered: the request's inputs are stable a cycle before it, between segments)
     io.syncOk := RegNext(io.sync.position === io.position && mode === M_HUNT && io.sync.msgSeq =/= 0 && !busy) init False
     when(io.sync.valid && io.syncOk) {
-      busy := True; steps := 32; bin := io.sync.msgSeq; value := io.sync.msgSeq
+      busy := True; steps := 32; last := False; bin := io.sync.msgSeq; value := io.sync.msgSeq
       bcd.foreach(_ := 0)
     }
     assert(!(busy && v), "DigestRx: a byte before the resync is done")
     when(busy) {
-      when(steps =/= 0) {
+      when(!last) {
         val adj = bcd.map(x => (x >= 5) ? (x + 3) | x)
         val bits = adj.reverse.map(_.asBits).reduce(_ ## _) ## bin.msb
         val shifted = bits(bits.high - 1 downto 0)
         for (i <- 0 until seqDigits) bcd(i) := shifted(4 * i + 3 downto 4 * i).asUInt
         bin := bin |<< 1
         steps := steps - 1
+        last := steps === 1
       } otherwise {
         busy := False
         exp := value
@@ -450,7 +466,7 @@ case class DigestRx() extends Component {
       }
     }
     // the snapshot follows a resync (it happens between segments)
-    val applied = RegNext(busy && steps === 0) init False
+    val applied = RegNext(busy && last) init False
   }
 
   // ---- snapshot commit and restore, last so that they win; a reset clears both
