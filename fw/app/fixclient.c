@@ -64,6 +64,7 @@ static struct {
     char symbols[SYMBOLS_TEXT_MAX]; /* comma separated */
     char account[FIX_ID_MAX];
     uint32_t price_decimals;
+    uint32_t skew_s; /* the peer's SendingTime against our clock: 0 the session's default, UINT32_MAX no check */
 } cfg;
 
 typedef enum { FC_OFF = 0, FC_CONNECTING, FC_ONLINE, FC_WAIT } fc_state_t;
@@ -476,6 +477,7 @@ static void session_setup(bool reset_app) {
     sc.sender_comp_id = cfg.sender;
     sc.target_comp_id = cfg.target;
     sc.heartbeat_s = cfg.heartbeat_s;
+    sc.max_skew_ms = cfg.skew_s == UINT32_MAX ? UINT32_MAX : cfg.skew_s * 1000u;
     /* keep the UTC clock and sequence numbers of an earlier session object */
     bool had_utc = fix_session_utc_valid(&session);
     uint64_t utc = fix_session_utc(&session, now_ms());
@@ -554,6 +556,9 @@ static void print_config(void) {
            cfg.sender, cfg.target, (unsigned long)cfg.heartbeat_s, (unsigned long)(ip >> 24),
            (unsigned long)((ip >> 16) & 255), (unsigned long)((ip >> 8) & 255), (unsigned long)(ip & 255),
            (unsigned)cfg.port, cfg.symbols, cfg.account, (unsigned long)cfg.price_decimals);
+    if (cfg.skew_s == UINT32_MAX) printf("fix: SendingTime not checked against our clock\n");
+    else printf("fix: SendingTime within %lu s of our clock\n",
+                (unsigned long)(cfg.skew_s ? cfg.skew_s : FIX_DEFAULT_MAX_SKEW_MS / 1000u));
 }
 
 /* `fix` for a machine request: the cost of a 35=W (both sizes), as "counters" events (the session's state and
@@ -615,6 +620,15 @@ static int set_option(const char *key, const char *val) {
             return 1;
         }
         cfg.heartbeat_s = v;
+    } else if (strcmp(key, "skew") == 0) {
+        /* off: for a peer whose clock is not ours to trust, or a simulated SoC whose clock runs slower than the
+         * exchange's (the bench's burst) */
+        if (strcmp(val, "off") == 0) v = UINT32_MAX;
+        else if (!tf_parse_u32(val, &v) || v == 0 || v > 86400) {
+            printf("error: skew is 1..86400 seconds or off\n");
+            return 1;
+        }
+        cfg.skew_s = v;
     } else if (strcmp(key, "host") == 0) {
         if (!tf_parse_ipv4(val, &v)) {
             printf("error: host is A.B.C.D\n");

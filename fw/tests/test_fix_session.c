@@ -279,6 +279,27 @@ static void test_2k_sendingtime_inaccurate_rejects_and_logs_out(void **st)
     assert_int_equal(T.disconnects, 1);
 }
 
+/* max_skew_ms UINT32_MAX (`fix set skew off`): the same SendingTime, 5 minutes off, is taken as any other */
+static void test_2k_sendingtime_check_off_accepts(void **st)
+{
+    (void)st;
+    fix_session_config_t c = fx_default_cfg();
+    c.max_skew_ms = UINT32_MAX;
+    fx_init(&T, &c);
+    fx_logon(&T);
+    fx_in_raw(&T, 2000, "35=0|34=2|49=EXCH|52=20260105-14:35:00.000|56=TFISH|");
+    assert_int_equal(T.nsent, 1); /* our Logon alone: no Reject, no Logout */
+    assert_int_equal(T.disconnects, 0);
+    assert_int_equal(fix_session_next_in(&T.s), 3);
+    /* and a wider window than the default (10 minutes) takes it too */
+    c.max_skew_ms = 600000;
+    fx_init(&T, &c);
+    fx_logon(&T);
+    fx_in_raw(&T, 2000, "35=0|34=2|49=EXCH|52=20260105-14:35:00.000|56=TFISH|");
+    assert_int_equal(T.nsent, 1); /* our Logon alone: no Reject, no Logout */
+    assert_int_equal(T.disconnects, 0);
+}
+
 static void test_2k_sendingtime_missing_rejected(void **st)
 {
     (void)st;
@@ -951,6 +972,7 @@ int main(void)
         cmocka_unit_test(test_2i_wrong_compid_rejects_and_logs_out),
         cmocka_unit_test(test_2j_bad_bodylength_ignored),
         cmocka_unit_test(test_2k_sendingtime_inaccurate_rejects_and_logs_out),
+        cmocka_unit_test(test_2k_sendingtime_check_off_accepts),
         cmocka_unit_test(test_2k_sendingtime_missing_rejected),
         cmocka_unit_test(test_2l_invalid_msgtype_rejected),
         cmocka_unit_test(test_2m_unsupported_msgtype_business_reject),

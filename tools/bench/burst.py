@@ -553,6 +553,11 @@ class BurstRun(demo.Demo):
         self.connect()   # tfctl on the console's TCP port (tools/demo.py)
         self.tf.set_utc()
         self.type(f"fix set heartbeat {a.heartbeat}")
+        # the SoC's clock, set once from the host, runs in simulated time, 100 to 1,000 times slower than the
+        # exchange's: over minutes of wall time the exchange's SendingTime runs ahead of it by more than the session's
+        # 120 s and the SoC would end the session ("SendingTime accuracy problem"), as the exchange would without
+        # CheckLatency=N (exchange_settings). Liveness is judged in simulated time instead (burst_md).
+        self.type("fix set skew off")
         if self.exch_port != 9876:
             self.type(f"fix set port {self.exch_port}")
         self.type("fix start")
