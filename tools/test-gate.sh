@@ -81,9 +81,12 @@ wall=$(( SECONDS - t ))
 # `info` answered, the gratuitous ARP ($garp) and the reply ($arp_reply) to the injected request (with the run's $rc).
 boot_checks() {  # <prefix of each line> <what the block RAMs start from> <the PHY's interface>
 local p=$1 init=$2 pins=$3 target=${BOARD//-/_}
-if grep -q "^Triggerfish firmware .*(target $target)" "$log" && grep -q "sys clock $sys_hz Hz" "$log"; then
-  ok "${p}boot from the block RAMs' $init: banner (target $target, sys clock $sys_hz Hz)"
-else bad "${p}no banner for target $target at $sys_hz Hz (console: $log)"; fi
+# (the VERSION register holds the netlist's id that tools/board.sh generate computed: the netlist is that build's)
+local nid; nid=$(cat "build/boards/$BOARD/hw/netlist-id.txt" 2>/dev/null)
+if grep -q "^Triggerfish firmware .*(target $target)" "$log" && grep -q "sys clock $sys_hz Hz" "$log" \
+   && [ -n "$nid" ] && grep -q "hardware id [0-9a-f]* version $nid\b" "$log"; then
+  ok "${p}boot from the block RAMs' $init: banner (target $target, sys clock $sys_hz Hz, VERSION $nid: the netlist's id)"
+else bad "${p}no banner for target $target at $sys_hz Hz with VERSION ${nid:-(no build/boards/$BOARD/hw/netlist-id.txt)} (console: $log)"; fi
 if grep -q 'selftest: 4 passed, 0 failed' "$log" && grep -q '^SELFTEST PASS' "$log" && ! grep -qE '^selftest: .*FAIL' "$log"; then
   ok "${p}self-test: mul/div, cycle counter, timer interrupt, ram: 4 passed ($(grep -o 'selftest: 4 passed, 0 failed ([0-9]* cycles)' "$log"))"
 else bad "${p}self-test did not pass: $(grep -E 'selftest: .*(FAIL|passed)' "$log" | head -3 | tr '\n' ' ')"; fi
