@@ -300,6 +300,20 @@ def is_burst_w(m):
     return bool(sizes) and all(v == "100" for v in sizes)
 
 
+def burst_seqs(exch, n):
+    """The MsgSeqNums of the burst's first and last message: from the exchange's BURST SENT (or ABORTED) line; for a
+    burst the time limit cut short (no such line yet) from its first crossing (message `index` has MsgSeqNum `seq`)
+    and n, the burst's size (the capture holds only what was sent). (-1, -1) when neither is known."""
+    sent = exch.get("sent") or {}
+    if sent.get("first_seq") is not None and sent.get("last_seq") is not None:
+        return sent["first_seq"], sent["last_seq"]
+    for c in exch.get("crosses") or []:
+        if isinstance(c.get("seq"), int) and isinstance(c.get("index"), int):
+            first = c["seq"] - c["index"] + 1
+            return first, first + n - 1
+    return -1, -1
+
+
 def _seq(m):
     try:
         return int(m.get("34"))
@@ -384,7 +398,8 @@ def burst_figures(shape, n, exch, before, after, events, capfig, fires, cross, s
     digested = counter_delta(before, after, "md_msgs")
     hw_w = counter_delta(before, after, "hw_w_msgs")
     drops = counter_delta(before, after, "rx_drops_full")
-    sent = (exch.get("sent") or {}).get("n", (exch.get("sent") or {}).get("sent", 0))
+    # (None: the exchange has not said, the burst being cut short by the time limit; the capture's count is w_on_wire)
+    sent = None if exch.get("sent") is None else exch["sent"].get("n", exch["sent"].get("sent", 0))
     # with digestion on, the W the receive parser digested never reach the FIX layer: they count beside firmware's
     digest_on = after.get("digest") == "on"
     digested_hw = counter_delta(before, after, "dg_hw_msgs") if digest_on else None
@@ -410,6 +425,8 @@ def burst_figures(shape, n, exch, before, after, events, capfig, fires, cross, s
         how = "the session ended during the burst: " + str((exch.get("sent") or {}).get("reason", "?")).replace("_", " ")
     elif exch.get("drain") is None:
         how = "the burst was not acknowledged within the time limit"
+        if exch.get("end") is None and after.get("session") == "active":
+            how = "not over within the time limit (the session active then)"
     else:
         how = f"the SoC's session is {after.get('session', 'unknown')}"
     return {
@@ -639,8 +656,7 @@ class BurstRun(demo.Demo):
             raise SystemExit(f"burst: analyze: {e}")
         with open(os.path.join(self.out, "latency.json"), "w") as f:
             json.dump({"orders": records}, f, indent=1)
-        sent = exch.get("sent") or {}
-        first, last = sent.get("first_seq", -1), sent.get("last_seq", -1)
+        first, last = burst_seqs(exch, a.messages)
         capfig = capture_figures(cap, first, last, a.sim_mhz, written_at_once=self.shape == "coalesced")
         w_seqs = sorted(_seq(m) for m in cap.messages("rx") if m.msg_type == "W" and _seq(m) is not None
                         and first <= _seq(m) <= last and is_burst_w(m))
@@ -718,7 +734,8 @@ def burst_md(b):
                f"{_n(tr['max_delay_sim_ms'], '{:,.1f}')} ms ({_n(tr.get('max_delay_board_ms'), '{:,.1f}')} ms at the boards' sys)"
                + (f", {len(tr['unanswered'])} unanswered" if tr["unanswered"] else ""))
         fires = ", ".join(f"#{x['index']} {x['t2t_cycles']}" + ("" if x["filled"] else " (not filled)") for x in f["fires"]) or "none"
-        sess = "kept" if f["session_survived"] else f"lost: {f['session_end']}"
+        sess = ("kept" if f["session_survived"] else f["session_end"] if str(f["session_end"]).startswith("not over")
+                else f"lost: {f['session_end']}")
         dg = f.get("digest_segments") or {}
         dgs = (f"on ({_n(dg.get('segments'))} segments digested, {_n(dg.get('passed'))} passed)" if f.get("digestion")
                else "off")

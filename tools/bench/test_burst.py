@@ -386,6 +386,21 @@ class TestFigures(unittest.TestCase):
                                 self.capfig(), [], [], 125.0, 30)
         self.assertEqual((f["digestion"], f["digested_hw"], f["taken"]), (False, None, 2))
 
+    def test_burst_seqs(self):
+        """The burst's MsgSeqNums: from BURST SENT, else (cut short by the time limit) from a crossing and its size."""
+        self.assertEqual(burst.burst_seqs({"sent": {"n": 10, "first_seq": 5, "last_seq": 14}}, 10), (5, 14))
+        cut = {"sent": None, "crosses": [{"index": 100, "seq": 103, "px": "100.15"}]}
+        self.assertEqual(burst.burst_seqs(cut, 10000), (4, 10003))
+        self.assertEqual(burst.burst_seqs({"sent": None, "crosses": []}, 10), (-1, -1))
+        f = burst.burst_figures("segment", 10, dict(self.exch(), sent=None, end=None, drain=None), {}, {"session": "active"},
+                                [], self.capfig(), [], [], 125.0, 30)
+        self.assertIsNone(f["messages_sent"])           # not said by the exchange: not 0
+        self.assertEqual(f["w_on_wire"], 10)            # the capture's count
+        self.assertIn("| segment | off | - of 10 | 10 (10, 1..1) |", "\n".join(burst.burst_md({"segment": f})))
+        self.assertFalse(f["session_survived"])
+        self.assertEqual(f["session_end"], "not over within the time limit (the session active then)")
+        self.assertIn("| not over within the time limit (the session active then) |", "\n".join(burst.burst_md({"segment": f})))
+
     def test_figures_lost(self):
         before, after = {"md_msgs": 2, "session": "active"}, {"md_msgs": 5, "session": "disconnected"}
         f = burst.burst_figures("coalesced", 10, self.exch(drain="lost", logouts=1), before, after, [], self.capfig(),
