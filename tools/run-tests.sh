@@ -29,7 +29,7 @@ LOGS=build/test-logs
 mkdir -p "$LOGS"
 SUITES=${TF_TESTS:-tools hw fw fuzz net exchange liteeth simeth sim latency tfctl bench boards gate}
 VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
-total_pass=0; total_fail=0; total_skip=0; summary=()
+total_pass=0; total_fail=0; total_skip=0; summary=(); failed_logs=(); cur_log=""
 
 limit_for() { # limit_for <suite>: seconds
   local var="TF_LIMIT_$1"
@@ -46,11 +46,13 @@ record() { # record <suite> <passed> <failed> <skipped> <rc>
   local p=${2:-0} f=${3:-0} k=${4:-0}
   if [ "$5" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi # a suite that failed without counting counts once
   total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + k))
+  if [ "$f" -ne 0 ] && [ -n "$cur_log" ]; then failed_logs+=("$1|$cur_log"); fi
   summary+=("$(printf '%-34s %4d passed, %d failed, %d skipped' "$1" "$p" "$f" "$k")")
 }
 
 run() { # run <suite> <name> <log> <command...>: shows progress lines, keeps the whole log, enforces the limit
   local suite=$1 name=$2 log=$3; shift 3
+  cur_log=$log
   local lim; lim=$(limit_for "$suite")
   echo "== $name"
   local start=$SECONDS
@@ -182,5 +184,10 @@ esac; done
 echo
 echo "== summary"
 for l in "${summary[@]}"; do echo "   $l"; done
+# the failing checks again, last: a CI report that keeps only the output's tail still names them
+for fl in "${failed_logs[@]}"; do
+  echo "   failed in ${fl%%|*} (${fl#*|}):"
+  grep -E '\[FAIL\]|FAILED|[Ff]ailed:|FAIL:|Error:|error:' "${fl#*|}" | grep -vE ' 0 failed|failed, 0 ' | head -6 | cut -c1-240 | sed 's/^/     /'
+done
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]
