@@ -71,7 +71,12 @@ static int op_messages(void *ctx, uint32_t first, uint32_t count) {
     return fix_session_digested(fixclient_session(), first, count, timer_ms()) == FIX_OK ? 0 : -1;
 }
 
-static const ofl_digest_ops_t ops = {op_skip, op_messages};
+static int op_drop(void *ctx) {
+    (void)ctx;
+    return fix_session_rx_drop_partial(fixclient_session()) == FIX_OK ? 0 : -1;
+}
+
+static const ofl_digest_ops_t ops = {op_skip, op_messages, op_drop};
 
 void digestion_take(void) {
     ofl_digest_desc_t x;
@@ -102,6 +107,7 @@ void digestion_poll(void) {
         printf("offload: digestion %s\n", dg.on ? "on" : "off");
         mp_event("offload.digest", "on:b", dg.on);
         dg.d.disagree = false;
+        ofl_digest_at_boundary(&dg.d);
         return;
     }
     if (!dg.on || (offload_rx_digest_synced() && !dg.d.disagree) || now == dg.sync_try_ms) return;
@@ -109,6 +115,7 @@ void digestion_poll(void) {
     if (offload_rx_digest_sync(tcp_hw_rcv_nxt(c), fix_session_next_in(s))) {
         dg.syncs++;
         dg.d.disagree = false;
+        ofl_digest_at_boundary(&dg.d);
     } else {
         dg.sync_refused++;
     }
@@ -121,18 +128,20 @@ void digestion_report(void) {
     const ofl_digest_t *d = &dg.d;
     bool synced = dg.up && offload_rx_digest_synced();
     if (mp_in_request) {
-        mp_event("counters", "group:s want:b on:b synced:b digested:u passed:u trimmed:u hw_msgs:u bytes:u garbled:u skip_refused:u msg_refused:u syncs:u sync_refused:u fifo_drops:u",
+        mp_event("counters", "group:s want:b on:b synced:b digested:u passed:u trimmed:u hw_msgs:u bytes:u garbled:u held:u held_taken:u held_fw:u skip_refused:u msg_refused:u syncs:u sync_refused:u fifo_drops:u",
                  "digest", dg.want, dg.on, synced, d->digested, d->passed, d->trimmed, d->hw_msgs,
-                 d->bytes, d->garbled, d->skip_refused, d->msg_refused, dg.syncs, dg.sync_refused, offload_rx_digest_drops());
+                 d->bytes, d->garbled, d->held, d->held_taken, d->held_fw, d->skip_refused, d->msg_refused, dg.syncs,
+                 dg.sync_refused, offload_rx_digest_drops());
         return;
     }
     printf("offload: digestion %s%s%s; segments digested %lu, passed %lu (%lu trimmed); messages digested %lu (%lu bytes), "
-           "garbled %lu; refused by TCP %lu, by the session %lu; parser synchronised %lu times (%lu refused), "
-           "descriptors lost %lu\n",
+           "garbled %lu; undecided heads %lu (%lu taken by the hardware, %lu firmware's); refused by TCP %lu, by the "
+           "session %lu; parser synchronised %lu times (%lu refused), descriptors lost %lu\n",
            dg.on ? "on" : "off", dg.want && !dg.on ? " (asked for: waits for no firmware stop armed)" : "",
            dg.on ? (synced ? ", synchronised" : ", not synchronised") : "",
            (unsigned long)d->digested, (unsigned long)d->passed, (unsigned long)d->trimmed, (unsigned long)d->hw_msgs,
-           (unsigned long)d->bytes, (unsigned long)d->garbled, (unsigned long)d->skip_refused, (unsigned long)d->msg_refused,
+           (unsigned long)d->bytes, (unsigned long)d->garbled, (unsigned long)d->held, (unsigned long)d->held_taken,
+           (unsigned long)d->held_fw, (unsigned long)d->skip_refused, (unsigned long)d->msg_refused,
            (unsigned long)dg.syncs, (unsigned long)dg.sync_refused, (unsigned long)offload_rx_digest_drops());
 }
 #endif

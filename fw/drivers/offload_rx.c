@@ -136,7 +136,9 @@ bool offload_rx_digest_pop(ofl_digest_desc_t *x) {
     x->seq = rd(OFFLOAD_RX_DIGEST_SEQ);
     x->len = (uint16_t)((len >> OFFLOAD_RX_DIGEST_LEN_LENGTH_SHIFT) & OFFLOAD_RX_DIGEST_LEN_LENGTH_MASK);
     x->skip = (uint16_t)((len >> OFFLOAD_RX_DIGEST_LEN_SKIP_SHIFT) & OFFLOAD_RX_DIGEST_LEN_SKIP_MASK);
-    x->tail = (uint16_t)rd(OFFLOAD_RX_DIGEST_TAIL);
+    uint32_t tail = rd(OFFLOAD_RX_DIGEST_TAIL);
+    x->tail = (uint16_t)((tail >> OFFLOAD_RX_DIGEST_TAIL_TAIL_SHIFT) & OFFLOAD_RX_DIGEST_TAIL_TAIL_MASK);
+    x->held = (uint16_t)((tail >> OFFLOAD_RX_DIGEST_TAIL_HELD_SHIFT) & OFFLOAD_RX_DIGEST_TAIL_HELD_MASK);
     x->first = rd(OFFLOAD_RX_DIGEST_FIRST);
     x->hw_count = (uint8_t)((st >> OFFLOAD_RX_DIGEST_STATUS_HW_COUNT_SHIFT) & OFFLOAD_RX_DIGEST_STATUS_HW_COUNT_MASK);
     x->digested = (st >> OFFLOAD_RX_DIGEST_STATUS_DIGESTED_SHIFT) & 1u;

@@ -422,6 +422,17 @@ HOT fix_frame_res_t fix_stream_next(fix_stream_t *st, const uint8_t **data, size
     return FIX_FRAME_NEED_MORE;
 }
 
+size_t fix_stream_drop_partial(fix_stream_t *st)
+{
+    if (st->consumed) { /* the message last returned is complete: not part of what is dropped */
+        stream_drop(st, st->consumed);
+        st->consumed = 0;
+    }
+    size_t n = st->len;
+    st->len = 0;
+    return n;
+}
+
 /* ================= Accessors ================= */
 
 HOT const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag)

@@ -139,6 +139,8 @@ void fix_stream_init(fix_stream_t *st);
  * the next call). FIX_FRAME_GARBLED: a frame was dropped; call again. FIX_FRAME_NEED_MORE: the chunk is used
  * up (a partial message is kept). */
 fix_frame_res_t fix_stream_next(fix_stream_t *st, const uint8_t **data, size_t *len, fix_msg_t *m);
+/* Drops the partial message kept (the next byte given starts a new search for "8=FIX"); returns the bytes dropped. */
+size_t fix_stream_drop_partial(fix_stream_t *st);
 
 /* ---- Accessors (first occurrence of a tag) ---- */
 const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag);

@@ -867,6 +867,7 @@ int fix_session_digested(fix_session_t *s, uint32_t first, uint32_t count, uint6
     return FIX_OK;
 }
 uint32_t fix_session_next_in(const fix_session_t *s) { return s->next_in; }
+int fix_session_rx_drop_partial(fix_session_t *s) { return fix_stream_drop_partial(&s->framer) ? FIX_OK : FIX_E_RANGE; }
 
 void fix_session_set_seqnums(fix_session_t *s, uint32_t next_out, uint32_t next_in)
 {

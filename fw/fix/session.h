@@ -249,6 +249,9 @@ int64_t fix_session_adopt(fix_session_t *s, const uint8_t *msg, size_t len, uint
  * (nothing taken) when the session is not active, the framer holds part of a message, count is 0 or first is not
  * next_in: the parser and the session disagree, and the owner resynchronises the parser. */
 int fix_session_digested(fix_session_t *s, uint32_t first, uint32_t count, uint64_t now_ms);
+/* The receive parser took the message whose head the framer holds (an undecided head: DESIGN.md "Digesting market
+ * data"): the framer drops it. FIX_OK, or FIX_E_RANGE when it holds nothing (the two sides disagree). */
+int fix_session_rx_drop_partial(fix_session_t *s);
 /* Sends SequenceReset-GapFill 34=seq 36=seq+n for reserved numbers that will never be used. */
 int fix_session_fill_gap(fix_session_t *s, uint32_t seq, uint32_t n, uint64_t now_ms);
 

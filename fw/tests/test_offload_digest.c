@@ -76,11 +76,23 @@ static int session_msgs(void *ctx, uint32_t first, uint32_t count) {
     return msg_result;
 }
 
-static const ofl_digest_ops_t ops = {tcp_skip, session_msgs};
+/* the session's framer: whether it holds a partial message (set by the cases, as the bytes they deliver would) */
+static bool framer_partial;
+
+static int session_drop(void *ctx) {
+    (void)ctx;
+    say("drop held %lu", framer_partial, 0); /* (the second argument unused) */
+    if (!framer_partial) return -1;
+    framer_partial = false;
+    return 0;
+}
+
+static const ofl_digest_ops_t ops = {tcp_skip, session_msgs, session_drop};
 
 static int setup(void **state) {
     (void)state;
     rcv_nxt = 1000;
+    framer_partial = false;
     nheld = nlog = 0;
     skip_result = msg_result = 0;
     ofl_digest_init(&D);
@@ -219,6 +231,96 @@ static void test_refusals_flagged(void **state) {
     assert_int_equal(D.skip_refused, 2);
 }
 
+static ofl_digest_desc_t with_held(ofl_digest_desc_t x, uint16_t held) {
+    x.held = held;
+    return x;
+}
+
+/* An undecided head the hardware takes: the passed segment's W are skipped (firmware parses nothing), its last 40
+ * bytes reach the framer, and the framer drops them when TCP reaches the next (digested) segment, before the session
+ * takes that segment's messages, the first of which is the one whose head firmware held. */
+static void test_undecided_head_taken(void **state) {
+    (void)state;
+    ofl_digest_desc_t p = with_held(passed(1000, 500, 460, 0, 1, 2), 40), n = digested(1500, 600, 3, 3);
+    ofl_digest_take(&D, &p, &ops, NULL);
+    frame(1000, 1500);
+    framer_partial = true; /* the 40 bytes */
+    assert_true(D.holding);
+    ofl_digest_take(&D, &n, &ops, NULL);
+    static const char *const want[] = {"skip 1000 1460", "msgs 1 2", "data 1460 1500", "skip 1500 2100", "drop held 1",
+                                       "msgs 3 3"};
+    expect_log(6, want);
+    assert_int_equal(D.held, 1);
+    assert_int_equal(D.held_taken, 1);
+    assert_int_equal(D.held_fw, 0);
+    assert_false(D.holding);
+    assert_false(D.disagree);
+}
+
+/* The next descriptor comes before the passed frame reaches TCP: the drop waits for TCP too, after the held bytes. A
+ * passed next segment whose skip finishes the message takes it the same way. */
+static void test_undecided_head_taken_by_a_skip_before_the_frame(void **state) {
+    (void)state;
+    ofl_digest_desc_t p = with_held(passed(1000, 300, 0, 0, 0, 0), 20), n = passed(1300, 400, 150, 0, 8, 1);
+    ofl_digest_take(&D, &p, &ops, NULL);
+    ofl_digest_take(&D, &n, &ops, NULL);
+    assert_int_equal(nlog, 0);
+    framer_partial = true; /* what the frame's last 20 bytes leave in the framer */
+    frame(1000, 1300);     /* delivered, and TCP goes on into the next skip at once: the drop follows the data */
+    frame(1300, 1700);
+    static const char *const want[] = {"data 1000 1300", "skip 1300 1450", "drop held 1", "msgs 8 1", "data 1450 1700"};
+    expect_log(5, want);
+    assert_int_equal(D.held_taken, 1);
+}
+
+/* An undecided head that is firmware's (a Heartbeat, say): the next passed segment has no skip, nothing is dropped.
+ * One that stays undecided over a short segment (all of it held) is settled by the segment after. */
+static void test_undecided_head_firmwares_and_still_undecided(void **state) {
+    (void)state;
+    ofl_digest_desc_t a = with_held(passed(1000, 200, 190, 0, 1, 1), 10), b = with_held(passed(1200, 5, 0, 0, 0, 0), 5),
+                      c = passed(1205, 300, 0, 0, 0, 0);
+    ofl_digest_take(&D, &a, &ops, NULL);
+    frame(1000, 1200);
+    framer_partial = true;
+    ofl_digest_take(&D, &b, &ops, NULL);
+    frame(1200, 1205);
+    assert_true(D.holding);
+    ofl_digest_take(&D, &c, &ops, NULL);
+    frame(1205, 1505);
+    static const char *const want[] = {"skip 1000 1190", "msgs 1 1", "data 1190 1200", "data 1200 1205", "data 1205 1505"};
+    expect_log(5, want);
+    assert_int_equal(D.held, 2);
+    assert_int_equal(D.held_taken, 0);
+    assert_int_equal(D.held_fw, 1);
+    assert_false(D.holding);
+    assert_true(framer_partial); /* nothing dropped: the session parses the message */
+}
+
+/* The hardware takes a message whose head firmware does not hold: the two sides disagree (counted, flagged); a
+ * resynchronisation at a boundary forgets a head the hardware never settled; bytes that overlap are refused. */
+static void test_undecided_disagreements(void **state) {
+    (void)state;
+    ofl_digest_desc_t p = with_held(passed(1000, 100, 0, 0, 0, 0), 30), n = digested(1100, 200, 5, 1);
+    ofl_digest_take(&D, &p, &ops, NULL);
+    frame(1000, 1100); /* framer_partial stays false */
+    ofl_digest_take(&D, &n, &ops, NULL);
+    assert_int_equal(D.msg_refused, 1);
+    assert_true(D.disagree);
+    setup(NULL);
+    ofl_digest_take(&D, &p, &ops, NULL);
+    ofl_digest_at_boundary(&D);
+    assert_false(D.holding);
+    ofl_digest_desc_t n2 = digested(1100, 200, 5, 1);
+    frame(1000, 1100);
+    ofl_digest_take(&D, &n2, &ops, NULL);
+    static const char *const want[] = {"data 1000 1100", "skip 1100 1300", "msgs 5 1"};
+    expect_log(3, want);
+    ofl_digest_desc_t bad = with_held(passed(1300, 100, 50, 20, 0, 0), 40);
+    ofl_digest_take(&D, &bad, &ops, NULL);
+    assert_int_equal(D.skip_refused, 1);
+    assert_false(D.holding);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_digested_in_order, setup),
@@ -228,6 +330,10 @@ int main(void) {
         cmocka_unit_test_setup(test_garbled, setup),
         cmocka_unit_test_setup(test_room, setup),
         cmocka_unit_test_setup(test_refusals_flagged, setup),
+        cmocka_unit_test_setup(test_undecided_head_taken, setup),
+        cmocka_unit_test_setup(test_undecided_head_taken_by_a_skip_before_the_frame, setup),
+        cmocka_unit_test_setup(test_undecided_head_firmwares_and_still_undecided, setup),
+        cmocka_unit_test_setup(test_undecided_disagreements, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

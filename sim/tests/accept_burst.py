@@ -149,13 +149,17 @@ with rig:
         dg1 = rig.counters("offload")["digest"]
         hw = dg1["hw_msgs"] - dg0["hw_msgs"]
         print(f"   | digestion: {hw} W by the hardware ({dg1['digested'] - dg0['digested']} segments digested, "
-              f"{dg1['passed'] - dg0['passed']} passed, {dg1['trimmed'] - dg0['trimmed']} trimmed), {digested} by firmware; "
+              f"{dg1['passed'] - dg0['passed']} passed, {dg1['trimmed'] - dg0['trimmed']} trimmed; undecided heads "
+              f"{dg1['held'] - dg0['held']}: {dg1['held_taken'] - dg0['held_taken']} taken by the hardware, "
+              f"{dg1['held_fw'] - dg0['held_fw']} firmware's), {digested} by firmware; "
               f"refused by TCP {dg1['skip_refused']}, by the session {dg1['msg_refused']}; syncs {dg1['syncs']}, "
               f"descriptors lost {dg1['fifo_drops']}")
-        # A floor, not a figure: a segment cut before its last message shows 35=W is passed with the next one (the
-        # hardware cannot take a message it does not know is a W; DESIGN.md), one boundary in nine with 190-byte W.
-        if hw < N * 2 // 3:
-            problem(f"the hardware digested {hw} of the {N} W (want at least two thirds)")
+        # A floor, not a figure: firmware parses the W that follow a message of its own in a passed segment (the
+        # burst's TestRequests) and the rest of a segment after a descriptor lost; a head cut before its 35=W is
+        # undecided and taken by the hardware when it verifies (DESIGN.md). Before that rule about one W in five
+        # went to firmware (1,580 of 2,000 taken); with it, 1,992.
+        if hw < N * 49 // 50:
+            problem(f"the hardware digested {hw} of the {N} W (want at least 98 %)")
         if dg1["skip_refused"] or dg1["msg_refused"]:
             problem(f"TCP refused {dg1['skip_refused']} and the session {dg1['msg_refused']} of digestion's descriptors")
     elif digested < N:

@@ -2,7 +2,7 @@
 with `offload digest on` before it, 2,000 W by default (BURST_MESSAGES), issue 15's "Done when" burst. Besides that test's checks (session kept, the
 four hardware stops fired once each and filled, no Reject, ResendRequest, gap or early Logout, TestRequests answered
 within HeartBtInt at the boards' clock), every W of the burst is counted exactly once, by the hardware (the `offload`
-command's digest counters) or by firmware (md_msgs), the hardware takes at least two thirds of them (a floor: accept_burst.py says why), and neither TCP nor the
+command's digest counters) or by firmware (md_msgs), the hardware takes at least 98 % of them (a floor: accept_burst.py says why), and neither TCP nor the
 session refused a descriptor."""
 import os
 import runpy

@@ -151,10 +151,10 @@ COUNTER_RES = [
      ("tx_frames", "tx_bytes", "tx_errors", "rx_too_long")),
     # `offload` with market-data digestion in the SoC (fw/app/digestion.c digestion_report)
     (re.compile(r"offload: digestion (on|off)\b.*?; segments digested (\d+), passed (\d+) \((\d+) trimmed\); messages "
-                r"digested (\d+) \((\d+) bytes\), garbled (\d+); refused by TCP (\d+), by the session (\d+);.*"
-                r"descriptors lost (\d+)"),
-     ("digest", "dg_segments", "dg_passed", "dg_trimmed", "dg_hw_msgs", "dg_bytes", "dg_garbled", "dg_skip_refused",
-      "dg_msg_refused", "dg_fifo_drops")),
+                r"digested (\d+) \((\d+) bytes\), garbled (\d+); undecided heads (\d+) \((\d+) taken by the hardware, "
+                r"(\d+) firmware's\); refused by TCP (\d+), by the session (\d+);.*descriptors lost (\d+)"),
+     ("digest", "dg_segments", "dg_passed", "dg_trimmed", "dg_hw_msgs", "dg_bytes", "dg_garbled", "dg_held",
+      "dg_held_taken", "dg_held_fw", "dg_skip_refused", "dg_msg_refused", "dg_fifo_drops")),
     # `offload` (fw/app/offload.c cmd_offload), the patterns the whole-SoC run reads it with
     (soc_latency.ORDERS_RE, ("hw_orders", "hw_not_sent", "hw_errors", "hw_late_cancels")),
     (soc_latency.FIRES_RE,
@@ -437,7 +437,8 @@ def burst_figures(shape, n, exch, before, after, events, capfig, fires, cross, s
         "digested_fw": digested, "parsed_hw": hw_w, "acked_by_soc": capfig.get("acked"),
         "digestion": digest_on, "digested_hw": digested_hw, "taken": taken,
         "digest_segments": {k: counter_delta(before, after, "dg_" + k) for k in
-                            ("segments", "passed", "trimmed", "garbled", "skip_refused", "msg_refused", "fifo_drops")}
+                            ("segments", "passed", "trimmed", "garbled", "held", "held_taken", "held_fw", "skip_refused",
+                             "msg_refused", "fifo_drops")}
         if digest_on else None,
         "digest_sim_ms": None if capfig.get("digest_ns") is None else round(capfig["digest_ns"] / 1e6, 3),
         "digest_sys_cycles": capfig.get("digest_sys_cycles"), "sim_sys_mhz": sim_mhz, "board_sys_mhz": board_mhz,

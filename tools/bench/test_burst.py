@@ -170,8 +170,9 @@ class TestConsole(unittest.TestCase):
         c = burst.parse_counters([line])
         self.assertEqual(c["digest"], "on")
         self.assertEqual([c[k] for k in ("dg_segments", "dg_passed", "dg_trimmed", "dg_hw_msgs", "dg_bytes", "dg_garbled",
-                                         "dg_skip_refused", "dg_msg_refused", "dg_fifo_drops")],
-                         [101, 102, 103, 104, 105, 106, 107, 108, 111])
+                                         "dg_held", "dg_held_taken", "dg_held_fw", "dg_skip_refused", "dg_msg_refused",
+                                         "dg_fifo_drops")],
+                         [101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 114])
 
     def test_events(self):
         lines = ["md: MSFT bid 1", "fix: gap detected, resend requested from 12",

@@ -2,7 +2,9 @@
 // in-order payload bytes of the session's connection that the header parser hands the scanner, and decides for
 // every good segment whether the hardware digests it (every byte belongs to 35=W messages of this session, with the
 // session's next MsgSeqNum: firmware needs only the descriptor) or passes it (firmware parses the bytes between
-// `skip` and `tail`). It follows the session's incoming MsgSeqNum itself, over every message firmware would accept
+// `skip` and `tail`; `skip` covers the messages the hardware completed before the first byte firmware owns). A message
+// cut before its head shows a W of this session is undecided: firmware holds its head (`held`), and the hardware takes
+// it if it completes verified in a later segment (firmware then drops what it held), else it is firmware's. It follows the session's incoming MsgSeqNum itself, over every message firmware would accept
 // in step, and stops following (unsynced) at anything it cannot follow, until firmware resynchronises it at a
 // message boundary at the same stream position.
 //
@@ -41,6 +43,7 @@ case class DigestDesc() extends Bundle {
   val digested = Bool()
   val skip = UInt(16 bits)
   val tail = UInt(16 bits)
+  val held = UInt(16 bits)       // passed: the last `held` of firmware's bytes start a message whose owner is undecided
   val hwFirst = UInt(32 bits)
   val hwCount = UInt(8 bits)
   val garbled = Bool()
@@ -141,6 +144,7 @@ case class DigestRx() extends Component {
   val admin = snap(RegInit(False))
   // ownership and the session's MsgSeqNum
   val msgHw = snap(RegInit(False))                           // the message in progress is the hardware's
+  val msgUnd = snap(RegInit(False))                          // ... its owner is undecided (firmware holds its head)
   val synced = snap(RegInit(False))
   val exp = snap(Reg(UInt(32 bits)) init 0)
   val expDig = snap(Vec.fill(seqDigits)(Reg(UInt(4 bits)) init 0))   // exp in decimal, digit 0 the least significant
@@ -152,7 +156,6 @@ case class DigestRx() extends Component {
   val offPrev = Reg(UInt(16 bits)) init 0   // the byte before's (this segment's, when it is not the first)
   val digest = RegInit(False)
   val inCarried = RegInit(False)     // the message in progress began in an earlier segment
-  val carriedDone = RegInit(False)
   val garbled = RegInit(False)
   val skip = Reg(UInt(16 bits)) init 0
   val msgStart = Reg(UInt(16 bits)) init 0
@@ -161,7 +164,7 @@ case class DigestRx() extends Component {
 
   val isFirst = RegInit(True)        // the next byte is the segment's first
   val first = isFirst
-  val dCur = first ? (io.enable && synced && !(mode =/= M_HUNT && !msgHw)) | digest
+  val dCur = first ? (io.enable && synced && !(mode =/= M_HUNT && !msgHw && !msgUnd)) | digest
   val carriedCur = first ? (mode =/= M_HUNT) | inCarried
   val dNext = Bool(); dNext := dCur
   val carriedNext = Bool(); carriedNext := carriedCur
@@ -256,7 +259,7 @@ case class DigestRx() extends Component {
     off := off + 1
     offPrev := off
     isFirst := False
-    when(first) { carriedDone := False; garbled := False; skip := 0; hwCount := 0; hwFirst := 0 }
+    when(first) { garbled := False; skip := 0; hwCount := 0; hwFirst := 0 }
     switch(mode) {
       is(M_HUNT) {
         when(is8) { newLiteral() } otherwise { garbage := True }
@@ -344,7 +347,7 @@ case class DigestRx() extends Component {
         when(tpos === 6) { mode := M_HUNT; complete := True }
       }
     }
-    when(garbage) { dNext := False; carriedNext := carriedAgain }
+    when(garbage) { dNext := False; carriedNext := carriedAgain; msgUnd := False }
     when(msgStartNow) { msgStart := off }
     when(msgStartAt1) { msgStart := offPrev }
 
@@ -352,18 +355,23 @@ case class DigestRx() extends Component {
       // (the message's flags last changed a cycle after the body's last field, at least 6 cycles ago: registered)
       val goodT = tOk && isSoh && lastSoh
       val verified = goodT && msgOkR
-      def hwDone(): Unit = hwEv := True
+      // (the skip of a passed segment reaches the end of the last message the hardware completed: all of them come
+      // before the first byte firmware owns, as nothing is the hardware's once the segment is passed)
+      def hwDone(): Unit = { hwEv := True; skip := off + 1 }
       def follow(): Unit = when(goodT && synced) { when(inStepR) { incEv := True } otherwise { unsyncEv := True } }
       when(carriedCur) {
         carriedNext := False
         when(msgHw) {
           skip := off + 1
-          when(synced && verified) { hwDone(); carriedDone := True } otherwise { garbled := True; dNext := False }
-        } otherwise { follow() }
+          when(synced && verified) { hwDone() } otherwise { garbled := True; dNext := False }
+        } elsewhen (msgUnd && dCur && synced && verified) {
+          hwDone()                          // undecided: the hardware takes it (firmware drops the head it holds)
+        } otherwise { dNext := False; follow() }
       } otherwise {
         when(dCur && synced && verified) { hwDone() } otherwise { dNext := False; follow() }
       }
       msgHw := False
+      msgUnd := False
     }
     digest := dNext
     inCarried := carriedNext
@@ -403,12 +411,18 @@ case class DigestRx() extends Component {
     val dFinal = Bool(); dFinal := digest
     val skipF = UInt(16 bits); skipF := skip
     val tailF = UInt(16 bits); tailF := 0
+    val heldF = UInt(16 bits); heldF := 0
     when(inMsg) {
       when(inCarried) {
         when(msgHw) { skipF := off }
+        when(msgUnd) { dFinal := False; heldF := off }   // still undecided: firmware holds the whole segment too
       } otherwise {
+        // not (yet) a W of this session: undecided while the parser follows the session, else firmware's
+        val und = !prov && io.enable && synced
         msgHw := prov
+        msgUnd := und
         when(!prov) { dFinal := False } otherwise { tailF := off - msgStart }
+        when(und) { heldF := off - msgStart }
       }
     }
     // (room only grows until the next cycle's push: nothing else queues)
@@ -418,14 +432,15 @@ case class DigestRx() extends Component {
     descR.digested := dFinal
     descR.skip := dFinal ? U(0, 16 bits) | skipF
     descR.tail := dFinal ? U(0, 16 bits) | tailF
-    descR.hwCount := dFinal ? hwCount | (carriedDone ? U(1, 8 bits) | U(0, 8 bits))
-    descR.hwFirst := (dFinal || carriedDone) ? hwFirst | U(0, 32 bits)
+    descR.held := heldF
+    descR.hwCount := hwCount
+    descR.hwFirst := (hwCount =/= 0) ? hwFirst | U(0, 32 bits)
     descR.garbled := garbled
     descR.synced := synced
     // No room for the descriptor: firmware gets the segment with nothing to say what is the hardware's in it, as a
     // segment the parser never saw. Digestion forgets the message in progress and stops following until firmware
     // resynchronises it (a message the hardware owned across this segment is lost to both: the next one shows the gap).
-    when(!io.room) { mode := M_HUNT; lit := 0; msgHw := False; synced := False }
+    when(!io.room) { mode := M_HUNT; lit := 0; msgHw := False; msgUnd := False; synced := False }
   }
   io.overflow := endV && endP.good && off =/= 0 && !io.room
   when(endV) { off := 0; isFirst := True }
@@ -478,7 +493,7 @@ case class DigestRx() extends Component {
     off := 0
     isFirst := True
     conv.busy := False
-    mode := M_HUNT; msgHw := False; synced := False; lit := 0
+    mode := M_HUNT; msgHw := False; msgUnd := False; synced := False; lit := 0
   }
   val resetSnap = RegNext(io.reset) init False
   when(resetSnap) { for ((w, s) <- snapPairs) s := w }

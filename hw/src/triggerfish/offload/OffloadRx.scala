@@ -1557,8 +1557,11 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       regs.ro("DIGEST_SEQ", 0x0E4, d.seqStart, "the segment's first sequence number")
       regs.ro("DIGEST_LEN", 0x0E8, "the segment's bytes and the skip",
         d.length -> RegField("LENGTH", 0, 16, "payload bytes (from DIGEST_SEQ)"),
-        d.skip -> RegField("SKIP", 16, 16, "passed: leading bytes that finish a message the hardware owns"))
-      regs.ro("DIGEST_TAIL", 0x0EC, d.tail, "passed: trailing bytes that start a 35=W the hardware takes (provisional)")
+        d.skip -> RegField("SKIP", 16, 16, "passed: leading bytes that are the hardware's (the rest of a message it owned, the messages it completed)"))
+      regs.ro("DIGEST_TAIL", 0x0EC, "the segment's tail and held bytes",
+        d.tail -> RegField("TAIL", 0, 16, "passed: trailing bytes that start a 35=W the hardware takes (provisional)"),
+        d.held -> RegField("HELD", 16, 16, "passed: the last HELD bytes before TAIL start a message whose owner is undecided: " +
+          "firmware holds them; the hardware takes the message if the next descriptor is digested or has a SKIP"))
       regs.ro("DIGEST_FIRST", 0x0F0, d.hwFirst, "the MsgSeqNum of the first message the hardware completed (HW_COUNT > 0)")
       val pop = regs.writeFlow("DIGEST_POP", 0x0F4, 1, "write (any value): drop the oldest descriptor")
       d.ready := pop.valid

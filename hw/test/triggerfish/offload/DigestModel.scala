@@ -8,12 +8,16 @@ package triggerfish.offload
 import scala.collection.mutable.ArrayBuffer
 
 /** The record of one data segment. Firmware parses payload bytes [skip, length - tail) of a passed segment: the first
-  * `skip` finish a message the hardware owns (its head was digested earlier), the last `tail` start a W the hardware
-  * takes (provisional). `hwFirst`, `hwCount`: the MsgSeqNums of the messages the hardware completed and verified in
-  * this segment (consecutive). `garbled`: the message the hardware owned failed (a garbled message; firmware's session
-  * sees the gap at the next one). `synced`: the parser follows the session's incoming MsgSeqNum at the segment's end. */
+  * `skip` are the hardware's (the rest of a message it owned, then the messages it completed before the first one
+  * firmware owns), the last `tail` start a W the hardware takes (provisional). `held`: the last `held` bytes of those
+  * firmware parses start a message whose owner is not known yet (undecided: its head does not show a W of this
+  * session yet); firmware holds them, and the hardware takes the message when it completes it verified, which the
+  * next record shows (digested, or a skip; else the message is firmware's). `hwFirst`, `hwCount`: the MsgSeqNums of
+  * the messages the hardware completed and verified in this segment (consecutive, all within the skip of a passed
+  * one). `garbled`: the message the hardware owned failed (a garbled message; firmware's session sees the gap at the
+  * next one). `synced`: the parser follows the session's incoming MsgSeqNum at the segment's end. */
 case class Digest(seqStart: Long, seqEnd: Long, digested: Boolean, skip: Int, tail: Int, hwFirst: Long, hwCount: Int,
-                  garbled: Boolean, synced: Boolean)
+                  garbled: Boolean, synced: Boolean, held: Int)
 
 object DigestModel {
   val Soh = 1
@@ -93,9 +97,11 @@ object DigestModel {
 class DigestModel(ours: String, theirs: String, var nextSeq: Long, var expMsg: Option[Long]) {
   import DigestModel._
   var enabled = true
-  // The message in progress across segments: its bytes so far and whether the hardware owns it.
+  // The message in progress across segments: its bytes so far, whether the hardware owns it, and whether its owner is
+  // still undecided (firmware holds its head; the hardware takes it if it completes verified).
   private var carry = ArrayBuffer[Int]()
   private var carryHw = false
+  private var carryUnd = false
 
   private def fieldsOk(m: Msg, exp: Long): Boolean = {
     val vs = m.fields
@@ -138,13 +144,16 @@ class DigestModel(ours: String, theirs: String, var nextSeq: Long, var expMsg: O
     val data = (carry ++ payload).toIndexedSeq
     val c0 = carry.length
     var exp = expMsg
-    var digest = enabled && exp.isDefined
-    var skip = 0; var tail = 0; var garbled = false
-    var hwFirst = -1L; var hwCount = 0; var carriedDone = false
-    def hwDone(): Unit = { if (hwCount == 0) hwFirst = exp.get; hwCount += 1; exp = exp.map(_ + 1) }
+    var digest = enabled && exp.isDefined && !(c0 > 0 && !carryHw && !carryUnd)
+    var skip = 0; var tail = 0; var held = 0; var garbled = false
+    var hwFirst = -1L; var hwCount = 0
+    // the hardware completed a verified message ending at data(end - 1): the skip of a passed segment reaches there
+    // (all of them precede the first byte firmware owns: once the segment is passed nothing more is the hardware's)
+    def hwDone(end: Int): Unit = { if (hwCount == 0) hwFirst = exp.get; hwCount += 1; exp = exp.map(_ + 1); skip = end - c0 }
     var pos = 0
     var newCarry = -1          // start (in data) of the message still in progress at the end, if any
     var newCarryHw = false
+    var newCarryUnd = false
     var tailStart = -1         // ... when it starts in this segment
     // The message carried from earlier segments.
     if (c0 > 0) read(data, 0) match {
@@ -153,50 +162,58 @@ class DigestModel(ours: String, theirs: String, var nextSeq: Long, var expMsg: O
       case None => digest = false; pos = 1
       case Some(m) =>
         if (carryHw) skip = math.min(m.length, data.length) - c0
-        else digest = false         // firmware has its head: it gets the rest
         if (m.complete) {
-          if (!carryHw) exp = exp.flatMap(e => follow(m, e))
-          else if (exp.isDefined && verified(m, exp.get)) { hwDone(); carriedDone = true }
-          else { garbled = true; digest = false }   // ignored, as firmware ignores a garbled message
+          if (carryHw) {
+            if (exp.isDefined && verified(m, exp.get)) hwDone(m.length)
+            else { garbled = true; digest = false }   // ignored, as firmware ignores a garbled message
+          } else if (carryUnd && digest && verified(m, exp.get)) hwDone(m.length)   // the hardware takes it
+          else { digest = false; exp = exp.flatMap(e => follow(m, e)) }            // firmware's (it has the head)
           pos = m.length
-        } else { newCarry = 0; newCarryHw = carryHw; pos = data.length }
+        } else {
+          newCarry = 0; newCarryHw = carryHw; newCarryUnd = carryUnd; pos = data.length
+          if (carryUnd) { digest = false; held = payload.length }   // still undecided: firmware holds it all
+        }
     }
     // The messages that start in this segment.
     while (pos < data.length) {
       read(data, pos) match {
         case None => digest = false; pos += 1   // not a message start: firmware hunts over it
         case Some(m) if m.complete =>
-          if (digest && verified(m, exp.get)) hwDone()
+          if (digest && verified(m, exp.get)) hwDone(pos + m.length)
           else { digest = false; exp = exp.flatMap(e => follow(m, e)) }   // (a verified W advances it the same way)
           pos += m.length
         case Some(m) =>
           newCarry = pos; tailStart = pos - c0
           // (one found inside the carried bytes began in an earlier segment: firmware has its head)
           newCarryHw = pos >= c0 && enabled && exp.isDefined && provisional(m, exp.get)
+          // not (yet) a W of this session: undecided, firmware holds the head (one found inside the carried bytes
+          // began in an earlier segment: firmware's)
+          newCarryUnd = !newCarryHw && pos >= c0 && enabled && exp.isDefined
+          if (newCarryUnd) held = payload.length - tailStart
           if (!newCarryHw) digest = false
           pos = data.length
       }
     }
-    if (!digest) {   // firmware parses every message that starts in a passed segment: the hardware completed at most the carried one
-      hwCount = if (carriedDone) 1 else 0
-      if (!carriedDone) hwFirst = -1
-      if (newCarryHw && tailStart >= 0) tail = payload.length - tailStart
-    }
+    // a passed segment: firmware parses every message that starts after its skip
+    if (!digest && newCarryHw && tailStart >= 0) tail = payload.length - tailStart
     carry = if (newCarry >= 0) ArrayBuffer(data.drop(newCarry): _*) else ArrayBuffer[Int]()
     carryHw = newCarry >= 0 && newCarryHw
+    carryUnd = newCarry >= 0 && newCarryUnd
     expMsg = exp
     nextSeq = (nextSeq + payload.length) & 0xFFFFFFFFL
     Digest(seqStart, nextSeq, digest, if (digest) 0 else skip, if (digest) 0 else tail, hwFirst, hwCount, garbled,
-      exp.isDefined)
+      exp.isDefined, held)
   }
 
   /** A good in-order segment whose descriptor found no room: firmware gets it as one the parser never saw; the parser
     * forgets the message in progress and stops following the MsgSeqNum until firmware resynchronises it. */
   def overflow(length: Int): Unit = {
-    carry = ArrayBuffer[Int](); carryHw = false; expMsg = None
+    carry = ArrayBuffer[Int](); carryHw = false; carryUnd = false; expMsg = None
     nextSeq = (nextSeq + length) & 0xFFFFFFFFL
   }
 
   /** The message in progress at the end of the stream so far: its length, and whether the hardware owns it. */
   def pending: (Int, Boolean) = (carry.length, carryHw)
+  /** ... and whether its owner is still undecided (firmware holds it). */
+  def pendingUndecided: Boolean = carryUnd
 }

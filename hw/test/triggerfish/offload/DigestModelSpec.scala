@@ -49,20 +49,34 @@ class DigestModelSpec extends AnyFunSuite {
     assert(d.map(x => (x.hwFirst, x.hwCount)) == Seq((1L, 2), (3L, 3), (6L, 3), (9L, 4)))
   }
 
-  test("a cut before 35=W is known: that segment is passed and firmware keeps the head; the next is passed with its tail provisional") {
+  test("a cut before 35=W is known: that segment is passed, its W skipped, firmware holds the undecided head; the hardware takes it whole") {
     val msgs = (1 to 6).map(i => w(i))
     val b = bytesOf(msgs)
     val starts = msgs.scanLeft(0)(_ + _.length)
     val c1 = starts(2) + 10          // 10 bytes into message 3: "8=FIX.4.4|" only
     val c2 = starts(4) + 40          // 40 bytes into message 5: past its 35=W
-    val d = run(model(), cut(b, Seq(c1, c2)))
-    assert(d.map(_.digested) == Seq(false, false, true))
-    // segment 1: messages 1, 2 complete (firmware parses them: the segment is passed), the head of 3 is firmware's
-    assert(d(0).skip == 0 && d(0).tail == 0 && d(0).hwCount == 0)
-    // segment 2: firmware gets the rest of 3 and all of 4; the head of 5 (40 bytes) is the hardware's
-    assert(d(1).skip == 0 && d(1).tail == 40 && d(1).hwCount == 0)
+    val m = model()
+    val d = run(m, cut(b, Seq(c1, c2)).take(1))
+    assert(m.pending == (10, false) && m.pendingUndecided)
+    val dAll = d ++ run(m, cut(b, Seq(c1, c2)).drop(1))
+    assert(dAll.map(_.digested) == Seq(false, true, true))
+    // segment 1: messages 1, 2 the hardware's (the skip), the head of 3 held by firmware (it parses nothing)
+    assert(dAll(0).skip == starts(2) && dAll(0).tail == 0 && dAll(0).held == 10 && dAll(0).hwFirst == 1 && dAll(0).hwCount == 2)
+    // segment 2: the rest of 3 verified (the hardware takes it: firmware drops the head it held), 4, the head of 5
+    assert(dAll(1).hwFirst == 3 && dAll(1).hwCount == 2 && dAll(1).held == 0)
     // segment 3: the rest of 5 and 6, digested
-    assert(d(2).hwFirst == 5 && d(2).hwCount == 2 && d(2).synced)
+    assert(dAll(2).hwFirst == 5 && dAll(2).hwCount == 2 && dAll(2).synced)
+  }
+
+  test("an undecided head that turns out to be firmware's (a Heartbeat): the next segment is passed with no skip") {
+    val msgs = Seq(w(1), session("0", 2), w(3))
+    val b = bytesOf(msgs)
+    val c1 = msgs(0).length + 12    // "8=FIX.4.4|9=" of the Heartbeat
+    val d = run(model(), cut(b, Seq(c1, c1 + 5)))
+    assert(d.map(_.digested) == Seq(false, false, false))
+    assert(d(0).skip == msgs(0).length && d(0).held == 12 && d(0).hwCount == 1)
+    assert(d(1).skip == 0 && d(1).held == 5 && d(1).hwCount == 0, "5 more bytes, still undecided: all held")
+    assert(d(2).skip == 0 && d(2).held == 0 && d(2).hwCount == 0 && d(2).synced, "firmware's: it parses the Heartbeat and 3")
   }
 
   test("a Heartbeat among W: its segment is passed, the parser stays in step and digests the next") {
@@ -98,14 +112,15 @@ class DigestModelSpec extends AnyFunSuite {
 
   test("garbage between messages: passed (firmware hunts over it)") {
     val d = run(model(), Seq(Fix.bytes(w(1)) ++ Fix.bytes("xx") ++ Fix.bytes(w(2))).map(_.toIndexedSeq))
-    assert(!d.head.digested && d.head.synced && d.head.skip == 0 && d.head.tail == 0)
+    // the W before the garbage is the hardware's (the skip); firmware hunts over the rest and parses message 2
+    assert(!d.head.digested && d.head.synced && d.head.skip == w(1).length && d.head.hwCount == 1 && d.head.tail == 0)
   }
 
   test("a carried head that turns out to be no message: firmware hunts on, the parser stays in step") {
     // "8=FIX.4." ends segment 1 (firmware keeps it: not yet a W); segment 2 breaks it, then message 2 follows
     val m = model()
     val d1 = m.segment((Fix.bytes(w(1)) ++ Fix.bytes("8=FIX.4.")).toIndexedSeq)
-    assert(!d1.digested && d1.tail == 0 && m.pending == (8, false))
+    assert(!d1.digested && d1.tail == 0 && d1.held == 8 && d1.skip == w(1).length && m.pending == (8, false) && m.pendingUndecided)
     val d2 = m.segment((Fix.bytes("x") ++ Fix.bytes(w(2))).toIndexedSeq)
     assert(!d2.digested && d2.skip == 0 && d2.tail == 0 && d2.hwCount == 0 && d2.synced && m.pending == (0, false))
     assert(m.expMsg.contains(3L), "message 2, parsed by firmware, moved the expected MsgSeqNum on")
@@ -142,6 +157,7 @@ class DigestModelSpec extends AnyFunSuite {
     val seed = TfSim.seed(23)
     val rnd = new Random(seed)
     var digestedSegs = 0; var passedSegs = 0; var provisional = 0; var hwMsgs = 0; var garbledTotal = 0
+    var heldTaken = 0; var heldFw = 0
     for (r <- 0 until 300) {
       // the stream: mostly W in sequence, with the kinds of message the rules treat apart
       var seq = 1L
@@ -167,12 +183,19 @@ class DigestModelSpec extends AnyFunSuite {
       val segs = cut(b, cuts)
       val m = model()
       val d = run(m, segs)
-      // Firmware's bytes and the hardware's, from the records alone.
+      // Firmware's bytes and the hardware's, from the records alone, as firmware reads them: bytes it holds (an
+      // undecided head) are the hardware's when the next record takes the message (digested, or a skip)
       val fw = Array.fill(b.length)(false)
       var off = 0
+      var heldFrom = -1
       for ((x, s) <- d.zip(segs)) {
         assert(x.seqStart == 1000 + off && x.seqEnd == 1000 + off + s.length)
+        assert(x.held == 0 || (!x.digested && x.tail == 0 && x.held <= s.length - x.skip), s"seed $seed run $r: $x")
+        if (heldFrom >= 0 && x.held < s.length) {
+          if (x.digested || x.skip > 0) { for (i <- heldFrom until off) fw(i) = false; heldTaken += 1 } else heldFw += 1
+        }
         if (!x.digested) for (i <- x.skip until s.length - x.tail) fw(off + i) = true
+        heldFrom = if (x.held == 0) -1 else if (x.held == s.length && heldFrom >= 0) heldFrom else off + s.length - x.held
         if (x.digested) digestedSegs += 1 else passedSegs += 1
         if (x.tail > 0) provisional += 1
         off += s.length
@@ -210,7 +233,8 @@ class DigestModelSpec extends AnyFunSuite {
       hwMsgs += hwVerified.length
     }
     println(s"[digest-model] seed $seed: 300 streams, $digestedSegs segments digested, $passedSegs passed, " +
-      s"$provisional provisional tails in passed segments, $hwMsgs messages completed by the hardware, $garbledTotal dropped as garbled")
-    assert(digestedSegs > 1000 && passedSegs > 300 && provisional > 10 && garbledTotal > 5)
+      s"$provisional provisional tails in passed segments, $hwMsgs messages completed by the hardware, $garbledTotal dropped as garbled, " +
+      s"undecided heads: $heldTaken taken by the hardware, $heldFw firmware's")
+    assert(digestedSegs > 1000 && passedSegs > 300 && provisional > 10 && garbledTotal > 5 && heldTaken > 10 && heldFw > 10)
   }
 }

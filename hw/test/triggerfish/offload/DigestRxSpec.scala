@@ -108,7 +108,7 @@ class DigestRxSpec extends AnyFunSuite {
           val p = dut.io.desc.payload
           got = Some(Digest(p.seqStart.toLong, (p.seqStart.toLong + p.length.toLong) & 0xFFFFFFFFL, p.digested.toBoolean,
             p.skip.toInt, p.tail.toInt, if (p.hwCount.toInt == 0) -1 else p.hwFirst.toLong, p.hwCount.toInt,
-            p.garbled.toBoolean, p.synced.toBoolean))
+            p.garbled.toBoolean, p.synced.toBoolean, p.held.toInt))
         }
       }
       dut.io.room #= true
@@ -153,7 +153,7 @@ class DigestRxSpec extends AnyFunSuite {
       h.setCompIds(Ours, Theirs)
       dut.io.enable #= enable
       val gen = new DigestStreams(rnd, Ours, Theirs)
-      var digested, passed, tails, skips, garbled, hwMsgs, bad, resyncs, refused, overflows = 0
+      var digested, passed, tails, skips, helds, garbled, hwMsgs, bad, resyncs, refused, overflows = 0
       for (r <- 0 until streams) {
         val msgs = gen.stream(3 + rnd.nextInt(60), mostlyW)
         val b = msgs.flatMap(Fix.bytes).toIndexedSeq
@@ -189,6 +189,7 @@ class DigestRxSpec extends AnyFunSuite {
           if (want.digested) digested += 1 else passed += 1
           if (want.tail > 0) tails += 1
           if (want.skip > 0) skips += 1
+          if (want.held > 0) helds += 1
           if (want.garbled) garbled += 1
           hwMsgs += want.hwCount
           }
@@ -205,9 +206,9 @@ class DigestRxSpec extends AnyFunSuite {
         }
       }
       println(f"[digest-rtl] $name seed $seed: $streams streams, ${digested + passed} segments: $digested digested, $passed passed " +
-        f"($tails with a provisional tail, $skips with a skip, $garbled garbled), $hwMsgs messages completed by the hardware, " +
+        f"($tails with a provisional tail, $skips with a skip, $helds with an undecided head, $garbled garbled), $hwMsgs messages completed by the hardware, " +
         f"$bad bad segments rolled back, $overflows with no room for the descriptor, $resyncs resyncs applied, $refused refused")
-      if (enable) assert(digested > streams && passed > streams / 2 && tails > 5 && skips > 5 && garbled > 0 && bad > 20 && resyncs > 5 && refused > 0)
+      if (enable) assert(digested > streams && passed > streams / 2 && tails > 5 && skips > 5 && helds > 5 && garbled > 0 && bad > 20 && resyncs > 5 && refused > 0)
       else assert(digested == 0 && hwMsgs == 0)
     }
 

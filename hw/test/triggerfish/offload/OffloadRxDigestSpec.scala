@@ -37,9 +37,10 @@ class OffloadRxDigestSpec extends AnyFunSuite {
       val seq = bus.read(off("DIGEST_SEQ")) & 0xFFFFFFFFL
       val len = bus.read(off("DIGEST_LEN"))
       val count = ((st >> 8) & 0xFF).toInt
+      val tail = bus.read(off("DIGEST_TAIL"))
       val d = Digest(seq, (seq + (len & 0xFFFF)) & 0xFFFFFFFFL, (st & 2) != 0, ((len >> 16) & 0xFFFF).toInt,
-        bus.read(off("DIGEST_TAIL")).toInt, if (count == 0) -1 else bus.read(off("DIGEST_FIRST")) & 0xFFFFFFFFL, count,
-        (st & 4) != 0, (st & 8) != 0)
+        (tail & 0xFFFF).toInt, if (count == 0) -1 else bus.read(off("DIGEST_FIRST")) & 0xFFFFFFFFL, count,
+        (st & 4) != 0, (st & 8) != 0, ((tail >> 16) & 0xFFFF).toInt)
       bus.write(off("DIGEST_POP"), 1)
       Some(d)
     }
