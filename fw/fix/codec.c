@@ -601,14 +601,21 @@ HOT int fix_msg_get_int(const fix_msg_t *m, uint32_t tag, int64_t *out)
     return fix_parse_int(f->val, f->len, out);
 }
 
-HOT int fix_msg_get_u32(const fix_msg_t *m, uint32_t tag, uint32_t *out)
+HOT int fix_parse_u32(const char *s, size_t n, uint32_t *out)
 {
     int64_t v;
-    int r = fix_msg_get_int(m, tag, &v);
+    int r = fix_parse_int(s, n, &v);
     if (r) return r;
     if (v < 0 || v > (int64_t)UINT32_MAX) return FIX_E_RANGE;
     *out = (uint32_t)v;
     return FIX_OK;
+}
+
+HOT int fix_msg_get_u32(const fix_msg_t *m, uint32_t tag, uint32_t *out)
+{
+    const fix_field_t *f = fix_msg_get(m, tag);
+    if (!f) return FIX_E_MISSING;
+    return fix_parse_u32(f->val, f->len, out);
 }
 
 int fix_msg_get_decimal(const fix_msg_t *m, uint32_t tag, unsigned decimals, int64_t *out)
@@ -653,8 +660,14 @@ bool fix_msg_is_type(const fix_msg_t *m, const char *msg_type)
 
 int fix_raw_get(const uint8_t *p, size_t len, uint32_t tag, fix_field_t *out, unsigned *index)
 {
-    int r = FIX_E_MISSING;
-    unsigned n = 0;
+    return fix_raw_get_tags(p, len, 1, &tag, out, index);
+}
+
+int fix_raw_get_tags(const uint8_t *p, size_t len, unsigned ntags, const uint32_t *tags, fix_field_t *out,
+                     unsigned *index)
+{
+    unsigned found = 0, n = 0;
+    for (unsigned k = 0; k < ntags; k++) out[k].tag = 0; /* (0: not found yet; no field has tag 0) */
     for (size_t i = 0; i < len; i++) { /* i: a field's first byte, then its SOH */
         size_t t0 = i;
         uint32_t t = 0;
@@ -663,15 +676,16 @@ int fix_raw_get(const uint8_t *p, size_t len, uint32_t tag, fix_field_t *out, un
         size_t v = ++i;
         while (i < len && p[i] != FIX_SOH) i++;
         if (i >= len || i == v || (t == 10 && i + 1 < len) || ++n > FIX_MAX_FIELDS) return FIX_E_FORMAT;
-        if (t == tag && r != FIX_OK) {
-            out->tag = t;
-            out->val = (const char *)p + v;
-            out->len = (uint16_t)(i - v);
-            if (index) *index = n - 1;
-            r = FIX_OK;
+        for (unsigned k = 0; k < ntags; k++) {
+            if (t != tags[k] || out[k].tag) continue;
+            out[k].tag = t;
+            out[k].val = (const char *)p + v;
+            out[k].len = (uint16_t)(i - v);
+            if (index) index[k] = n - 1;
+            found++;
         }
     }
-    return r;
+    return found == ntags ? FIX_OK : FIX_E_MISSING;
 }
 
 /* ================= Groups ================= */

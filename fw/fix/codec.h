@@ -145,8 +145,9 @@ size_t fix_stream_drop_partial(fix_stream_t *st);
 /* ---- Accessors (first occurrence of a tag) ---- */
 const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag);
 int fix_msg_get_int(const fix_msg_t *m, uint32_t tag, int64_t *out);
-/* Unsigned 32-bit value (sequence numbers, counts). */
+/* Unsigned 32-bit value (sequence numbers, counts): FIX_E_FORMAT not an integer, FIX_E_RANGE negative or too big. */
 int fix_msg_get_u32(const fix_msg_t *m, uint32_t tag, uint32_t *out);
+int fix_parse_u32(const char *s, size_t n, uint32_t *out);
 int fix_msg_get_decimal(const fix_msg_t *m, uint32_t tag, unsigned decimals, int64_t *out);
 /* Copies the value NUL-terminated into out; FIX_E_RANGE if it does not fit in cap-1 chars. */
 int fix_msg_get_str(const fix_msg_t *m, uint32_t tag, char *out, size_t cap);
@@ -160,6 +161,9 @@ bool fix_msg_is_type(const fix_msg_t *m, const char *msg_type);
  * and refused as fix_parse refuses one: FIX_E_FORMAT (a bad tag, an empty value, an unterminated field, CheckSum not
  * last, more than FIX_MAX_FIELDS fields); FIX_E_MISSING when it is well formed and has no such field. */
 int fix_raw_get(const uint8_t *p, size_t len, uint32_t tag, fix_field_t *out, unsigned *index);
+/* The same for ntags distinct tags in one walk: out[k] (and index[k]) for tags[k]; FIX_E_MISSING unless all are there. */
+int fix_raw_get_tags(const uint8_t *p, size_t len, unsigned ntags, const uint32_t *tags, fix_field_t *out,
+                     unsigned *index);
 /* Number of occurrences of tag. */
 unsigned fix_msg_count(const fix_msg_t *m, uint32_t tag);
 

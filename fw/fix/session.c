@@ -803,14 +803,13 @@ static fix_msg_kind_t kind_of(const fix_field_t *t)
  * MsgType the third field; FIX_E_RANGE without a MsgSeqNum of 32 bits. */
 static int sent_header(const uint8_t *msg, size_t len, fix_field_t *type, uint32_t *seq)
 {
-    fix_field_t f;
-    unsigned at;
-    int64_t v;
-    if (fix_raw_get(msg, len, 35, type, &at) != FIX_OK || at != 2) return FIX_E_FORMAT;
-    if (fix_raw_get(msg, len, 34, &f, NULL) != FIX_OK || fix_parse_int(f.val, f.len, &v) != FIX_OK || v < 0 ||
-        v > (int64_t)UINT32_MAX)
-        return FIX_E_RANGE;
-    *seq = (uint32_t)v;
+    static const uint32_t tags[2] = {35, 34};
+    fix_field_t f[2];
+    unsigned at[2];
+    int r = fix_raw_get_tags(msg, len, 2, tags, f, at);
+    if (r == FIX_E_FORMAT || f[0].tag == 0 || at[0] != 2) return FIX_E_FORMAT; /* not a message, or 35 not third */
+    if (r != FIX_OK || fix_parse_u32(f[1].val, f[1].len, seq) != FIX_OK) return FIX_E_RANGE;
+    *type = f[0];
     return FIX_OK;
 }
 

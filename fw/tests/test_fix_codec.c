@@ -327,6 +327,27 @@ static void test_codec_raw_get(void **st)
     assert_int_equal(at, 6);
     assert_int_equal(fix_raw_get((const uint8_t *)m, n, 58, &f, NULL), FIX_E_MISSING);
     assert_int_equal(fix_raw_get((const uint8_t *)m, 0, 8, &f, NULL), FIX_E_MISSING);
+    /* several tags in one walk: each its first occurrence and position, in the order asked */
+    static const uint32_t tags[3] = {34, 11, 35};
+    fix_field_t fs[3];
+    unsigned ats[3];
+    assert_int_equal(fix_raw_get_tags((const uint8_t *)m, n, 3, tags, fs, ats), FIX_OK);
+    assert_memory_equal(fs[0].val, "0007", 4);
+    assert_memory_equal(fs[1].val, "A1", 2);
+    assert_int_equal(fs[2].tag, 35);
+    assert_int_equal(ats[0], 3);
+    assert_int_equal(ats[1], 4);
+    assert_int_equal(ats[2], 2);
+    static const uint32_t some[2] = {35, 58};
+    assert_int_equal(fix_raw_get_tags((const uint8_t *)m, n, 2, some, fs, NULL), FIX_E_MISSING);
+    assert_int_equal(fs[0].tag, 35); /* the one there is found all the same */
+    assert_int_equal(fs[1].tag, 0);
+    uint32_t u;
+    assert_int_equal(fix_parse_u32("4294967295", 10, &u), FIX_OK);
+    assert_true(u == UINT32_MAX);
+    assert_int_equal(fix_parse_u32("4294967296", 10, &u), FIX_E_RANGE);
+    assert_int_equal(fix_parse_u32("-1", 2, &u), FIX_E_RANGE);
+    assert_int_equal(fix_parse_u32("1x", 2, &u), FIX_E_FORMAT);
     /* refused wherever the fault lies, even after the field asked for */
     static const char *const bad[] = {
         "8=FIX.4.4\x01" "35=0\x01" "x1=2\x01",        /* a bad tag */
@@ -344,6 +365,7 @@ static void test_codec_raw_get(void **st)
         size_t bn = strlen(bad[i]);
         assert_int_equal(fix_parse(&msg, (const uint8_t *)bad[i], bn), FIX_E_FORMAT);
         assert_int_equal(fix_raw_get((const uint8_t *)bad[i], bn, 8, &f, NULL), FIX_E_FORMAT);
+        assert_int_equal(fix_raw_get_tags((const uint8_t *)bad[i], bn, 3, tags, fs, NULL), FIX_E_FORMAT);
     }
     const char *nine = "8=FIX.4.4\x01" "123456789=1\x01"; /* nine digits are a tag */
     assert_int_equal(fix_raw_get((const uint8_t *)nine, strlen(nine), 123456789, &f, &at), FIX_OK);
