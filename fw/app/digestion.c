@@ -1,14 +1,15 @@
 /* Market-data digestion on the SoC (see digestion.h). */
 #include "app/digestion.h"
+#include "lib/prof.h"
 
 #ifdef TF_HAS_DIGESTION
 #include <stdio.h>
 #include <string.h>
 
 #include "app/fixclient.h"
+#include "app/netif.h"
 #include "app/stops.h"
 #include "drivers/offload_rx.h"
-#include "drivers/timer.h"
 #include "lib/mproto.h"
 #include "net/tcp.h"
 #include "offload/digest.h"
@@ -68,7 +69,8 @@ static int op_skip(void *ctx, uint32_t seq, uint32_t len) {
 
 static int op_messages(void *ctx, uint32_t first, uint32_t count) {
     (void)ctx;
-    return fix_session_digested(fixclient_session(), first, count, timer_ms()) == FIX_OK ? 0 : -1;
+    /* (the stack's time of this frame or pass: no timer division for every descriptor; never after now_ms()) */
+    return fix_session_digested(fixclient_session(), first, count, netif_stack()->now_ms) == FIX_OK ? 0 : -1;
 }
 
 static int op_drop(void *ctx) {
@@ -80,7 +82,13 @@ static const ofl_digest_ops_t ops = {op_skip, op_messages, op_drop};
 
 void digestion_take(void) {
     ofl_digest_desc_t x;
-    while (dg.up && ofl_digest_room(&dg.d) && offload_rx_digest_pop(&x)) ofl_digest_take(&dg.d, &x, &ops, NULL);
+    for (;;) {
+        bool got = false;
+        if (!dg.up || !ofl_digest_room(&dg.d)) break;
+        TF_LOOP(TF_LOOP_POP, got = offload_rx_digest_pop(&x));
+        if (!got) break;
+        TF_LOOP(TF_LOOP_TAKE, ofl_digest_take(&dg.d, &x, &ops, NULL));
+    }
 }
 
 void digestion_skipped(uint32_t seq, uint32_t len) {
@@ -94,7 +102,7 @@ void digestion_poll(void) {
     digestion_take();
     /* only where firmware stands at a message boundary with nothing of the hardware's waiting */
     if (ofl_digest_waiting(&dg.d) || !fix_session_rx_at_boundary(s)) return;
-    uint64_t now = timer_ms();
+    uint64_t now = netif_stack()->now_ms; /* this main-loop pass's (netif_poll): no timer division every pass */
     bool want = wanted();
     if (want != dg.on) { /* switch at the parser's own position: CONFIG and LOAD_SEQ there lose nothing */
         uint32_t seq, res;
@@ -124,8 +132,22 @@ void digestion_poll(void) {
 void digestion_want(bool on) { dg.want = on; }
 bool digestion_wanted(void) { return dg.want; }
 
+#ifdef TF_PROF_LOOP
+uint32_t tf_loop_cycles[TF_LOOP_N], tf_loop_calls[TF_LOOP_N], tf_loop_max[TF_LOOP_N];
+#endif
+
 void digestion_report(void) {
     const ofl_digest_t *d = &dg.d;
+#ifdef TF_PROF_LOOP
+    static const char *const names[TF_LOOP_N] = {"console", "descriptors", "rx_frame", "net_poll", "session_poll",
+                                                 "offload_poll", "digestion_poll", "events", "(descriptor pop)",
+                                                 "(descriptor take)"};
+    for (unsigned k = 0; k < TF_LOOP_N; k++) {
+        printf("prof: %s cycles %lu calls %lu longest %lu\n", names[k], (unsigned long)tf_loop_cycles[k],
+               (unsigned long)tf_loop_calls[k], (unsigned long)tf_loop_max[k]);
+        tf_loop_cycles[k] = tf_loop_calls[k] = tf_loop_max[k] = 0;
+    }
+#endif
     bool synced = dg.up && offload_rx_digest_synced();
     if (mp_in_request) {
         mp_event("counters", "group:s want:b on:b synced:b digested:u passed:u trimmed:u hw_msgs:u bytes:u garbled:u held:u held_taken:u held_fw:u skip_refused:u msg_refused:u syncs:u sync_refused:u fifo_drops:u",

@@ -530,20 +530,19 @@ void fixclient_init(void) {
 }
 
 void fixclient_poll(void) {
-    uint64_t now = now_ms();
+    uint64_t now = now_ms(); /* (not the stack's, older: the session's own times come from now_ms) */
     if (fc.send_failed && fc.conn) {
         tcp_abort(fc.conn);
         connection_gone("aborted");
     }
-    if (fc.state == FC_ONLINE) fix_session_poll(&session, now);
+    if (fc.state == FC_ONLINE) TF_LOOP(TF_LOOP_SESSION, fix_session_poll(&session, now));
 #ifdef TF_HAS_OFFLOAD
-    offload_poll();
-    offload_resync();
+    TF_LOOP(TF_LOOP_OFFLOAD, offload_poll(); offload_resync());
 #ifdef TF_HAS_DIGESTION
-    digestion_poll();
+    TF_LOOP(TF_LOOP_DIGEST_POLL, digestion_poll());
 #endif
 #endif
-    stops_flush_events();
+    TF_LOOP(TF_LOOP_EVENTS, stops_flush_events());
     if (fc.state == FC_WAIT && fc.want_up && tcp_backoff_due(&fc.backoff, now)) start_connect();
     if (fix_session_utc_valid(&session) && strcmp(fc.utc_source, "unknown") == 0) fc.utc_source = "the exchange";
 }

@@ -12,6 +12,7 @@
 #include "lib/console.h"
 #include "lib/mproto.h"
 #include "lib/parse.h"
+#include "lib/prof.h"
 #include "start/start.h"
 
 #ifndef TF_FW_VERSION
@@ -122,8 +123,8 @@ int main(void) {
     console_prompt(&con);
     for (;;) {
         int c;
-        while ((c = uart_getc()) >= 0) /* everything typed so far: one character per loop echoed slowly under load */
-            if (console_feed(&con, (char)c)) break; /* a command ran: let the network have its turn */
+        TF_LOOP(TF_LOOP_CONSOLE, while ((c = uart_getc()) >= 0) /* everything typed so far, echoed slowly under load */
+                                     if (console_feed(&con, (char)c)) break); /* a command ran: the network's turn */
 #ifdef TF_HAS_ETH
         netif_poll();
         fixclient_poll();

@@ -198,18 +198,19 @@ uint32_t netif_rx_cycle(void) { return rx_cycle; }
 void netif_poll(void) {
     rx_cycle = sysctrl_cycles32(); /* the cycle this frame's receive slot is taken (when there is one) */
     TF_PROF_BASE();
+    uint64_t now = now_ms(); /* once a pass: the timer's division costs about 250 cycles, the pass itself a few thousand */
     const uint8_t *frame;
     size_t len = ethmac_rx_peek(&frame);
 #ifdef TF_HAS_DIGESTION
-    digestion_take(); /* the slot was seen first: the descriptors up to its frame's are visible now */
+    TF_LOOP(TF_LOOP_DESC, digestion_take()); /* the slot was seen first: the descriptors up to its frame's are visible now */
 #endif
     if (len) { /* parsed where the MAC put it (zero-copy): the slot goes back once the stack is done with it */
         TF_PROF_MARK(0);
         stir(sysctrl_cycles32());
-        net_input(&stack, frame, len, now_ms());
+        TF_LOOP(TF_LOOP_RX, net_input(&stack, frame, len, now));
         ethmac_rx_release();
     }
-    net_poll(&stack, now_ms());
+    TF_LOOP(TF_LOOP_NET_POLL, net_poll(&stack, now));
     building = false; /* a frame built but not sent (no ARP entry yet) is dropped, as the stack's own buffer was */
     send_held();
 }

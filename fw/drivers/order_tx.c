@@ -87,7 +87,14 @@ bool order_tx_set_time(uint32_t tod_ms, uint32_t eth_cycles_per_ms) {
     return command(ORDER_TX_TIME_SET, h / 10u);
 }
 
-bool order_tx_set_ack(uint32_t ack) { return command(ORDER_TX_ACK_SET, ack); }
+/* Not waited for: the engine takes it within a few of its cycles, and every later command waits for it first (the
+ * digestion's main loop sets it once a pass, and a command's round trip to the engine's clock was a quarter of the
+ * pass). */
+bool order_tx_set_ack(uint32_t ack) {
+    if (!wait_status(BIT(ORDER_TX_STATUS, CMD_BUSY), 0)) return false;
+    wr(ORDER_TX_ACK_SET, ack);
+    return true;
+}
 
 void order_tx_get_next(order_tx_next_t *n) {
     n->seq = rd(ORDER_TX_NEXT_SEQ);

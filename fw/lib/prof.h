@@ -30,4 +30,33 @@ extern uint32_t tf_prof_base; /* when the receive slot was taken */
 #define TF_PROF_BASE() ((void)0)
 #endif
 
+/* Where the main loop's cycles go: build with CFLAGS_EXTRA=-DTF_PROF_LOOP; each TF_LOOP(k, statement) adds the
+ * statement's cycles and one call to region k, and `offload` prints the regions since its last call (then clears
+ * them), so a run that reads `offload` before and after a burst gets the burst's profile (the longest call apart:
+ * the console's includes the commands, which wait for the UART). Nothing without the flag. */
+enum {
+    TF_LOOP_CONSOLE, TF_LOOP_DESC, TF_LOOP_RX, TF_LOOP_NET_POLL, TF_LOOP_SESSION, TF_LOOP_OFFLOAD,
+    TF_LOOP_DIGEST_POLL, TF_LOOP_EVENTS, TF_LOOP_POP, TF_LOOP_TAKE, TF_LOOP_N
+};
+#ifdef TF_PROF_LOOP
+extern uint32_t tf_loop_cycles[TF_LOOP_N], tf_loop_calls[TF_LOOP_N], tf_loop_max[TF_LOOP_N];
+static inline uint32_t tf_loop_read(void)
+{
+    uint32_t v;
+    __asm__ volatile("csrr %0, mcycle" : "=r"(v));
+    return v;
+}
+#define TF_LOOP(k, stmt)                                                                                              \
+    do {                                                                                                              \
+        uint32_t t0_ = tf_loop_read();                                                                                \
+        stmt;                                                                                                         \
+        uint32_t dt_ = tf_loop_read() - t0_;                                                                          \
+        tf_loop_cycles[k] += dt_;                                                                                     \
+        tf_loop_calls[k]++;                                                                                           \
+        if (dt_ > tf_loop_max[k]) tf_loop_max[k] = dt_;                                                               \
+    } while (0)
+#else
+#define TF_LOOP(k, stmt) stmt
+#endif
+
 #endif
