@@ -1,4 +1,4 @@
-// Reference model of market-data digestion (docs/DESIGN.md "Digesting market data: the rules to build"), written
+// Reference model of market-data digestion (docs/DESIGN.md "Digesting market data"), written
 // before the hardware: for each good, in-order data segment of the session's stream, whether the parser digests it
 // (no receive slot, firmware gets only this record) or passes it (firmware gets the frame and parses the bytes
 // between `skip` and `tail`). It works on whole FIX messages cut out of the byte stream by their BodyLength, not

@@ -1,4 +1,4 @@
-// The digest model's own tests (docs/DESIGN.md "Digesting market data: the rules to build"): directed streams with
+// The digest model's own tests (docs/DESIGN.md "Digesting market data"): directed streams with
 // the outcome of every segment written out, and random streams (W, other session messages, PossDup, wrong CompIDs,
 // gaps, garbled messages, garbage, cut anywhere) checked against the rules' invariants: every message is parsed whole
 // by exactly one side; firmware gets every byte that is not the hardware's; the hardware completes only verified W
