@@ -200,14 +200,18 @@ void netif_poll(void) {
     TF_PROF_BASE();
     uint64_t now = now_ms(); /* once a pass: the timer's division costs about 250 cycles, the pass itself a few thousand */
     const uint8_t *frame;
-    size_t len = ethmac_rx_peek(&frame);
+    bool sums_ok;
+    size_t len = ethmac_rx_peek(&frame, &sums_ok);
+#ifdef TF_NO_HW_SUMS
+    sums_ok = false; /* for measurement (CFLAGS_EXTRA=-DTF_NO_HW_SUMS): every segment summed here, as without the offload */
+#endif
 #ifdef TF_HAS_DIGESTION
     TF_LOOP(TF_LOOP_DESC, digestion_take()); /* the slot was seen first: the descriptors up to its frame's are visible now */
 #endif
     if (len) { /* parsed where the MAC put it (zero-copy): the slot goes back once the stack is done with it */
         TF_PROF_MARK(0);
         stir(sysctrl_cycles32());
-        TF_LOOP(TF_LOOP_RX, net_input(&stack, frame, len, now));
+        TF_LOOP(TF_LOOP_RX, net_input_checked(&stack, frame, len, now, sums_ok));
         ethmac_rx_release();
     }
     TF_LOOP(TF_LOOP_NET_POLL, net_poll(&stack, now));

@@ -14,9 +14,14 @@ void ethmac_init(void) {
     wr(ETH_TX_ACK, 1);
 }
 
-size_t ethmac_rx_peek(const uint8_t **frame) {
+size_t ethmac_rx_peek(const uint8_t **frame, bool *sums_ok) {
     uint32_t st = rd(ETH_RX_STATUS);
     if (!((st >> ETH_RX_STATUS_VALID_SHIFT) & ETH_RX_STATUS_VALID_MASK)) return 0;
+#ifdef ETH_RX_STATUS_CHECKED_SHIFT
+    *sums_ok = (st >> ETH_RX_STATUS_CHECKED_SHIFT) & ETH_RX_STATUS_CHECKED_MASK;
+#else
+    *sums_ok = false; /* a build whose offload does not vouch for the session's frames */
+#endif
     uint32_t slot = (st >> ETH_RX_STATUS_SLOT_SHIFT) & ETH_RX_STATUS_SLOT_MASK;
     size_t len = (st >> ETH_RX_STATUS_LENGTH_SHIFT) & ETH_RX_STATUS_LENGTH_MASK;
     if (len > ETH_MAX_FRAME) {

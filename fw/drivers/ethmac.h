@@ -18,8 +18,10 @@ void ethmac_init(void);
 /* The oldest received frame (no FCS) where it is, in its receive slot: no copy (the slots are read by the CPU's
  * ordinary loads; a byte or halfword load takes its lane of the word the bus returns). Returns its length and sets
  * *frame, 0 when no frame waits. The bytes stay valid until ethmac_rx_release() gives the slot back. A frame longer
- * than ETH_MAX_FRAME (the hardware stores none) would be released here and counted (ethmac_rx_too_long). */
-size_t ethmac_rx_peek(const uint8_t **frame);
+ * than ETH_MAX_FRAME (the hardware stores none) would be released here and counted (ethmac_rx_too_long).
+ * *sums_ok: the offload verified the frame's IPv4 header and TCP checksums (RX_STATUS.CHECKED, digestion builds;
+ * always false elsewhere). */
+size_t ethmac_rx_peek(const uint8_t **frame, bool *sums_ok);
 static inline void ethmac_rx_release(void) { tf_write32(ETH_BASE + ETH_RX_RELEASE, 1); }
 /* Sends one frame (DA..payload, no FCS; the MAC pads to 60). Waits for the previous one to leave the
  * buffer. Returns false if the frame is too long for the transmit buffer. */

@@ -41,6 +41,7 @@
     X(tcp_rx,             "TCP segments received")                                 \
     X(tcp_bad_header,     "dropped: TCP header truncated or data offset invalid")  \
     X(tcp_bad_checksum,   "dropped: TCP checksum wrong")                           \
+    X(tcp_sum_verified,   "TCP segments whose checksum the receiver verified")     \
     X(tcp_no_conn,        "TCP segments for no connection (answered with RST)")    \
     X(tcp_tx,             "TCP segments sent")                                     \
     X(tcp_rx_bytes,       "TCP payload bytes delivered in order")                  \

@@ -15,6 +15,7 @@ bool eth_parse(const uint8_t *frame, size_t len, struct eth_hdr *out)
     out->type = net_rd16(frame + 12);
     out->payload = frame + ETH_HDR_LEN;
     out->payload_len = len - ETH_HDR_LEN;
+    out->sums_ok = false;
     return true;
 }
 

@@ -23,6 +23,7 @@ struct eth_hdr {
     uint16_t type;
     const uint8_t *payload;
     size_t payload_len;
+    bool sums_ok;            /* the receiver verified its IPv4 header and TCP checksums (net_input_checked) */
 };
 
 extern const uint8_t eth_broadcast_addr[ETH_ADDR_LEN];

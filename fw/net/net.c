@@ -27,6 +27,11 @@ const struct net_counters *net_get_counters(const struct net_stack *s) { return 
 
 void net_input(struct net_stack *s, const uint8_t *frame, size_t len, uint64_t now_ms)
 {
+    net_input_checked(s, frame, len, now_ms, false);
+}
+
+void net_input_checked(struct net_stack *s, const uint8_t *frame, size_t len, uint64_t now_ms, bool sums_ok)
+{
     struct eth_hdr eh;
     if (now_ms > s->now_ms)
         s->now_ms = now_ms;
@@ -35,6 +40,7 @@ void net_input(struct net_stack *s, const uint8_t *frame, size_t len, uint64_t n
         s->cnt.eth_runt++;
         return;
     }
+    eh.sums_ok = sums_ok;
     if (!eth_accept(s->mac, eh.dst)) {
         s->cnt.eth_not_for_us++;
         return;

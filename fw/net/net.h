@@ -72,6 +72,10 @@ void net_set_config(struct net_stack *s, const struct net_config *cfg);
 const struct net_config *net_get_config(const struct net_stack *s);
 /* One received frame (without FCS). Never keeps a pointer to it. */
 void net_input(struct net_stack *s, const uint8_t *frame, size_t len, uint64_t now_ms);
+/* The same, for a frame whose IPv4 header and TCP checksums the receiver has verified (sums_ok: the hardware's
+ * RX_STATUS.CHECKED): a TCP segment's checksum is then not summed again (counted in tcp_sum_verified). Everything
+ * else is checked as net_input checks it. */
+void net_input_checked(struct net_stack *s, const uint8_t *frame, size_t len, uint64_t now_ms, bool sums_ok);
 /* Runs timers (ARP retries, TCP retransmission, persist, TIME_WAIT). */
 void net_poll(struct net_stack *s, uint64_t now_ms);
 const struct net_counters *net_get_counters(const struct net_stack *s);

@@ -550,6 +550,29 @@ static void test_bad_checksum_counted(void **state)
     assert_int_equal(c->tcp_bad_header, 1);
 }
 
+/* A frame the receiver vouches for (the offload's RX_STATUS.CHECKED) is not summed again: the same corrupt segment
+ * is delivered when so marked (the stack trusts the flag, which is why only the hardware may set it) and dropped
+ * when not; the header checks still apply to a marked frame. */
+static void test_checked_frame_not_summed(void **state)
+{
+    (void)state;
+    open_conn(1460, 65535);
+    size_t n = t_mk_tcp_from(F, T_PEER_IP, PORT, LPORT, PSEQ, ISS + 1, TCP_FLAG_ACK, 65535, 0, "data", 4);
+    F[14 + 20 + 20 + 3] ^= 0x55;                     /* the payload no longer matches the checksum */
+    t_input(F, n, NOW);
+    assert_int_equal(T.rx_len, 0);
+    net_input_checked(&T.stack, F, n, NOW, true);
+    assert_int_equal(T.rx_len, 4);
+    assert_memory_equal(T.rx, "dat4", 4);            /* 'a' ^ 0x55, as it came */
+    n = t_mk_tcp_from(F, T_PEER_IP, PORT, LPORT, PSEQ + 4, ISS + 1, TCP_FLAG_ACK, 65535, 0, NULL, 0);
+    F[14 + 20 + 12] = 0x40;                          /* data offset 16 bytes: invalid, marked or not */
+    net_input_checked(&T.stack, F, n, NOW, true);
+    const struct net_counters *c = net_get_counters(&T.stack);
+    assert_int_equal(c->tcp_bad_checksum, 1);
+    assert_int_equal(c->tcp_sum_verified, 1);
+    assert_int_equal(c->tcp_bad_header, 1);
+}
+
 static void test_ack_of_unsent_data(void **state)
 {
     (void)state;
@@ -1158,6 +1181,7 @@ int main(void)
         cmocka_unit_test_setup(test_fast_retransmit, setup),
         cmocka_unit_test_setup(test_peer_zero_window, setup),
         cmocka_unit_test_setup(test_bad_checksum_counted, setup),
+        cmocka_unit_test_setup(test_checked_frame_not_summed, setup),
         cmocka_unit_test_setup(test_ack_of_unsent_data, setup),
         cmocka_unit_test_setup(test_stale_arp_refresh_keeps_segment_intact, setup),
         cmocka_unit_test_setup(test_active_close, setup),

@@ -38,8 +38,8 @@ case class EthBuffersConfig(
   minFrameBytes: Int = 60,     // shorter frames are runts
   eventFifoDepth: Int = 8,     // per-frame events from eth_rx to the sys counters (see the sizing note below)
   filterConns: Int = 1,        // connections the receive filter lets through (EthRxFilter; firmware has one: NET_TCP_MAX_CONNS)
-  rxVeto: Int = 0              // 0: none; N >= 2: a good frame's commit waits for io.rxVeto, sampled N eth_rx cycles after
-                               // the frame's last beat on io.rx (the offload's digested segments: OffloadRx.digestedLatency)
+  rxVeto: Int = 0              // 0: none; N >= 2: a good frame's commit waits for io.rxVeto (and io.rxChecked), sampled N eth_rx
+                               // cycles after its last beat on io.rx (the offload's verdicts: OffloadRx.digestedLatency)
 ) {
   require(rxVeto == 0 || (rxVeto >= 2 && rxVeto <= 10), "rxVeto: 0 or 2..10 (the next frame must not start before the commit is decided)")
   require(isPow2(rxSlots) && rxSlots >= 2 && rxSlots <= 256, "rxSlots: a power of two in 2..256")
@@ -81,7 +81,7 @@ case class EthMdio() extends Bundle with IMasterSlave {
 /** A committed receive frame, eth_rx -> sys: its slot and length. */
 case class EthRxDesc(c: EthBuffersConfig) extends Bundle {
   val slot = UInt(c.slotWidth bits)
-  val length = UInt(c.rxLenWidth bits)
+  val length = UInt(c.rxLenWidth bits); val checked = (c.rxVeto > 0) generate Bool()   // checked: io.rxChecked of it
 }
 
 /** What became of a received frame (EthFrameBuffers.Ev), eth_rx -> sys counters. */
@@ -167,7 +167,7 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
     val tx = master(Stream(Fragment(Bits(8 bits))))   // txCd
     val interrupt = out Bool()
     val mdio = master(EthMdio())
-    val rxVeto = (config.rxVeto > 0) generate in(Bool())   // rxCd: drop the frame that ended config.rxVeto cycles ago
+    val rxVeto, rxChecked = (config.rxVeto > 0) generate in(Bool())   // rxCd, the frame that ended rxVeto cycles ago: drop it; its sums are good
   }
   val sysCd = ClockDomain.current
 
@@ -268,7 +268,7 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
       assert(!(pending && beat.valid), "EthFrameBuffers: a frame started before the last one's commit was decided")
       descFifo.io.push.valid := decide && !io.rxVeto
       descFifo.io.push.slot := wrSlot
-      descFifo.io.push.length := len
+      descFifo.io.push.length := len; descFifo.io.push.checked := io.rxChecked
       eventFifo.io.push.valid := (endOfFrame && !commitNow) || decide
       eventFifo.io.push.kind := decide ? (io.rxVeto ? U(Ev.VETOED, Ev.width bits) | U(Ev.COMMIT, Ev.width bits)) | kind
       eventFifo.io.push.length := decide ? len | lenAfter
@@ -342,10 +342,10 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
 
     // RX: the oldest waiting frame is the head of the descriptor FIFO.
     val head = descFifo.io.pop
-    regs.ro("RX_STATUS", 0x010, "the oldest waiting received frame",
+    regs.ro("RX_STATUS", 0x010, "the oldest waiting received frame", Seq[(Data, RegField)](   // (and CHECKED, bit 1, in veto builds: checkedField)
       head.valid -> RegField("VALID", 0, 1, "a frame is waiting (the other fields describe it)"),
       (head.valid ? head.slot.resize(8) | U(0, 8 bits)) -> RegField("SLOT", 8, 8, "its slot: bytes at RX_BUF + SLOT * slot size"),
-      (head.valid ? head.length.resize(16) | U(0, 16 bits)) -> RegField("LENGTH", 16, 16, "its length in bytes (DA..payload, no FCS)"))
+      (head.valid ? head.length.resize(16) | U(0, 16 bits)) -> RegField("LENGTH", 16, 16, "its length in bytes (DA..payload, no FCS)")) ++ checkedField(head): _*)
     val release = regs.writeFlow("RX_RELEASE", 0x014, 1, "write (any value): give the oldest waiting slot back; ignored if none waits")
     head.ready := release.valid
     regs.ro("RX_PENDING", 0x018, descFifo.io.popOccupancy.resize(16), "number of received frames waiting")
@@ -537,4 +537,11 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
     ("ETH_MIN_FRAME", s"${config.minFrameBytes}U", "shorter received frames are runts"),
     ("ETH_FILTER_CONNS", s"${config.filterConns}U", "connections the receive filter lets through (FILTER_CONNi_*)"),
     ("ETH_FILTER_TOKEN_CYCLES", s"${EthRxFilter.tokenPrescale}U", "eth_rx cycles per FILTER_ICMP unit"))
+
+  // RX_STATUS.CHECKED, veto builds: io.rxChecked as the descriptor brought it to the oldest waiting frame. (Kept here, at
+  // the end: SpinalHDL names conditions by source line, and the builds without it keep their netlist byte for byte.)
+  private def checkedField(head: Stream[EthRxDesc]): Seq[(Data, RegField)] =
+    if (config.rxVeto > 0) Seq((head.valid && head.checked) -> RegField("CHECKED", 1, 1,
+      "veto builds: the offload verified its IPv4 header and TCP checksums (the session's segments; 0: not verified, not bad)"))
+    else Nil
 }

@@ -95,9 +95,9 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     val rx = slave(Flow(EthRxBeat()))                 // rxCd: the MAC's receive stream (the SoC's rxTap)
     val fire = master(Flow(OffloadFire()))            // rxCd
     val rxCycle = out UInt (32 bits)                  // rxCd: the cycle counter the stamps use
-    // rxCd, digestion builds: the frame whose last beat was on io.rx `OffloadRx.digestedLatency` cycles before was a
-    // digested segment, its descriptor queued (the frame buffers drop it instead of committing it to a slot)
-    val digested = config.digest generate out(Bool())
+    // rxCd, digestion builds, about the frame whose last beat was on io.rx `OffloadRx.digestedLatency` cycles before:
+    // digested, a segment whose descriptor is queued (the frame buffers drop it); checked, its sums are good (`sums`)
+    val digested = config.digest generate out(Bool()); val checked = config.digest generate out(Bool())
   }
   val sysCd = ClockDomain.current
   val factory = new PipelinedMemoryBusSlaveFactory(io.bus)
@@ -1570,6 +1570,17 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
       val dropsPrev = RegNext(dropsSync) init 0
       drops := drops + (dropsSync - dropsPrev).resized
     }
+  }
+
+  // The frame's sums as firmware's receive path checks them (io.checked): the session's frame with good FCS, IPv4
+  // header and TCP checksums and consistent lengths, not a fragment, in order or not. Known at t+2, with the TCP
+  // checksum, and delayed to io.digested's cycle so that the frame buffers take both verdicts at once (firmware does
+  // not sum a segment so marked again: a full segment's checksum is about a fifth of its receive path's cycles).
+  val sums = config.digest generate new ClockingArea(rxCd) {
+    import rx.hdr
+    val frag = RegNextWhen(hdr.fragR, rx.eof) init False
+    val good2 = hdr.eofOurs && !hdr.eofBad && !frag && hdr.tcpOk2
+    io.checked := Delay(rx.fireSeq.eofRR && good2, digestedLatency - 2, init = False)
   }
 
   /** Build constants for the C header. */

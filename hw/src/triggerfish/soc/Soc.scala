@@ -235,7 +235,10 @@ class Soc(val config: SocConfig) extends Component {
     for (r <- offRx; g <- engine) {
       r.io.rx << rxTap
       g.io.fire << r.io.fire
-      if (e.offloadDigest) buffers.io.rxVeto := r.io.digested   // a digested segment takes no receive slot
+      if (e.offloadDigest) {
+        buffers.io.rxVeto := r.io.digested     // a digested segment takes no receive slot
+        buffers.io.rxChecked := r.io.checked   // a passed one's sums are known good (RX_STATUS.CHECKED)
+      }
     }
     // Synthesis keeps the 125 MHz blocks as modules of their own: yosys maps each module's logic to LUTs for the
     // least depth that module allows, then trades depth for area up to it. In one flattened design that depth

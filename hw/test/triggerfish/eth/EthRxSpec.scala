@@ -20,6 +20,7 @@ class EthRxSpec extends AnyFunSuite {
   class Frame(val index: Int, val bytes: Array[Int], val error: Boolean, val gapBefore: Int) {
     var startTime: Long = -1      // sim time at which the driver put its first beat on the flow
     var vetoed = false            // io.rxVeto marked it (veto builds: the offload digested it)
+    var checked = false           // io.rxChecked marked it (veto builds: the offload verified its sums)
     def good(cfg: EthBuffersConfig) = !error && bytes.length >= cfg.minFrameBytes && bytes.length <= cfg.rxLimit
   }
 
@@ -56,7 +57,8 @@ class EthRxSpec extends AnyFunSuite {
     def done = frameIdx >= frames.length
     val rx = dut.io.rx
     rx.valid #= false
-    if (vetoN > 0) dut.io.rxVeto #= false
+    private var checkedThis = false
+    if (vetoN > 0) { dut.io.rxVeto #= false; dut.io.rxChecked #= false }
     dut.rxCd.onSamplings {
       if (vetoN > 0) {
         if (vetoIn > 0) vetoIn -= 1
@@ -64,6 +66,7 @@ class EthRxSpec extends AnyFunSuite {
         val v = if (decideCycle) vetoThis else rnd.nextInt(20) == 0
         if (v && !decideCycle) noise += 1
         dut.io.rxVeto #= v
+        dut.io.rxChecked #= (if (decideCycle) checkedThis else rnd.nextBoolean())
         if (decideCycle) vetoIn = -1
       }
       if (done || gapLeft > 0) {
@@ -82,7 +85,10 @@ class EthRxSpec extends AnyFunSuite {
         rx.payload.error #= (if (last) f.error else rnd.nextBoolean())
         byteIdx += 1
         if (last) {
-          if (vetoN > 0) { vetoIn = vetoN; vetoThis = rnd.nextInt(3) == 0; f.vetoed = vetoThis }
+          if (vetoN > 0) {
+            vetoIn = vetoN; vetoThis = rnd.nextInt(3) == 0; f.vetoed = vetoThis
+            checkedThis = rnd.nextBoolean(); f.checked = checkedThis
+          }
           byteIdx = 0
           frameIdx += 1
           if (!done) gapLeft = frames(frameIdx).gapBefore
@@ -138,6 +144,9 @@ class EthRxSpec extends AnyFunSuite {
           assert(j < allGood.length, s"delivered frame #${delivered.length} (slot $slot, $len bytes) matches no good frame at or after #$nextGood " +
             s"(next expected: ${if (nextGood < allGood.length) allGood(nextGood).bytes.length else -1} bytes)")
           delivered += allGood(j)
+          if (veto) assert(((st >> 1) & 1) == (if (allGood(j).checked) 1 else 0),
+            s"frame ${allGood(j).index}: RX_STATUS.CHECKED ${(st >> 1) & 1}, io.rxChecked said ${allGood(j).checked}")
+          else assert((st & 0xFE) == 0, "RX_STATUS bits 7:1 are 0 in a build without the veto")
           nextGood = j + 1
           bus.write(RX_RELEASE, 0)
           releaseTimes += simTime()

@@ -69,6 +69,10 @@ class OffloadRxDigestSpec extends AnyFunSuite {
       // io.digested: the frame buffers drop the frame it names, at a fixed distance from the frame's last beat
       val digestedPulses = mutable.ArrayBuffer[Long]()
       h.rxCd.onSamplings { if (dut.io.digested.toBoolean) digestedPulses += dut.io.rxCycle.toLong }
+      // io.checked: with the same timing, every frame of the session whose FCS and TCP checksum are good
+      val checkedPulses = mutable.ArrayBuffer[Long]()
+      h.rxCd.onSamplings { if (dut.io.checked.toBoolean) checkedPulses += dut.io.rxCycle.toLong }
+      val corruptIds = mutable.Set[Int]()
       var digested, passed, tails, skips, hwMsgs, corrupt, future, overlap, resyncs = 0
       def check(where: String): Unit = {
         h.drain()
@@ -110,8 +114,8 @@ class OffloadRxDigestSpec extends AnyFunSuite {
         for (((a, z), i) <- segs.zipWithIndex) {
           val payload = b.slice(a, z)
           rnd.nextInt(12) match {
-            case 0 => h.send(h.tcp(seq, payload).copy(badTcpSum = true).bytes); corrupt += 1
-            case 1 => h.send(h.tcp(seq, payload).bytes, fcsErr = true); corrupt += 1
+            case 0 => corruptIds += h.send(h.tcp(seq, payload).copy(badTcpSum = true).bytes).id; corrupt += 1
+            case 1 => corruptIds += h.send(h.tcp(seq, payload).bytes, fcsErr = true).id; corrupt += 1
             case 2 if i + 1 < segs.length =>   // the next one first: from the future, ignored
               val (a2, z2) = segs(i + 1); h.send(h.tcp((start + a2) & 0xFFFFFFFFL, b.slice(a2, z2)).bytes); future += 1
             case 3 if a > 0 =>                  // a retransmission of old bytes, whole (ignored) or overlapping (the new part parsed)
@@ -145,9 +149,16 @@ class OffloadRxDigestSpec extends AnyFunSuite {
       assert(digestedPulses.length == digested, s"${digestedPulses.length} io.digested pulses, $digested digested descriptors")
       assert(lat.forall(_ == DigestedLatency), s"io.digested latencies ${lat.distinct} cycles, pinned $DigestedLatency")
       assert(OffloadRx.digestedLatency == DigestedLatency, "the constant the frame buffers are built with")
+      // every good frame checked, no corrupt one, each pulse DigestedLatency cycles after its frame's last beat
+      val good = h.sent.filterNot(f => corruptIds.contains(f.id))
+      assert(corruptIds.nonEmpty && corruptIds.size == corrupt)
+      val checkedAsExpected = checkedPulses.sorted == good.map(_.lastCycle + DigestedLatency).sorted
+      assert(checkedAsExpected,
+        s"io.checked: ${checkedPulses.length} pulses for ${good.length} good frames of ${h.sent.length}; first differences " +
+        s"${checkedPulses.sorted.diff(good.map(_.lastCycle + DigestedLatency)).take(3)} / ${good.map(_.lastCycle + DigestedLatency).diff(checkedPulses).take(3)}")
       println(s"[digest-offload-rx] seed $seed: ${digested + passed} descriptors ($digested digested, $passed passed, " +
         s"$tails with a tail, $skips with a skip), $hwMsgs messages completed by the hardware; $corrupt corrupt copies, " +
-        s"$future segments from the future, $overlap overlapping retransmissions, $resyncs resyncs applied, $overflows descriptors with no room")
+        s"$future segments from the future, $overlap overlapping retransmissions, $resyncs resyncs applied, $overflows descriptors with no room; ${checkedPulses.length} frames checked")
       assert(digested > 50 && passed > 20 && corrupt > 10 && future > 5 && overlap > 5 && overflows > 5)
     }
   }
