@@ -1575,7 +1575,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
   // The frame's sums as firmware's receive path checks them (io.checked): the session's frame with good FCS, IPv4
   // header and TCP checksums and consistent lengths, not a fragment, in order or not. Known at t+2, with the TCP
   // checksum, and delayed to io.digested's cycle so that the frame buffers take both verdicts at once (firmware does
-  // not sum a segment so marked again: a full segment's checksum is about a fifth of its receive path's cycles).
+  // not sum a segment so marked again; docs/DESIGN.md, "Checked frames", has what that saves).
   val sums = config.digest generate new ClockingArea(rxCd) {
     import rx.hdr
     val frag = RegNextWhen(hdr.fragR, rx.eof) init False
