@@ -52,6 +52,7 @@
     X(tcp_out_of_order,   "TCP out-of-order segments (dup ACK sent)")              \
     X(tcp_ooo_held,       "TCP out-of-order segments held for later delivery")     \
     X(tcp_ooo_delivered,  "TCP held out-of-order bytes delivered after the hole")  \
+    X(tcp_sack_out,       "TCP ACKs sent with a SACK block (the held range)")      \
     X(tcp_out_of_window,  "TCP segments outside the receive window (re-ACKed)")    \
     X(tcp_bad_ack,        "TCP segments acknowledging unsent data (re-ACKed)")     \
     X(tcp_rst_in,         "TCP resets received and accepted")                      \

@@ -8,7 +8,10 @@
 #include "net/net_util.h"
 
 #define RING_MASK   (NET_TCP_SNDBUF - 1u)
+#define TCP_OPT_NOP 1
 #define TCP_OPT_MSS 2
+#define TCP_OPT_SACK_PERM 4
+#define TCP_OPT_SACK 5
 #define MAX_BACKOFF 16
 
 struct seg {
@@ -91,11 +94,33 @@ static void rtt_update(struct tcp_conn *c, uint64_t sample)
     c->rto_ms = rto;
 }
 
-/* Writes a TCP header (plus MSS option when syn_opt) at t; returns its length. */
+/* Writes a TCP header at t; returns its length. Options: a SYN's (syn_opt: MSS, and SACK-permitted with NET_TCP_SACK),
+ * or one SACK block [sack[0], sack[1]) (sack not NULL), each padded with NOPs to a multiple of 4 bytes. */
 static size_t build_header(uint8_t *t, uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack,
-                           uint8_t flags, uint16_t wnd, bool mss_opt)
+                           uint8_t flags, uint16_t wnd, bool syn_opt, const uint32_t *sack)
 {
-    size_t hl = mss_opt ? TCP_HDR_LEN + 4 : TCP_HDR_LEN;
+    size_t hl = TCP_HDR_LEN;
+    if (syn_opt) {
+        t[hl] = TCP_OPT_MSS;
+        t[hl + 1] = 4;
+        net_wr16(t + hl + 2, NET_TCP_MSS);
+        hl += 4;
+#if NET_TCP_SACK
+        t[hl] = TCP_OPT_NOP;
+        t[hl + 1] = TCP_OPT_NOP;
+        t[hl + 2] = TCP_OPT_SACK_PERM;
+        t[hl + 3] = 2;
+        hl += 4;
+#endif
+    } else if (sack != NULL) {
+        t[hl] = TCP_OPT_NOP;
+        t[hl + 1] = TCP_OPT_NOP;
+        t[hl + 2] = TCP_OPT_SACK;
+        t[hl + 3] = 10;
+        net_wr32(t + hl + 4, sack[0]);
+        net_wr32(t + hl + 8, sack[1]);
+        hl += 12;
+    }
     net_wr16(t + 0, sport);
     net_wr16(t + 2, dport);
     net_wr32(t + 4, seq);
@@ -105,11 +130,6 @@ static size_t build_header(uint8_t *t, uint16_t sport, uint16_t dport, uint32_t 
     net_wr16(t + 14, wnd);
     net_wr16(t + 16, 0);
     net_wr16(t + 18, 0);
-    if (mss_opt) {
-        t[20] = TCP_OPT_MSS;
-        t[21] = 4;
-        net_wr16(t + 22, NET_TCP_MSS);
-    }
     return hl;
 }
 
@@ -126,8 +146,16 @@ static bool conn_send(struct tcp_conn *c, uint32_t seq, uint8_t flags, size_t le
     uint8_t *t = ipv4_tx_payload(s);
     bool syn = (flags & TCP_FLAG_SYN) != 0;
     uint32_t ack = (flags & TCP_FLAG_ACK) ? c->rcv_nxt : 0;
+    uint32_t blk[2];
+    const uint32_t *sack = NULL;
+    if (c->sack_ok && flags == TCP_FLAG_ACK && len == 0 && c->ooo_len > 0 && seq_gt(c->ooo_seq, c->rcv_nxt)) {
+        blk[0] = c->ooo_seq; /* a pure ACK (the engine's frames keep their fixed header) while bytes are held */
+        blk[1] = c->ooo_seq + c->ooo_len;
+        sack = blk;
+        s->cnt.tcp_sack_out++;
+    }
     size_t hl = build_header(t, c->local_port, c->remote_port, seq, ack, flags,
-                             (uint16_t)NET_TCP_RCV_WND, syn);
+                             (uint16_t)NET_TCP_RCV_WND, syn, sack);
     if (len) {
         size_t idx = seq & RING_MASK;
         size_t first = NET_TCP_SNDBUF - idx;
@@ -165,7 +193,7 @@ static void send_rst_reply(struct net_stack *s, const struct ipv4_hdr *ih, const
               ((g->flags & TCP_FLAG_FIN) ? 1u : 0u);
         flags |= TCP_FLAG_ACK;
     }
-    size_t hl = build_header(t, g->dport, g->sport, seq, ack, flags, 0, false);
+    size_t hl = build_header(t, g->dport, g->sport, seq, ack, flags, 0, false, NULL);
     set_checksum(s, t, ih->src, hl);
     s->cnt.tcp_rst_out++;
     s->cnt.tcp_tx++;
@@ -253,7 +281,8 @@ static void retransmit(struct tcp_conn *c)
     conn_send(c, c->snd_una, flags, n);
 }
 
-static uint16_t parse_mss(const uint8_t *opt, size_t len)
+/* The option of this kind and length among a segment's options, NULL when absent (or the list is malformed first). */
+static const uint8_t *find_opt(const uint8_t *opt, size_t len, uint8_t want, uint8_t want_len)
 {
     size_t i = 0;
     while (i < len) {
@@ -269,11 +298,17 @@ static uint16_t parse_mss(const uint8_t *opt, size_t len)
         uint8_t l = opt[i + 1];
         if (l < 2 || i + l > len)
             break;
-        if (kind == TCP_OPT_MSS && l == 4)
-            return net_rd16(opt + i + 2);
+        if (kind == want && l == want_len)
+            return opt + i;
         i += l;
     }
-    return 0;
+    return NULL;
+}
+
+static uint16_t parse_mss(const uint8_t *opt, size_t len)
+{
+    const uint8_t *o = find_opt(opt, len, TCP_OPT_MSS, 4);
+    return o ? net_rd16(o + 2) : 0;
 }
 
 static void enter_time_wait(struct tcp_conn *c)
@@ -317,6 +352,7 @@ static void syn_sent_input(struct tcp_conn *c, const struct ipv4_hdr *ih, const 
     if (mss < 64)
         mss = 64;
     c->snd_mss = mss;
+    c->sack_ok = NET_TCP_SACK && find_opt(g->opt, g->optlen, TCP_OPT_SACK_PERM, 2) != NULL;
     c->irs = g->seq;
     c->rcv_nxt = g->seq + 1;
     c->snd_una = g->ack;

@@ -8,7 +8,11 @@
  * - Active open only, with a random ISN and a random ephemeral source port per connection
  *   (49152..65535), so a restarted simulation can connect at once while the kernel still
  *   holds the previous half-closed connection. MSS option sent (NET_TCP_MSS) and the
- *   peer's honoured (536 when absent). No window scaling, SACK or timestamps.
+ *   peer's honoured (536 when absent). SACK-permitted offered in the SYN (NET_TCP_SACK); when
+ *   the peer's SYN-ACK allows it, a pure ACK sent while out-of-order bytes are held carries
+ *   them as one SACK block (RFC 2018), so the peer resends the holes only and need not wait
+ *   for its retransmission timer; SACK blocks the peer sends are ignored (our sends recover
+ *   by fast retransmit and the timer). No window scaling or timestamps.
  * - Receive: in-order payload is handed to on_data at once and never buffered, so the
  *   advertised window is the constant NET_TCP_RCV_WND. Out-of-order data is held in one
  *   contiguous range of up to NET_TCP_OOO_BUF bytes (later segments that do not extend it
@@ -62,6 +66,9 @@
 #endif
 #ifndef NET_TCP_OOO_BUF
 #define NET_TCP_OOO_BUF       4096u       /* out-of-order hold buffer per connection; 0 = none */
+#endif
+#ifndef NET_TCP_SACK
+#define NET_TCP_SACK          1u          /* offer SACK (RFC 2018) and report the held out-of-order range; 0 = off */
 #endif
 #ifndef NET_TCP_SKIP_HELD
 #define NET_TCP_SKIP_HELD     0u          /* ranges a receive offload consumed, held ahead of rcv_nxt (tcp_rx_skip); 0 = none */
@@ -171,6 +178,7 @@ struct tcp_conn {
     bool hw_armed;
     uint32_t hw_seq;
     uint32_t hw_max;
+    bool sack_ok;                 /* the peer's SYN-ACK carried SACK-permitted (and NET_TCP_SACK): ACKs report the held range */
     uint32_t ooo_seq;             /* held out-of-order range [ooo_seq, ooo_seq + ooo_len) */
     uint32_t ooo_len;
 #if NET_TCP_OOO_BUF > 0

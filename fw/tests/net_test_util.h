@@ -147,13 +147,13 @@ static inline size_t t_mk_echo(uint8_t *f, uint16_t id, uint16_t seq, const uint
     return t_mk_ip(f, T_PEER_MAC, T_PEER_IP, T_OUR_IP, 1, 0, NULL, 0, m, 8 + dlen);
 }
 
-/* TCP segment from src_ip:sport to us:dport. mss = 0: no option. */
-static inline size_t t_mk_tcp_from(uint8_t *f, uint32_t src_ip, uint16_t sport, uint16_t dport, uint32_t seq,
-                                   uint32_t ack, uint8_t flags, uint16_t wnd, uint16_t mss, const void *data,
-                                   size_t dlen)
+/* TCP segment from src_ip:sport to us:dport with the given options (optlen a multiple of 4, at most 40). */
+static inline size_t t_mk_tcp_opts(uint8_t *f, uint32_t src_ip, uint16_t sport, uint16_t dport, uint32_t seq,
+                                   uint32_t ack, uint8_t flags, uint16_t wnd, const uint8_t *opts, size_t optlen,
+                                   const void *data, size_t dlen)
 {
     uint8_t t[1500];
-    size_t hl = mss ? 24 : 20;
+    size_t hl = 20 + optlen;
     net_wr16(t, sport);
     net_wr16(t + 2, dport);
     net_wr32(t + 4, seq);
@@ -163,16 +163,22 @@ static inline size_t t_mk_tcp_from(uint8_t *f, uint32_t src_ip, uint16_t sport, 
     net_wr16(t + 14, wnd);
     net_wr16(t + 16, 0);
     net_wr16(t + 18, 0);
-    if (mss) {
-        t[20] = 2;
-        t[21] = 4;
-        net_wr16(t + 22, mss);
-    }
+    if (optlen)
+        memcpy(t + 20, opts, optlen);
     if (dlen)
         memcpy(t + hl, data, dlen);
     uint32_t sum = net_csum_pseudo(src_ip, T_OUR_IP, 6, (uint16_t)(hl + dlen));
     net_wr16(t + 16, net_csum_fold(net_csum_add(sum, t, hl + dlen)));
     return t_mk_ip(f, T_PEER_MAC, src_ip, T_OUR_IP, 6, 0x4000, NULL, 0, t, hl + dlen);
+}
+
+/* TCP segment from src_ip:sport to us:dport. mss = 0: no option. */
+static inline size_t t_mk_tcp_from(uint8_t *f, uint32_t src_ip, uint16_t sport, uint16_t dport, uint32_t seq,
+                                   uint32_t ack, uint8_t flags, uint16_t wnd, uint16_t mss, const void *data,
+                                   size_t dlen)
+{
+    uint8_t o[4] = {2, 4, (uint8_t)(mss >> 8), (uint8_t)mss};
+    return t_mk_tcp_opts(f, src_ip, sport, dport, seq, ack, flags, wnd, o, mss ? 4 : 0, data, dlen);
 }
 
 /* ---------------- decoding what the stack sent ---------------- */
@@ -185,6 +191,10 @@ struct t_tcp {
     uint8_t flags;
     uint16_t wnd;
     uint16_t mss;           /* MSS option, 0 when absent */
+    bool sack_perm;         /* SACK-permitted option present */
+    unsigned sack_blocks;   /* SACK option: blocks (0 when absent), the first at sack_l..sack_r */
+    uint32_t sack_l, sack_r;
+    size_t optlen;          /* option bytes (header length - 20) */
     const uint8_t *data;
     size_t dlen;
 };
@@ -226,8 +236,27 @@ static inline struct t_tcp t_tcp_of(unsigned i)
     size_t hl = (size_t)(t[12] >> 4) * 4;
     r.flags = t[13];
     r.wnd = net_rd16(t + 14);
-    if (hl >= 24 && t[20] == 2 && t[21] == 4)
-        r.mss = net_rd16(t + 22);
+    r.optlen = hl - 20;
+    for (size_t i = 20; i < hl;) { /* the options, as RFC 9293 3.1 lays them out; a malformed list fails the test */
+        if (t[i] == 0)
+            break;
+        if (t[i] == 1) {
+            i++;
+            continue;
+        }
+        assert_true(i + 1 < hl && t[i + 1] >= 2 && i + t[i + 1] <= hl);
+        if (t[i] == 2 && t[i + 1] == 4)
+            r.mss = net_rd16(t + i + 2);
+        if (t[i] == 4 && t[i + 1] == 2)
+            r.sack_perm = true;
+        if (t[i] == 5) {
+            assert_true(t[i + 1] >= 10 && (t[i + 1] - 2) % 8 == 0);
+            r.sack_blocks = (unsigned)(t[i + 1] - 2) / 8;
+            r.sack_l = net_rd32(t + i + 2);
+            r.sack_r = net_rd32(t + i + 6);
+        }
+        i += t[i + 1];
+    }
     r.data = t + hl;
     r.dlen = tlen - hl;
     return r;

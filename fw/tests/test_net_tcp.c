@@ -17,11 +17,13 @@ static uint32_t ISS;          /* our ISN, from the SYN */
 static uint16_t LPORT;        /* our source port */
 static uint32_t PSEQ;         /* next sequence number the peer sends */
 static uint64_t NOW;
+static bool PEER_SACK;        /* the peer's SYN-ACK carries SACK-permitted (open_conn) */
 
 static int setup(void **state)
 {
     (void)state;
     NOW = 1000;
+    PEER_SACK = false;
     t_setup(NOW);
     return 0;
 }
@@ -69,12 +71,15 @@ static struct tcp_conn *open_conn_rtt(uint16_t peer_mss, uint16_t peer_wnd, unsi
     assert_int_equal(s.flags, TCP_FLAG_SYN);
     assert_int_equal(s.ack, 0);
     assert_int_equal(s.mss, 1460);
+    assert_int_equal(s.sack_perm, NET_TCP_SACK != 0);
     assert_int_equal(s.wnd, NET_TCP_RCV_WND);
     assert_int_equal(s.dlen, 0);
     assert_int_equal(tcp_get_state(c), TCP_SYN_SENT);
     NOW += rtt_ms;
-    size_t n = t_mk_tcp_from(F, T_PEER_IP, PORT, LPORT, PISS, ISS + 1, TCP_FLAG_SYN | TCP_FLAG_ACK, peer_wnd,
-                             peer_mss, NULL, 0);
+    /* Linux's SYN-ACK lays its options out this way: MSS, then SACK-permitted behind two NOPs */
+    const uint8_t opts[8] = {2, 4, (uint8_t)(peer_mss >> 8), (uint8_t)peer_mss, 1, 1, 4, 2};
+    size_t n = t_mk_tcp_opts(F, T_PEER_IP, PORT, LPORT, PISS, ISS + 1, TCP_FLAG_SYN | TCP_FLAG_ACK, peer_wnd,
+                             peer_mss ? opts : opts + 4, (peer_mss ? 4u : 0u) + (PEER_SACK ? 4u : 0u), NULL, 0);
     t_input(F, n, NOW);
     PSEQ = PISS + 1;
     assert_int_equal(T.ncap, 2);
@@ -354,6 +359,51 @@ static void test_out_of_order_not_delivered_early(void **state)
     check_seg(7, ISS + 1, PSEQ + 18, TCP_FLAG_ACK, 0);
     assert_int_equal(T.closed, 0);
     assert_int_equal(tcp_get_state(T.conn), TCP_ESTABLISHED);
+}
+
+/* SACK (RFC 2018): with the peer's permission, each duplicate ACK names the held range as one block, the ACK after
+ * the hole is filled names none; a second hole's segment (dropped) leaves the block as it was. */
+static void test_sack_reports_held_range(void **state)
+{
+    (void)state;
+    PEER_SACK = true;
+    open_conn(1460, 65535);
+    peer(PSEQ + 4, ISS + 1, TCP_FLAG_ACK, 65535, "EFGH", 4);
+    check_seg(0, ISS + 1, PSEQ, TCP_FLAG_ACK, 0);
+    struct t_tcp a = t_tcp_of(0);
+    assert_int_equal(a.sack_blocks, 1);
+    assert_int_equal(a.sack_l, PSEQ + 4);
+    assert_int_equal(a.sack_r, PSEQ + 8);
+    peer(PSEQ + 8, ISS + 1, TCP_FLAG_ACK, 65535, "IJ", 2);       /* extends it */
+    a = t_tcp_of(1);
+    assert_int_equal(a.sack_blocks, 1);
+    assert_int_equal(a.sack_l, PSEQ + 4);
+    assert_int_equal(a.sack_r, PSEQ + 10);
+    peer(PSEQ + 20, ISS + 1, TCP_FLAG_ACK, 65535, "zz", 2);      /* a second hole: dropped, not reported */
+    a = t_tcp_of(2);
+    assert_int_equal(a.sack_blocks, 1);
+    assert_int_equal(a.sack_l, PSEQ + 4);
+    assert_int_equal(a.sack_r, PSEQ + 10);
+    peer(PSEQ, ISS + 1, TCP_FLAG_ACK, 65535, "ABCD", 4);         /* the hole filled */
+    check_seg(3, ISS + 1, PSEQ + 10, TCP_FLAG_ACK, 0);
+    a = t_tcp_of(3);
+    assert_int_equal(a.sack_blocks, 0);
+    assert_int_equal(a.optlen, 0);
+    assert_memory_equal(T.rx, "ABCDEFGHIJ", 10);
+    assert_int_equal(net_get_counters(&T.stack)->tcp_sack_out, NET_TCP_SACK ? 3 : 0);
+}
+
+/* Without the peer's SACK-permitted no ACK carries a SACK option. */
+static void test_no_sack_without_permission(void **state)
+{
+    (void)state;
+    open_conn(1460, 65535);
+    peer(PSEQ + 4, ISS + 1, TCP_FLAG_ACK, 65535, "EFGH", 4);
+    check_seg(0, ISS + 1, PSEQ, TCP_FLAG_ACK, 0);
+    struct t_tcp a = t_tcp_of(0);
+    assert_int_equal(a.sack_blocks, 0);
+    assert_int_equal(a.optlen, 0);
+    assert_int_equal(net_get_counters(&T.stack)->tcp_sack_out, 0);
 }
 
 static void test_duplicate_reacked(void **state)
@@ -1181,6 +1231,8 @@ int main(void)
         cmocka_unit_test_setup(test_fast_retransmit, setup),
         cmocka_unit_test_setup(test_peer_zero_window, setup),
         cmocka_unit_test_setup(test_bad_checksum_counted, setup),
+        cmocka_unit_test_setup(test_sack_reports_held_range, setup),
+        cmocka_unit_test_setup(test_no_sack_without_permission, setup),
         cmocka_unit_test_setup(test_checked_frame_not_summed, setup),
         cmocka_unit_test_setup(test_ack_of_unsent_data, setup),
         cmocka_unit_test_setup(test_stale_arp_refresh_keeps_segment_intact, setup),
