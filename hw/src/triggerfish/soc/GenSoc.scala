@@ -30,7 +30,7 @@ object GenSoc {
         case Some("none") => None
         case Some(phy) => Some(base.eth.getOrElse(SocEthConfig(phy)).copy(phy = phy))
         case None => base.eth
-      }).map(e => arg("mac-dir").fold(e)(d => e.copy(macDir = d))).map(e => e.copy(offloadDigest = args.contains("--digest"))))
+      }).map(e => arg("mac-dir").fold(e)(d => e.copy(macDir = d))).map(e => e.copy(offloadDigest = args.contains("--digest"))).map(e => arg("rx-slots").fold(e)(n => e.copy(buffers = e.buffers.copy(rxSlots = n.toInt)))))
     val outDir = arg("out").getOrElse(s"build/hw/$target")
     val report = SpinalConfig(targetDirectory = outDir, oneFilePerComponent = false,
       defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
