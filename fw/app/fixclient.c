@@ -568,6 +568,10 @@ static void status_events(void) {
         mp_event("counters", "group:s count:u min:u avg:u max:u", i ? "w_cost_170_190" : "w_cost", w->count, w->min,
                  cyclestat_mean(w), w->max);
     }
+#ifdef TF_PROF
+    mp_event("counters", "group:s m0:u m1:u m2:u m3:u m4:u m5:u m6:u m7:u", "prof", prof_last[0], prof_last[1],
+             prof_last[2], prof_last[3], prof_last[4], prof_last[5], prof_last[6], prof_last[7]);
+#endif
 }
 
 static void print_status(void) {

@@ -296,18 +296,23 @@ static int parse_entry(const fix_msg_t *m, unsigned *at, unsigned price_dec, uns
     e->price = e->size = 0;
     e->position = 0;
     e->has_price = e->has_size = e->price_inexact = false;
+    /* each value: fix_parse_decimal first (the common form, no flag to clear), the truncating parser for the rest */
     if (px) {
-        if ((r = fix_parse_decimal_trunc(px->val, px->len, price_dec, &e->price, &e->price_inexact))) return *err_tag = 270, r;
+        if (fix_parse_decimal(px->val, px->len, price_dec, &e->price) &&
+            (r = fix_parse_decimal_trunc(px->val, px->len, price_dec, &e->price, &e->price_inexact)))
+            return *err_tag = 270, r;
         e->has_price = true;
     }
     if (sz) {
         bool size_inexact; /* a size is not compared: its floor */
-        if ((r = fix_parse_decimal_trunc(sz->val, sz->len, qty_dec, &e->size, &size_inexact))) return *err_tag = 271, r;
+        if (fix_parse_decimal(sz->val, sz->len, qty_dec, &e->size) &&
+            (r = fix_parse_decimal_trunc(sz->val, sz->len, qty_dec, &e->size, &size_inexact)))
+            return *err_tag = 271, r;
         e->has_size = true;
     }
     if (pos) {
-        int64_t p;
-        if (fix_parse_int(pos->val, pos->len, &p) || p < 0 || p > INT32_MAX) return *err_tag = 290, FIX_E_FORMAT;
+        uint32_t p;
+        if (fix_parse_u32(pos->val, pos->len, &p) || p > INT32_MAX) return *err_tag = 290, FIX_E_FORMAT;
         e->position = (int32_t)p;
     }
     return FIX_OK;

@@ -205,6 +205,30 @@ static void test_app_snapshot_price_overflow_held_and_format_rejected(void **st)
     assert_int_equal(seen.n_md, 1);
 }
 
+/* MDEntryPositionNo (290): any number of digits up to INT32_MAX (leading zeros too) is taken; a sign, a value past
+ * INT32_MAX or a non-digit is rejected as a format error naming 290. */
+static void test_app_snapshot_position_forms(void **st)
+{
+    (void)st;
+    start_default();
+    fx_in(&T, 2000, "35=W|34=2|55=AAPL|268=3|269=0|290=2147483647|269=1|290=0000000000007|269=2|290=0|");
+    assert_int_equal(T.nsent, 1); /* the Logon only: no Reject */
+    assert_int_equal(seen.n_md, 1);
+    assert_int_equal(seen.md.e[0].position, INT32_MAX);
+    assert_int_equal(seen.md.e[1].position, 7);
+    assert_int_equal(seen.md.e[2].position, 0);
+    static const char *const bad[] = {"2147483648", "-1", "+1", "1.0", "x", "99999999999999999999"};
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char msg[128], want[160];
+        snprintf(msg, sizeof msg, "35=W|34=%u|55=AAPL|268=1|269=0|290=%s|", 3 + i, bad[i]);
+        fx_in(&T, 2001 + i, msg);
+        snprintf(want, sizeof want, "35=3|34=%u|" HDR_US "45=%u|371=290|372=W|373=6|58=Incorrect data format for value|",
+                 2 + i, 3 + i);
+        FX_EXPECT(&T, 1 + i, want);
+    }
+    assert_int_equal(seen.n_md, 1);
+}
+
 static void test_14i_group_count_mismatch_rejected(void **st)
 {
     (void)st;
@@ -526,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_app_snapshot_reordered_fields_and_one_entry),
         cmocka_unit_test(test_app_snapshot_price_with_too_many_decimals_taken_exactly),
         cmocka_unit_test(test_app_snapshot_price_overflow_held_and_format_rejected),
+        cmocka_unit_test(test_app_snapshot_position_forms),
         cmocka_unit_test(test_14i_group_count_mismatch_rejected),
         cmocka_unit_test(test_14b_snapshot_without_symbol_rejected),
         cmocka_unit_test(test_app_snapshot_more_entries_than_kept),
