@@ -125,14 +125,16 @@ bench-linux: deps $(EXCHANGE_JAR) $(BASELINE_JAR)
 	@$(VENV)/bin/python tools/bench/linux_baseline.py $(BASELINE_ARGS)
 
 # --- boards (tools/board.sh; settings in boards/<board>/board.mk) ---------------------------------------
-# Overridable on the command line: SEEDS (nextpnr seeds tried in turn), SYS_MHZ, OFFLOAD (yes/no), OFFLOAD_ENTRIES, ETH_RX_SLOTS, NET_MAC,
+# Overridable on the command line: SEEDS (nextpnr seeds tried in turn), SYS_MHZ, OFFLOAD (yes/no), OFFLOAD_ENTRIES, DIGEST (yes/no:
+# market-data digestion, needs OFFLOAD), ETH_RX_SLOTS, RAM_KIB (the firmware's RAM), NET_MAC,
 # NET_IP, NET_NETMASK, NET_GATEWAY, FIX_HOST, FIX_PORT, CABLE (openFPGALoader cable where the board has no
 # probe), REQUIRE_BITSTREAM=1 (Zynq without nextpnr-xilinx fails instead of stopping after synthesis).
 # (Passed to tools/board.sh only: exported globally, an unset NET_MAC would reach the simulation firmware's
 # build as an empty value and switch its network off.)
 BOARD_ENV := SEEDS="$(SEEDS)" SYS_MHZ="$(SYS_MHZ)" NET_MAC="$(NET_MAC)" NET_IP="$(NET_IP)" NET_NETMASK="$(NET_NETMASK)" \
              NET_GATEWAY="$(NET_GATEWAY)" FIX_HOST="$(FIX_HOST)" FIX_PORT="$(FIX_PORT)" \
-             OFFLOAD="$(OFFLOAD)" OFFLOAD_ENTRIES="$(OFFLOAD_ENTRIES)" ETH_RX_SLOTS="$(ETH_RX_SLOTS)" CABLE="$(CABLE)" REQUIRE_BITSTREAM="$(REQUIRE_BITSTREAM)"
+             OFFLOAD="$(OFFLOAD)" OFFLOAD_ENTRIES="$(OFFLOAD_ENTRIES)" DIGEST="$(DIGEST)" ETH_RX_SLOTS="$(ETH_RX_SLOTS)" \
+             RAM_KIB="$(RAM_KIB)" CABLE="$(CABLE)" REQUIRE_BITSTREAM="$(REQUIRE_BITSTREAM)"
 bitstream: deps
 	@$(BOARD_ENV) tools/board.sh bitstream "$(BOARD)"
 

@@ -14,8 +14,12 @@ MAC_FLAGS   := --fast-crc-check
 SYS_MHZ     := 50
 # the stop-order offload datapath in the SoC: the xc7z020 has room (140 RAMB36)
 OFFLOAD     := yes
-# Ethernet receive slots (2 KiB each): the simulation SoC's 8, the xc7z020 has the block RAM
-ETH_RX_SLOTS := 8
+# Market-data digestion (the parser digests the session's 35=W; firmware takes descriptors) with 16 receive slots
+# (2 KiB each) and 128 KiB of RAM (the simulation's SoC digests with 96 KiB): the xc7z020's 140 RAMB36
+# have the room the LFE5U-25F lacks
+DIGEST      := yes
+ETH_RX_SLOTS := 16
+RAM_KIB     := 128
 CLOCKS      := sys=clk_sys eth=rmii_ref_clk
 SEEDS       := 1
 NET_MAC     := 02:54:46:00:00:21

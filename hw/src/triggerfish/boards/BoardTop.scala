@@ -81,16 +81,20 @@ trait SocInTop { self: Component =>
 
 /** The build constants of a board (from boards/<board>/board.mk, passed by GenBoard). */
 case class BoardBuild(name: String, sysHz: Long, macDir: String, socBase: SocConfig, offload: Option[Boolean] = None,
-                      rxSlots: Option[Int] = None, offloadEntries: Option[Int] = None) {
+                      rxSlots: Option[Int] = None, offloadEntries: Option[Int] = None, digest: Option[Boolean] = None,
+                      ramKib: Option[Int] = None) {
   /** The SoC for this board: the project's board configuration (SocConfig.ecp5: RAM size, UART rate and
     * whatever else the SoC gains), with this board's sys clock, true time, and its LiteEth variant; the
-    * offload datapath, its trigger table entries and the number of Ethernet receive slots as SocConfig.ecp5 has
-    * them unless the board says (OFFLOAD, OFFLOAD_ENTRIES and ETH_RX_SLOTS in board.mk). */
+    * offload datapath, its trigger table entries, market-data digestion (with the frame buffers' veto), the number
+    * of Ethernet receive slots and the RAM's size as SocConfig.ecp5 has them unless the board says (OFFLOAD,
+    * OFFLOAD_ENTRIES, DIGEST, ETH_RX_SLOTS and RAM_KIB in board.mk). */
   def socConfig(phy: String): SocConfig = {
     val eth0 = socBase.eth.getOrElse(SocEthConfig(phy)).copy(phy = phy, macDir = macDir)
     val eth1 = offload.fold(eth0)(o => eth0.copy(offload = o))
     val eth2 = rxSlots.fold(eth1)(n => eth1.copy(buffers = eth1.buffers.copy(rxSlots = n)))
-    val eth = offloadEntries.fold(eth2)(n => eth2.copy(offloadEntries = n))
-    socBase.copy(sysClockHz = sysHz, timebaseHz = sysHz, eth = Some(eth))
+    val eth3 = offloadEntries.fold(eth2)(n => eth2.copy(offloadEntries = n))
+    val eth = digest.fold(eth3)(d => eth3.copy(offloadDigest = d))
+    socBase.copy(sysClockHz = sysHz, timebaseHz = sysHz, eth = Some(eth),
+      ramBytes = ramKib.fold(socBase.ramBytes)(_ * 1024))
   }
 }

@@ -3,6 +3,7 @@
 // <out>/clocks.txt (the PLL/MMCM settings and the clock of every domain, for the reports).
 // Usage: runMain triggerfish.boards.GenBoard --board NAME --sys-mhz F --out DIR --mac-dir DIR
 //        [--version HEX] [--ram-init HEX] [--cpu VexRiscv.v] [--offload yes|no] [--offload-entries N] [--eth-rx-slots N]
+//        [--digest yes|no] [--ram-kib N]
 // --ram-init names the firmware image the RAM starts with (firmware.hex; its .lane0..3 files are read by
 // synthesis, so they may be built after this runs).
 package triggerfish.boards
@@ -14,9 +15,10 @@ object GenBoard {
   val boards = Seq("colorlight-i5", "colorlight-5a-75b", "pynq-z1", "pz7020-starlite")
 
   def main(args: Array[String]): Unit = {
+    // (mill's runMain drops empty arguments: tools/board.sh's `--digest ""` arrives as a bare --digest, no value)
     def arg(name: String): Option[String] = {
       val i = args.indexOf("--" + name)
-      if (i >= 0 && i + 1 < args.length) Some(args(i + 1)) else None
+      if (i >= 0 && i + 1 < args.length && !args(i + 1).startsWith("--")) Some(args(i + 1)) else None
     }
     def need(name: String) = arg(name).getOrElse(sys.error(s"GenBoard: --$name is required"))
     val board = need("board")
@@ -26,14 +28,15 @@ object GenBoard {
       versionHash = arg("version").map(BigInt(_, 16)).getOrElse(BigInt(0)),
       cpuVerilog = arg("cpu").getOrElse(SocConfig.ecp5.cpuVerilog),
       ramInitFile = arg("ram-init").getOrElse(""))
-    val offload = arg("offload").filter(_.nonEmpty).map {
+    def yesNo(name: String) = arg(name).filter(_.nonEmpty).map {
       case "yes" => true
       case "no" => false
-      case other => sys.error(s"GenBoard: --offload yes|no, not $other")
+      case other => sys.error(s"GenBoard: --$name yes|no, not $other")
     }
-    val rxSlots = arg("eth-rx-slots").filter(_.nonEmpty).map(_.toInt)
-    val entries = arg("offload-entries").filter(_.nonEmpty).map(_.toInt)
-    val build = BoardBuild(board, sysHz, need("mac-dir"), base, offload, rxSlots, entries)
+    def count(name: String) = arg(name).filter(_.nonEmpty).map(v =>
+      v.toIntOption.filter(_ > 0).getOrElse(sys.error(s"GenBoard: --$name takes a positive whole number, not $v")))
+    val build = BoardBuild(board, sysHz, need("mac-dir"), base, yesNo("offload"), count("eth-rx-slots"),
+      count("offload-entries"), yesNo("digest"), count("ram-kib"))
     val spinal = SpinalConfig(targetDirectory = outDir, oneFilePerComponent = false,
       defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
     def top: Component with SocInTop = board match {
@@ -60,7 +63,8 @@ object GenBoard {
     val slots = t.soc.config.eth.map(_.buffers.rxSlots).getOrElse(0)
     GenSoc.write(s"$outDir/clocks.txt", (clocks :+ f"sys clock ${sysHz / 1e6}%.3f MHz" :+
       s"offload datapath: ${if (withOffload) s"in, ${t.soc.config.eth.get.offloadEntries} trigger entries" else "left out"}" :+
-      s"Ethernet receive slots: $slots").mkString("", "\n", "\n"))
+      s"market-data digestion: ${if (t.soc.config.eth.exists(_.offloadDigest)) "in" else "left out"}" :+
+      s"Ethernet receive slots: $slots" :+ s"RAM: ${t.soc.config.ramBytes / 1024} KiB").mkString("", "\n", "\n"))
     println(clocks.mkString("\n"))
   }
 }
