@@ -20,7 +20,7 @@
 #         bitstream is written. Utilisation and the Fmax of every domain are printed.
 #   Zynq: yosys synth_xilinx; then nextpnr-xilinx + fasm2frames + xc7frames2bit (openXC7) when nextpnr-xilinx
 #         is on PATH; when it is not, the build says so and stops after synthesis with the resource report
-#         (exit 0; REQUIRE_BITSTREAM=1 makes that an error).
+#         (exit 0; REQUIRE_BITSTREAM=1 makes that an error), synthesised with the placeholder in the RAM (netlist_ram).
 # Cache: between the firmware and synthesis, the build hashes every input of what follows (cache_manifest, written
 # to build/boards/<board>/cache-key.txt; on ECP5 not the firmware, which is patched in after the cache) and looks the key up in ~/.cache/triggerfish/boards/ (tools/fpga-lib.sh;
 # TF_BOARD_CACHE=<folder> or =off). A hit restores the bitstream, reports and logs of the successful build stored
@@ -142,8 +142,16 @@ generate() {
 # block RAMs afterwards (ram_patch), so that the cache key, the netlist and nextpnr's placement do not depend on the
 # firmware: a firmware change costs seconds, not a place and route (nextpnr's placement is the same whatever the
 # block RAMs hold: the contents are cell parameters that no placement step reads).
+# Zynq builds without openXC7 stop after synthesis: no bitstream carries the firmware, and the resource report does
+# not depend on what the RAM holds, so they synthesise the placeholder too (a firmware change is a cache hit, not
+# another synthesis); with openXC7 the firmware is synthesised into the RAM (no patching step exists for xc7 yet).
 RAM_PLACEHOLDER_SEED=1
 KEY_RAM=placeholder
+netlist_ram() { # what the RAM holds in the netlist synthesis reads (and so in the cache key): placeholder | firmware
+  if [ "$KEY_RAM" = firmware ]; then echo firmware
+  elif [ "$FAMILY" = ecp5 ] || ! command -v nextpnr-xilinx > /dev/null; then echo placeholder
+  else echo firmware; fi
+}
 ram_words() {
   local w
   w=$(sed -n '/^  TfRam #(/,/) ram (/s/^ *\.WORDS *(\([0-9]*\) *),*$/\1/p' "$OUT/hw/Top.v")
@@ -197,7 +205,7 @@ bitstream() {
   # shellcheck disable=SC2046
   (cd "$OUT" && rm -f $(result_names) top.json top.config top-placeholder.config ecpbram.log top.fasm top.frames)
   generate
-  [ "$FAMILY" = ecp5 ] && ram_fill placeholder
+  [ "$(netlist_ram)" = placeholder ] && ram_fill placeholder
 
   # The cache: everything synthesis, place and route and packing start from is now on disk.
   cache_manifest > "$OUT/cache-key.txt"
@@ -231,6 +239,8 @@ bitstream() {
     [ $stored = true ] || fpga_summary_cache "$OUT" "{\"hit\": false, \"key\": \"$key\", \"stored\": false}"
   fi
   [ "$FAMILY" = ecp5 ] && ram_patch
+  # (synthesis only: the RAM's files hold the firmware again, as after a build that carries it)
+  [ "$FAMILY" = xc7 ] && [ "$(netlist_ram)" = placeholder ] && ram_fill firmware
   result_message
 }
 
@@ -258,9 +268,10 @@ cache_manifest() {
     [ -f "$f" ] || { echo "cache key: $f is missing (run tools/board.sh bitstream $BOARD)" >&2; return 1; }
     echo "source ${f#"$OUT"/} $(stable_text < "$f" | sha256sum | cut -c1-64)"
   done
-  # what the RAM starts with in the netlist: on ECP5 the placeholder (ram_fill; the firmware is patched in after
-  # place and route and is not in the key), elsewhere (and with --firmware-ram) the firmware's image
-  if [ "$FAMILY" = ecp5 ] && [ "$KEY_RAM" = placeholder ]; then
+  # what the RAM starts with in the netlist (netlist_ram): the placeholder (ram_fill; on ECP5 the firmware is patched
+  # in after place and route, a synthesis-only Zynq build has no bitstream: not in the key), or (Zynq with openXC7,
+  # and with --firmware-ram) the firmware's image
+  if [ "$(netlist_ram)" = placeholder ]; then
     echo "ram placeholder words $(ram_words) seed $RAM_PLACEHOLDER_SEED"
   else
     for f in "$OUT"/fw/firmware.hex.lane{0,1,2,3}; do
@@ -282,8 +293,8 @@ cache_manifest() {
   # flash-only ones
   for k in $(echo "$BOARD_KEYS $TUNABLES" | tr ' ' '\n' | sort -u); do
     case $k in CABLE|OFL_ARGS|OFL_SPI) continue ;; esac
-    # (the network and exchange settings reach only the firmware, which an ECP5 build patches in afterwards)
-    if [ "$FAMILY" = ecp5 ] && [ "$KEY_RAM" = placeholder ]; then
+    # (the network and exchange settings reach only the firmware, which is not in a placeholder's netlist)
+    if [ "$(netlist_ram)" = placeholder ]; then
       case $k in NET_MAC|NET_IP|NET_NETMASK|NET_GATEWAY|FIX_HOST|FIX_PORT) continue ;; esac
     fi
     v=$(printf '%s' "${!k:-}" | tr -s '[:space:]' ' '); v=${v# }
@@ -334,7 +345,8 @@ cache_hit() {
 result_message() {
   if [ "$(cat "$OUT/STATUS" 2>/dev/null)" = synthesis-only ]; then
     echo "$BOARD: nextpnr-xilinx (openXC7) is not on PATH: stopped after synthesis, NO bitstream and NO timing"
-    echo "   (the resource figures above are yosys's, before place and route). Install openXC7: boards/$BOARD/README.md"
+    echo "   (the resource figures above are yosys's, before place and route, of a netlist whose RAM holds a placeholder,"
+    echo "   not the firmware). Install openXC7: boards/$BOARD/README.md"
     [ "${REQUIRE_BITSTREAM:-0}" = 1 ] && exit 4
     return 0
   fi
