@@ -73,6 +73,18 @@ for b in $BOARDS; do
 done
 
 # The build cache.
+# build_other_ip <board>: a firmware-only change, the board built with another IPv4 address compiled in; sets other_ip,
+# k_ip (the cache key with it), rc and secs (the build's exit and time; its log is $LOGS/<board>-other-ip.log)
+build_other_ip() {
+  local ip start
+  ip=$(sed -n 's/^NET_IP *:= *//p' "boards/$1/board.mk")
+  other_ip=${ip%.*}.$(( (${ip##*.} % 250) + 1 ))
+  k_ip=$(NET_IP=$other_ip tools/board.sh cache-key "$1" 2>&1)
+  start=$SECONDS
+  NET_IP=$other_ip tools/board.sh bitstream "$1" > "$LOGS/$1-other-ip.log" 2>&1
+  rc=$?
+  secs=$((SECONDS - start))
+}
 is_key() { [[ $1 =~ ^[0-9a-f]{24}$ ]]; }
 json_get() { "$PY" -c "import json,sys; v=json.load(open(sys.argv[1])); [v := v.get(k, {}) for k in sys.argv[2:]]; print(v)" "$@" 2>/dev/null; }
 if [ "${TF_BOARD_CACHE:-}" = off ] || [ -z "$built_ok" ]; then
@@ -140,13 +152,7 @@ else
   # change (another IPv4 address compiled in) keeps the key and is a cache hit, with another bitstream whose RAM
   # holds that firmware (tools/bram-check.py, run by the build, compares the block RAMs with the image)
   if [ "$(sed -n 's/^FAMILY *:= *//p' "boards/$cb/board.mk")" = ecp5 ] && [ -f "$first/$cb.bit" ]; then
-    ip=$(sed -n 's/^NET_IP *:= *//p' "boards/$cb/board.mk")
-    other_ip=${ip%.*}.$(( (${ip##*.} % 250) + 1 ))
-    k_ip=$(NET_IP=$other_ip tools/board.sh cache-key "$cb" 2>&1)
-    start=$SECONDS
-    NET_IP=$other_ip tools/board.sh bitstream "$cb" > "$LOGS/$cb-other-ip.log" 2>&1
-    rc=$?
-    secs=$((SECONDS - start))
+    build_other_ip "$cb"
     cp "build/boards/$cb/$cb.bit" "$first/$cb-other-ip.bit" 2>/dev/null
     checked=$(grep -c "RAM image checked in the bitstream's configuration" "$LOGS/$cb.log" "$LOGS/$cb-other-ip.log" | awk -F: '{ s += $2 } END { print s }')
     if [ $rc -eq 0 ] && [ "$k_ip" = "$key" ] && grep -q "^== cache hit: $key," "$LOGS/$cb-other-ip.log" && [ "$checked" = 2 ] \
@@ -166,13 +172,7 @@ else
   if [ -z "$zb" ]; then echo "[skip] a Zynq board's firmware-only change (no synthesis-only Zynq build here)"; skip=$((skip + 1))
   else
     zkey=$(json_get "build/boards/$zb/summary.json" cache key)
-    ip=$(sed -n 's/^NET_IP *:= *//p' "boards/$zb/board.mk")
-    other_ip=${ip%.*}.$(( (${ip##*.} % 250) + 1 ))
-    k_ip=$(NET_IP=$other_ip tools/board.sh cache-key "$zb" 2>&1)
-    start=$SECONDS
-    NET_IP=$other_ip tools/board.sh bitstream "$zb" > "$LOGS/$zb-other-ip.log" 2>&1
-    rc=$?
-    secs=$((SECONDS - start))
+    build_other_ip "$zb"
     if [ $rc -eq 0 ] && [ "$k_ip" = "$zkey" ] && grep -q "^== cache hit: $zkey," "$LOGS/$zb-other-ip.log" \
        && [ "$(cat "build/boards/$zb/ram/CONTENT" 2>/dev/null)" = firmware ] \
        && cmp -s "build/boards/$zb/fw/firmware.hex.lane0" "build/boards/$zb/ram/ram.hex.lane0"; then
