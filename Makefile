@@ -47,8 +47,8 @@ build/liteeth/liteeth_mac_%.v build/liteeth/liteeth_mac_%.ports.txt &: hw/liteet
 
 SIM_MAC_V    := build/liteeth/liteeth_mac_gmii.v
 # The simulation SoC digests market data (the offload's DigestRx and the frame buffers' veto; firmware turns it on
-# with `offload digest on`), with 96 KiB of RAM: firmware's half of digestion does not fit the boards' 80 KiB yet
-# (docs/DESIGN.md "Digesting market data"), and no board build digests.
+# with `offload digest on`), with 96 KiB of RAM and 16 receive slots: firmware's half of digestion does not fit the
+# Colorlights' 80 KiB (docs/DESIGN.md "Digesting market data"); of the boards only the Zynq ones digest (board.mk DIGEST).
 SIM_SOC_FLAGS := --digest --ram-kib 96 --rx-slots 16
 build/hw/sim/Soc.v build/hw/sim/soc.h build/hw/sim/memory.ld &: $(HW_SRCS) build/cpu/VexRiscv.v build.sc $(SIM_MAC_V)
 	@echo "== generating the SoC for simulation"
