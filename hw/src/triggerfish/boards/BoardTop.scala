@@ -80,21 +80,14 @@ trait SocInTop { self: Component =>
 }
 
 /** The build constants of a board (from boards/<board>/board.mk, passed by GenBoard). */
-case class BoardBuild(name: String, sysHz: Long, macDir: String, socBase: SocConfig, offload: Option[Boolean] = None,
-                      rxSlots: Option[Int] = None, offloadEntries: Option[Int] = None, digest: Option[Boolean] = None,
-                      ramKib: Option[Int] = None) {
+case class BoardBuild(name: String, sysHz: Long, macDir: String, socBase: SocConfig, options: SocOptions = SocOptions()) {
   /** The SoC for this board: the project's board configuration (SocConfig.ecp5: RAM size, UART rate and
     * whatever else the SoC gains), with this board's sys clock, true time, and its LiteEth variant; the
     * offload datapath, its trigger table entries, market-data digestion (with the frame buffers' veto), the number
     * of Ethernet receive slots and the RAM's size as SocConfig.ecp5 has them unless the board says (OFFLOAD,
-    * OFFLOAD_ENTRIES, DIGEST, ETH_RX_SLOTS and RAM_KIB in board.mk). */
+    * OFFLOAD_ENTRIES, DIGEST, ETH_RX_SLOTS and RAM_KIB in board.mk, applied by SocOptions as GenSoc applies them). */
   def socConfig(phy: String): SocConfig = {
-    val eth0 = socBase.eth.getOrElse(SocEthConfig(phy)).copy(phy = phy, macDir = macDir)
-    val eth1 = offload.fold(eth0)(o => eth0.copy(offload = o))
-    val eth2 = rxSlots.fold(eth1)(n => eth1.copy(buffers = eth1.buffers.copy(rxSlots = n)))
-    val eth3 = offloadEntries.fold(eth2)(n => eth2.copy(offloadEntries = n))
-    val eth = digest.fold(eth3)(d => eth3.copy(offloadDigest = d))
-    socBase.copy(sysClockHz = sysHz, timebaseHz = sysHz, eth = Some(eth),
-      ramBytes = ramKib.fold(socBase.ramBytes)(_ * 1024))
+    val eth = socBase.eth.getOrElse(SocEthConfig(phy)).copy(phy = phy, macDir = macDir)
+    options(socBase.copy(sysClockHz = sysHz, timebaseHz = sysHz, eth = Some(eth)))
   }
 }

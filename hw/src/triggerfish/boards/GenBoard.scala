@@ -4,6 +4,8 @@
 // Usage: runMain triggerfish.boards.GenBoard --board NAME --sys-mhz F --out DIR --mac-dir DIR
 //        [--version HEX] [--ram-init HEX] [--cpu VexRiscv.v] [--offload yes|no] [--offload-entries N] [--eth-rx-slots N]
 //        [--digest yes|no] [--ram-kib N]
+// (the SoC options, from --offload on, are GenSoc's too: GenArgs reads and checks them; tools/board.sh passes
+// board.mk's settings, an unset one as an empty value, which leaves it as SocConfig.ecp5 has it)
 // --ram-init names the firmware image the RAM starts with (firmware.hex; its .lane0..3 files are read by
 // synthesis, so they may be built after this runs).
 package triggerfish.boards
@@ -15,28 +17,15 @@ object GenBoard {
   val boards = Seq("colorlight-i5", "colorlight-5a-75b", "pynq-z1", "pz7020-starlite")
 
   def main(args: Array[String]): Unit = {
-    // (mill's runMain drops empty arguments: tools/board.sh's `--digest ""` arrives as a bare --digest, no value)
-    def arg(name: String): Option[String] = {
-      val i = args.indexOf("--" + name)
-      if (i >= 0 && i + 1 < args.length && !args(i + 1).startsWith("--")) Some(args(i + 1)) else None
-    }
-    def need(name: String) = arg(name).getOrElse(sys.error(s"GenBoard: --$name is required"))
-    val board = need("board")
-    val sysHz = math.round(need("sys-mhz").toDouble * 1e6)
-    val outDir = need("out")
+    val a = new GenArgs("GenBoard", args)
+    val board = a.need("board")
+    val sysHz = math.round(a.need("sys-mhz").toDouble * 1e6)
+    val outDir = a.need("out")
     val base = SocConfig.ecp5.copy(
-      versionHash = arg("version").map(BigInt(_, 16)).getOrElse(BigInt(0)),
-      cpuVerilog = arg("cpu").getOrElse(SocConfig.ecp5.cpuVerilog),
-      ramInitFile = arg("ram-init").getOrElse(""))
-    def yesNo(name: String) = arg(name).filter(_.nonEmpty).map {
-      case "yes" => true
-      case "no" => false
-      case other => sys.error(s"GenBoard: --$name yes|no, not $other")
-    }
-    def count(name: String) = arg(name).filter(_.nonEmpty).map(v =>
-      v.toIntOption.filter(_ > 0).getOrElse(sys.error(s"GenBoard: --$name takes a positive whole number, not $v")))
-    val build = BoardBuild(board, sysHz, need("mac-dir"), base, yesNo("offload"), count("eth-rx-slots"),
-      count("offload-entries"), yesNo("digest"), count("ram-kib"))
+      versionHash = a.arg("version").map(BigInt(_, 16)).getOrElse(BigInt(0)),
+      cpuVerilog = a.arg("cpu").getOrElse(SocConfig.ecp5.cpuVerilog),
+      ramInitFile = a.arg("ram-init").getOrElse(""))
+    val build = BoardBuild(board, sysHz, a.need("mac-dir"), base, a.socOptions)
     val spinal = SpinalConfig(targetDirectory = outDir, oneFilePerComponent = false,
       defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
     def top: Component with SocInTop = board match {

@@ -1,8 +1,11 @@
 // Generates the SoC Verilog and, from the same description, the firmware's view of it:
 //   <out>/Soc.v (+ TfRam inline), <out>/soc.h (address map, registers, build constants), <out>/memory.ld
-// Usage: runMain triggerfish.soc.GenSoc --target sim|ecp5 --out DIR [--version HEX] [--ram-kib N]
-//        [--ram-init HEX] [--cpu VexRiscv.v] [--eth-phy gmii|rgmii_ecp5|mii|rmii|none] [--mac-dir DIR] [--digest]
-// --digest: market-data digestion in the offload and the frame buffers' veto (SocEthConfig.offloadDigest).
+// Usage: runMain triggerfish.soc.GenSoc --target sim|ecp5 --out DIR [--version HEX] [--ram-init HEX]
+//        [--cpu VexRiscv.v] [--eth-phy gmii|rgmii_ecp5|mii|rmii|none] [--mac-dir DIR]
+//        [--offload yes|no] [--offload-entries N] [--eth-rx-slots N] [--digest yes|no] [--ram-kib N]
+// The SoC options (the last line) are GenBoard's too, read and checked by GenArgs: --digest yes puts market-data
+// digestion in the offload and the frame buffers' veto (SocEthConfig.offloadDigest); an option left out stays as
+// the target's base configuration has it (SocConfig.sim, SocConfig.ecp5).
 // --mac-dir: where the LiteEth MAC Verilog and its port list are (default build/liteeth).
 package triggerfish.soc
 
@@ -10,28 +13,24 @@ import spinal.core._
 
 object GenSoc {
   def main(args: Array[String]): Unit = {
-    def arg(name: String): Option[String] = {
-      val i = args.indexOf("--" + name)
-      if (i >= 0 && i + 1 < args.length) Some(args(i + 1)) else None
-    }
-    val target = arg("target").getOrElse("sim")
+    val a = new GenArgs("GenSoc", args)
+    val target = a.arg("target").getOrElse("sim")
     val base = target match {
       case "sim" => SocConfig.sim
       case "ecp5" => SocConfig.ecp5
-      case other => sys.error(s"unknown --target $other (sim, ecp5)")
+      case other => sys.error(s"GenSoc: unknown --target $other (sim, ecp5)")
     }
-    val version = arg("version").map(BigInt(_, 16)).getOrElse(BigInt(0))
-    val config = base.copy(
+    val version = a.arg("version").map(BigInt(_, 16)).getOrElse(BigInt(0))
+    val config = a.socOptions(base.copy(
       versionHash = version,
-      ramBytes = arg("ram-kib").map(_.toInt * 1024).getOrElse(base.ramBytes),
-      cpuVerilog = arg("cpu").getOrElse(base.cpuVerilog),
-      ramInitFile = arg("ram-init").getOrElse(""),
-      eth = (arg("eth-phy") match {
+      cpuVerilog = a.arg("cpu").getOrElse(base.cpuVerilog),
+      ramInitFile = a.arg("ram-init").getOrElse(""),
+      eth = (a.arg("eth-phy") match {
         case Some("none") => None
         case Some(phy) => Some(base.eth.getOrElse(SocEthConfig(phy)).copy(phy = phy))
         case None => base.eth
-      }).map(e => arg("mac-dir").fold(e)(d => e.copy(macDir = d))).map(e => e.copy(offloadDigest = args.contains("--digest"))).map(e => arg("rx-slots").fold(e)(n => e.copy(buffers = e.buffers.copy(rxSlots = n.toInt)))))
-    val outDir = arg("out").getOrElse(s"build/hw/$target")
+      }).map(e => a.arg("mac-dir").fold(e)(d => e.copy(macDir = d)))))
+    val outDir = a.arg("out").getOrElse(s"build/hw/$target")
     val report = SpinalConfig(targetDirectory = outDir, oneFilePerComponent = false,
       defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
       .generateVerilog(new Soc(config).setDefinitionName("Soc"))
