@@ -11,6 +11,7 @@
 # single-bit gates, flip-flops and the distributed RAMs' memories; the cells of ecp5_models.v stay instances.
 #   tools/gate-sim.sh build <board>          generate the board's sources and firmware (tools/board.sh generate), then
 #                                            synthesise and build the simulator, or take both from the cache
+#                                            (TF_GATE_GENERATED=1: the sources were just generated, not again)
 #   tools/gate-sim.sh run <board> [+args]    run the built simulator (build/gate/<board>/Vgate; plusargs: gate_main.cpp)
 #   tools/gate-sim.sh check <board>          the DP16KD model against synth_ecp5 of two memories whose behaviour is
 #                                            known (sim/gate/check: a $readmemh ROM in x9 mode, the board's TfTableRam
@@ -88,7 +89,9 @@ manifest() {
 build() {
   local t0=$SECONDS t
   mkdir -p "$G"
-  tools/board.sh generate "$BOARD"
+  # (TF_GATE_GENERATED=1: the caller has just run tools/board.sh generate for this board, as tools/test-gate.sh does
+  # for both boards before it builds their simulators side by side: mill is not run twice at once in a checkout)
+  [ "${TF_GATE_GENERATED:-}" = 1 ] || tools/board.sh generate "$BOARD"
   manifest > "$G/cache-key.txt"
   local key root
   key=$(sha256sum < "$G/cache-key.txt" | cut -c1-24)

@@ -17,11 +17,12 @@
 #     stop typed and the session it saw; the console says the stop was fired by the hardware
 # Prints "[ok] ..." / "[FAIL] ..." per check, the cycles simulated and cycles/s, and "N passed, M failed, K skipped".
 # The simulation runs the netlist put together with its cell models by yosys (tools/gate-sim.sh flatten_models).
-# The Zynq netlist (the PYNQ-Z1 after synth_xilinx, yosys's xilinx models, sim/gate/xc7_models.v for the block
-# RAMs and the MMCM) when TF_GATE_ZYNQ=1 (=only: that alone): the MMCM's settings give the sys clock driven, boot from the block RAMs'
-# INIT parameters, the self-test, `info` answered, the boot's gratuitous ARP out of the RMII pins with a good FCS,
-# an ARP request on the RMII receive pins answered, and the same FIX session and hardware stop as the i5's (the same
-# exchange, its frames put on the RMII pins and taken off them by the harness), with the same checks.
+# The Zynq netlist too (the PYNQ-Z1 after synth_xilinx, yosys's xilinx models, sim/gate/xc7_models.v for the block
+# RAMs and the MMCM), built and run beside the i5's (TF_GATE_ZYNQ=only: that alone; =0: left out, reported skipped):
+# the MMCM's settings give the sys clock driven, boot from the block RAMs' INIT parameters, the self-test, `info`
+# answered, the boot's gratuitous ARP out of the RMII pins with a good FCS, an ARP request on the RMII receive pins
+# answered, and the same FIX session and hardware stop as the i5's (the same exchange, its frames put on the RMII
+# pins and taken off them by the harness), with the same checks.
 set -u
 cd "$(dirname "$0")/.."
 BOARD=${GATE_BOARD:-colorlight-i5}
@@ -133,25 +134,52 @@ else bad "${p}the console does not say the hardware fired stop 0 on the trade at
 echo "   $(grep -m1 '^gate: exchange: from the last byte' "$log" | sed 's/^gate: exchange: //')"
 }
 
+# --- the runs: both netlists side by side, then their checks in order ----------------------------------------------
+# Phase 1 does the heavy work of each netlist in the background, one job per netlist (the two cores each take one):
+# its simulator's build (or the cache hit), the block RAM model check, the session run. Its results are files in
+# $LOGS (<what><suffix>.log, .rc, .wall). Mill and the firmware's make are not run twice at once in a checkout, so
+# both boards' sources are generated first, one after the other, and the builds are told so (TF_GATE_GENERATED=1).
+# Phase 2 reads those files and prints the checks, the i5's first.
+heavy() {  # <board> <log suffix> <timeout in sys cycles>
+  local s=$2 t=$SECONDS
+  BOARD=$1
+  TF_GATE_GENERATED=1 tools/gate-sim.sh build "$BOARD" > "$LOGS/build$s.log" 2>&1
+  echo $? > "$LOGS/build$s.rc"; echo $(( SECONDS - t )) > "$LOGS/build$s.wall"
+  [ "$(cat "$LOGS/build$s.rc")" = 0 ] || return
+  tools/gate-sim.sh check "$BOARD" > "$LOGS/bram-check$s.log" 2>&1
+  echo $? > "$LOGS/bram-check$s.rc"
+  board_settings
+  log=$LOGS/boot$s.log
+  session_run "$3"
+  echo "$rc $wall" > "$LOGS/boot$s.status"
+}
+built() {  # <board> <log suffix>: the build's check line; false when it failed
+  local s=$2
+  if [ "$(cat "$LOGS/build$s.rc" 2> /dev/null)" = 0 ]; then
+    ok "$1: gate-level simulator built ($(cat "$LOGS/build$s.wall") s): $(grep -E '^== gate-level simulator: cache hit|^   \([0-9]+ s\) cells' "$LOGS/build$s.log" | sed 's/^== gate-level simulator: //; s/^ *//' | tr '\n' ' ')"
+  else
+    bad "$1: gate-level simulator build failed ($LOGS/build$s.log):"; tail -15 "$LOGS/build$s.log" 2> /dev/null | sed 's/^/   | /'
+    return 1
+  fi
+}
+ran() {  # <log suffix>: the session run's $log, $rc and $wall
+  log=$LOGS/boot$1.log
+  read -r rc wall < "$LOGS/boot$1.status" 2> /dev/null || { rc=1; wall=0; }
+}
+
 # --- the Zynq netlist (PYNQ-Z1, synth_xilinx) ---------------------------------------------------------------------
-zynq() {
+zynq_checks() {
 BOARD=pynq-z1
-local t=$SECONDS clk0
-if tools/gate-sim.sh build "$BOARD" > "$LOGS/build-$BOARD.log" 2>&1; then
-  ok "$BOARD: gate-level simulator built ($(( SECONDS - t )) s): $(grep -E '^== gate-level simulator: cache hit|^   \([0-9]+ s\) cells' "$LOGS/build-$BOARD.log" | sed 's/^== gate-level simulator: //; s/^ *//' | tr '\n' ' ')"
-else
-  bad "$BOARD: gate-level simulator build failed ($LOGS/build-$BOARD.log):"; tail -15 "$LOGS/build-$BOARD.log" | sed 's/^/   | /'
-  return
-fi
+local clk0
+built "$BOARD" "-$BOARD" || return
 # the block RAM models first: the firmware is in them
-if tools/gate-sim.sh check "$BOARD" > "$LOGS/bram-check-$BOARD.log" 2>&1 && grep -q 'bram check: [0-9]* reads, 0 mismatches' "$LOGS/bram-check-$BOARD.log"; then
+if [ "$(cat "$LOGS/bram-check-$BOARD.rc")" = 0 ] && grep -q 'bram check: [0-9]* reads, 0 mismatches' "$LOGS/bram-check-$BOARD.log"; then
   ok "$BOARD: RAMB18E1/RAMB36E1 models vs synth_xilinx: \$readmemh ROMs (x9, x4, INIT_xx) and TfTableRam (SDP x72, latency 2): $(grep -o '[0-9]* reads, 0 mismatches' "$LOGS/bram-check-$BOARD.log")"
 else
   bad "$BOARD: block RAM model check ($LOGS/bram-check-$BOARD.log):"; tail -12 "$LOGS/bram-check-$BOARD.log" | sed 's/^/   | /'
 fi
 board_settings
-log=$LOGS/boot-$BOARD.log
-session_run 25000000
+ran "-$BOARD"
 tail -1 "$log" | grep -q '^gate: ' || bad "$BOARD: the simulation did not end normally (status $rc; $log)"
 echo "   $(grep '^gate: MMCME2_BASE' "$log")"
 echo "   $(tail -1 "$log") [wall $wall s]"
@@ -164,26 +192,18 @@ boot_checks "$BOARD: " "INIT parameters" RMII
 fix_checks "$BOARD: " RMII
 }
 
-# TF_GATE_ZYNQ=only: the Zynq netlist alone
-[ "${TF_GATE_ZYNQ:-0}" = only ] && { zynq; finish; }
-
-t=$SECONDS
-if tools/gate-sim.sh build "$BOARD" > "$LOGS/build.log" 2>&1; then
-  ok "$BOARD: gate-level simulator built ($(( SECONDS - t )) s): $(grep -E '^== gate-level simulator: cache hit|^   \([0-9]+ s\) cells' "$LOGS/build.log" | sed 's/^== gate-level simulator: //; s/^ *//' | tr '\n' ' ')"
-else
-  bad "$BOARD: gate-level simulator build failed ($LOGS/build.log):"; tail -15 "$LOGS/build.log" | sed 's/^/   | /'
-  finish
-fi
+# --- the Colorlight i5 netlist (synth_ecp5) -----------------------------------------------------------------------
+i5_checks() {
+BOARD=colorlight-i5
+built "$BOARD" "" || return
 # the DP16KD model first: everything below depends on it
-if tools/gate-sim.sh check "$BOARD" > "$LOGS/bram-check.log" 2>&1 && grep -q 'bram check: [0-9]* reads, 0 mismatches' "$LOGS/bram-check.log"; then
+if [ "$(cat "$LOGS/bram-check.rc")" = 0 ] && grep -q 'bram check: [0-9]* reads, 0 mismatches' "$LOGS/bram-check.log"; then
   ok "DP16KD model vs synth_ecp5: a \$readmemh ROM (x9, INITVAL) and TfTableRam (x36, OUTREG, latency 2): $(grep -o '[0-9]* reads, 0 mismatches' "$LOGS/bram-check.log")"
 else
   bad "DP16KD model check ($LOGS/bram-check.log):"; tail -12 "$LOGS/bram-check.log" | sed 's/^/   | /'
 fi
 board_settings
-
-log=$LOGS/boot.log
-session_run 20000000
+ran ""
 tail -1 "$log" | grep -q '^gate: ' || bad "the simulation did not end normally (status $rc; $log)"
 echo "   $(grep '^gate: EHXPLLL' "$log")"
 echo "   $(tail -1 "$log") [wall $wall s]"
@@ -196,10 +216,39 @@ else bad "EHXPLLL settings give CLKOP ${op:-?} Hz and CLKOS ${os:-?} Hz; the har
 
 boot_checks "" "initial contents" RGMII
 fix_checks "" RGMII
+}
 
-case ${TF_GATE_ZYNQ:-0} in
-  1) zynq ;;
-  *) echo "[skip] the Zynq netlist (pynq-z1, synth_xilinx): TF_GATE_ZYNQ=1 tools/test-gate.sh runs it too, TF_GATE_ZYNQ=only alone (11 min warm at load 6 to 9, 20 to 49 min more when its simulator is not cached; sim/gate/README.md)"
-     skip=$((skip + 1)) ;;
-esac
+# TF_GATE_ZYNQ: 1 (the default) both netlists, only: the Zynq's alone, 0: the i5's alone (the Zynq's reported skipped)
+want=${TF_GATE_ZYNQ:-1}
+case $want in 0|1|only) ;; *) echo "TF_GATE_ZYNQ=$want: 1 (both netlists, the default), only (the PYNQ-Z1's) or 0 (the i5's)"; exit 2 ;; esac
+rm -f "$LOGS"/*.rc "$LOGS"/*.wall "$LOGS"/*.status
+boards=""
+[ "$want" = only ] || boards="colorlight-i5"
+[ "$want" = 0 ] || boards="$boards pynq-z1"
+t=$SECONDS
+for b in $boards; do
+  if ! tools/board.sh generate "$b" > "$LOGS/generate-$b.log" 2>&1; then
+    bad "$b: tools/board.sh generate failed ($LOGS/generate-$b.log):"; tail -15 "$LOGS/generate-$b.log" | sed 's/^/   | /'
+    finish
+  fi
+done
+echo "   sources of $boards generated ($(( SECONDS - t )) s); the builds and runs side by side:"
+pids=""
+for b in $boards; do
+  case $b in
+    colorlight-i5) heavy "$b" "" 20000000 & ;;
+    pynq-z1) heavy "$b" "-$b" 25000000 & ;;
+  esac
+  pids="$pids $!"
+done
+# shellcheck disable=SC2086
+wait $pids
+echo "   builds and runs done ($(( SECONDS - t )) s in all)"
+[ "$want" = only ] || i5_checks
+if [ "$want" = 0 ]; then
+  echo "[skip] the Zynq netlist (pynq-z1, synth_xilinx): TF_GATE_ZYNQ=0 leaves it out (TF_GATE_ZYNQ=only: it alone)"
+  skip=$((skip + 1))
+else
+  zynq_checks
+fi
 finish
