@@ -19,7 +19,8 @@
 #      after synth_xilinx, each with yosys's cell models, boot the self-test from their block RAMs, answer ARP through
 #      their RGMII / RMII pins, log on to the exchange the harness plays and fire a hardware stop on its 35=W (the
 #      35=D checked). The two netlists build and run side by side, one core each. With both simulators cached
-#      about 6 minutes; cold, their builds add 20 to 49 minutes (the PYNQ-Z1's is the longer; sim/gate/README.md).
+#      about 10 minutes (the PYNQ-Z1's run is the longer); cold, their builds add 20 to 49 minutes (the PYNQ-Z1's
+#      is the longer; sim/gate/README.md).
 # TF_TESTS="hw fw" runs a subset. Logs: build/test-logs/<suite>.log.
 # Every suite runs under a wall-clock limit (the table in limit_for; TF_LIMIT_<suite>=seconds overrides it): a
 # suite that reaches it is stopped and fails, with the last lines of its log, which say where it was.
