@@ -11,17 +11,26 @@ HOST_CFLAGS  ?= -std=c11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -fsa
                 -fno-omit-frame-pointer -I. -DTF_HOST=1 -DNET_TCP_SKIP_HELD=4u
 HOST_LDLIBS  ?= -lcmocka
 
+# Every test is built twice: with the host's roomier defaults, and with the SoC firmware's own limits (NET_LIMITS,
+# fw/Makefile: 40 fields kept per FIX message, 8 orders, one TCP connection...) into $(HOST_SOC_BUILD), so that the
+# configuration the target runs is the one tested.
+HOST_SOC_BUILD ?= $(HOST_BUILD)-soc
+HOST_SOC_TESTS := $(patsubst tests/%.c,$(HOST_SOC_BUILD)/%,$(wildcard tests/test_*.c))
+
 $(HOST_BUILD)/test_%: tests/test_%.c $(HOST_SRCS) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -o $@ $< $(HOST_SRCS) $(HOST_LDLIBS)
+	$(HOST_CC) $(HOST_CFLAGS) $(HOST_EXTRA) -o $@ $< $(HOST_SRCS) $(HOST_LDLIBS)
+$(HOST_SOC_BUILD)/test_%: tests/test_%.c $(HOST_SRCS) $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) $(NET_LIMITS) $(HOST_EXTRA) -o $@ $< $(HOST_SRCS) $(HOST_LDLIBS)
 
 .PHONY: host-test host-build
-host-build: $(HOST_TESTS)
+host-build: $(HOST_TESTS) $(HOST_SOC_TESTS)
 
 # Runs every test binary, prints each one's cmocka summary, then one total line; fails if any failed.
 host-test: host-build
-	@pass=0; fail=0; skip=0; for t in $(HOST_TESTS); do \
-	  echo "== $$(basename $$t)"; \
+	@pass=0; fail=0; skip=0; for t in $(HOST_TESTS) $(HOST_SOC_TESTS); do \
+	  echo "== $$(basename $$(dirname $$t))/$$(basename $$t)"; \
 	  out=$$($$t 2>&1); rc=$$?; echo "$$out"; \
 	  p=$$(echo "$$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1); \
 	  f=$$(echo "$$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1); \
@@ -61,11 +70,11 @@ fuzz-build: $(FUZZ_BINS)
 # tests/stops_replay (run by the hardware's differential test, StopDiffSpec) and the test_app_stops unit test.
 STOPS_HOST_SRCS := app/stops.c
 STOPS_HOST_DEPS := tests/stops_host.h tests/stops_host/soc.h app/stops.h app/fixclient.h
+# stops_replay is built with the SoC's limits: the differential test compares the hardware with the firmware as shipped.
 $(HOST_BUILD)/stops_replay: tests/stops_replay.c $(STOPS_HOST_SRCS) $(STOPS_HOST_DEPS) $(HOST_SRCS) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -Itests/stops_host -o $@ $< $(STOPS_HOST_SRCS) $(HOST_SRCS) $(HOST_LDLIBS)
-$(HOST_BUILD)/test_app_stops: tests/test_app_stops.c $(STOPS_HOST_SRCS) $(STOPS_HOST_DEPS) $(HOST_SRCS) $(HOST_HDRS)
-	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) -Itests/stops_host -o $@ $< $(STOPS_HOST_SRCS) $(HOST_SRCS) $(HOST_LDLIBS)
+	$(HOST_CC) $(HOST_CFLAGS) $(NET_LIMITS) -Itests/stops_host -o $@ $< $(STOPS_HOST_SRCS) $(HOST_SRCS) $(HOST_LDLIBS)
+$(HOST_BUILD)/test_app_stops $(HOST_SOC_BUILD)/test_app_stops: HOST_EXTRA := -Itests/stops_host $(STOPS_HOST_SRCS)
+$(HOST_BUILD)/test_app_stops $(HOST_SOC_BUILD)/test_app_stops: $(STOPS_HOST_SRCS) $(STOPS_HOST_DEPS)
 .PHONY: stops-replay
 stops-replay: $(HOST_BUILD)/stops_replay

@@ -150,7 +150,7 @@ static void md_entry(const fix_md_snapshot_t *md, const fix_md_entry_t *e) {
 void stops_on_market_data(const fix_md_snapshot_t *md) {
     for (unsigned k = 0; k < md->n; k++) md_entry(md, &md->e[k]);
     fix_md_entry_t e;
-    for (unsigned it = 0; fix_md_next_more(md, &it, &e);) md_entry(md, &e);
+    for (fix_cursor_t it = {0}; fix_md_next_more(md, &it, &e);) md_entry(md, &e);
 }
 
 /* The stop table, as one machine-protocol "stop" event per stop (docs/PROTOCOL.md), for people and programs alike;

@@ -271,23 +271,25 @@ static inline bool md_member(uint32_t tag)
     return tag == 15 || tag == 58 || tag == 326 || tag == 336 || tag == 346 || tag == 625;
 }
 
-/* The entry starting with the 269 at m->f[*at] (fields up to the next 269 or non-member tag; *at moves past
- * them): its values into *e. Returns FIX_OK, or the error and the tag of its first bad value in entry order
- * (269, 270, 271, 290). */
-static int parse_entry(const fix_msg_t *m, unsigned *at, unsigned price_dec, unsigned qty_dec, fix_md_entry_t *e,
+/* The entry starting with the 269 at *at (fields up to the next 269 or non-member tag; *at moves past them, past
+ * the fields kept in m->f too): its values into *e. Returns FIX_OK, or the error and the tag of its first bad value
+ * in entry order (269, 270, 271, 290). */
+static int parse_entry(const fix_msg_t *m, fix_cursor_t *at, unsigned price_dec, unsigned qty_dec, fix_md_entry_t *e,
                               uint32_t *err_tag)
 {
-    unsigned n = m->n;
-    const fix_field_t *t = &m->f[*at], *px = NULL, *sz = NULL, *pos = NULL;
-    for ((*at)++; *at < n; (*at)++) {
-        const fix_field_t *f = &m->f[*at];
-        if (f->tag == 269 || !md_member(f->tag)) break;
+    const fix_field_t *t = fix_cursor_get(m, at);
+    fix_field_t tf, pxf, szf, posf; /* copies: a field past the kept ones lives in the cursor */
+    const fix_field_t *px = NULL, *sz = NULL, *pos = NULL;
+    if (at->i >= m->n) tf = *t, t = &tf;
+    for (fix_cursor_next(m, at);; fix_cursor_next(m, at)) {
+        const fix_field_t *f = fix_cursor_get(m, at);
+        if (!f || f->tag == 269 || !md_member(f->tag)) break;
         if (f->tag == 270) {
-            if (!px) px = f;
+            if (!px) px = at->i < m->n ? f : (pxf = *f, &pxf);
         } else if (f->tag == 271) {
-            if (!sz) sz = f;
+            if (!sz) sz = at->i < m->n ? f : (szf = *f, &szf);
         } else if (f->tag == 290) {
-            if (!pos) pos = f;
+            if (!pos) pos = at->i < m->n ? f : (posf = *f, &posf);
         }
     }
     int r;
@@ -336,14 +338,14 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
     if (!cf) return reject_code(rej, FIX_E_MISSING, 268);
     int64_t cnt;
     if (fix_parse_int(cf->val, cf->len, &cnt) != FIX_OK || cnt < 0) return reject_code(rej, FIX_E_FORMAT, 268);
-    unsigned at = (unsigned)(cf - m->f) + 1, n = m->n;
+    fix_cursor_t at = fix_cursor_at(m, (unsigned)(cf - m->f) + 1);
     uint32_t seen = 0, err_tag = 0;
     int err = FIX_OK;
     md->n = 0;
-    md->more_at = 0;
-    while (at < n && m->f[at].tag == 269) {
+    md->more.i = 0;
+    for (const fix_field_t *f; (f = fix_cursor_get(m, &at)) && f->tag == 269;) {
         seen++;
-        if (seen == FIX_APP_MAX_MD_ENTRIES + 1) md->more_at = at;
+        if (seen == FIX_APP_MAX_MD_ENTRIES + 1) md->more = at;
         /* Parsed straight into the next slot (a spare entry past the kept ones takes the values of entries that
          * are counted but not kept), which is taken only when the whole entry is valid. */
         fix_md_entry_t *e = &md->e[md->n < FIX_APP_MAX_MD_ENTRIES ? md->n : FIX_APP_MAX_MD_ENTRIES];
@@ -367,12 +369,13 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
     return FIX_APP_OK;
 }
 
-bool fix_md_next_more(const fix_md_snapshot_t *md, unsigned *it, fix_md_entry_t *e)
+bool fix_md_next_more(const fix_md_snapshot_t *md, fix_cursor_t *it, fix_md_entry_t *e)
 {
-    if (!md->msg || !md->more_at) return false;
-    if (*it == 0) *it = md->more_at;
+    if (!md->msg || !md->more.i) return false;
+    if (it->i == 0) *it = md->more;
     const fix_msg_t *m = md->msg;
-    if (*it >= m->n || m->f[*it].tag != 269) return false;
+    const fix_field_t *f = fix_cursor_get(m, it);
+    if (!f || f->tag != 269) return false;
     uint32_t t;
     return parse_entry(m, it, md->price_dec, md->qty_dec, e, &t) == FIX_OK; /* valid: checked before the callback */
 }

@@ -97,13 +97,14 @@ typedef struct {
     fix_md_entry_t e[FIX_APP_MAX_MD_ENTRIES + 1]; /* the last one is scratch for entries counted, not kept */
     /* During the callback only: the message, for the entries past the kept ones (fix_md_next_more). */
     const fix_msg_t *msg;
-    unsigned more_at; /* field index of the first entry not kept, 0 if all are kept */
+    fix_cursor_t more; /* the first entry not kept (more.i is 0 if all are kept) */
     uint8_t price_dec, qty_dec;
 } fix_md_snapshot_t;
 
-/* In an on_market_data callback: the entries counted but not kept, one at a time, in message order (set
- * *it = 0 first). Returns false when there are no more. Stops see every trade of a 35=W this way. */
-bool fix_md_next_more(const fix_md_snapshot_t *md, unsigned *it, fix_md_entry_t *e);
+/* In an on_market_data callback: the entries counted but not kept, one at a time, in message order (start with
+ * it->i = 0), past the fields the parser kept too. Returns false when there are no more. Stops see every trade of
+ * a 35=W this way. */
+bool fix_md_next_more(const fix_md_snapshot_t *md, fix_cursor_t *it, fix_md_entry_t *e);
 
 typedef struct {
     void (*on_market_data)(void *ctx, const fix_md_snapshot_t *md);

@@ -246,15 +246,26 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
             m->err = FIX_PERR_CHECKSUM_NOT_LAST;
             m->err_tag = 10;
         }
-        if (n >= FIX_MAX_FIELDS) {
-            if (!m->err) {
-                m->err = FIX_PERR_TOO_MANY_FIELDS;
-                m->err_tag = tag;
-            }
-            while (p < end) sum += *p++; /* the CheckSum still covers the rest */
-            break;
-        }
         sum += FIX_SOH;
+        if (n >= FIX_MAX_FIELDS) { /* validated and counted, not kept: a cursor reaches it (fix_cursor_t) */
+            if (!m->rest) m->rest = start;
+            m->n_rest++;
+            int k = tag_slot(tag);
+            if (k >= 0) {
+                unsigned j = m->idx[k], i = j - FIX_MAX_FIELDS;
+                if ((j < n && m->f[j].tag == tag) || (i < m->n_late && m->late[i].tag == tag)) {
+                    dup |= k < 32 ? 1u << k : 0u;
+                } else if (m->n_late < FIX_MAX_LATE) {
+                    fix_field_t *fl = &m->late[m->n_late];
+                    fl->tag = tag;
+                    fl->val = (const char *)v;
+                    fl->len = (uint16_t)(p - v);
+                    m->idx[k] = (uint8_t)(FIX_MAX_FIELDS + m->n_late++);
+                }
+            }
+            p++;
+            continue;
+        }
         fix_field_t *fl = &m->f[n];
         fl->tag = tag;
         fl->val = (const char *)v;
@@ -276,6 +287,9 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
 HOT int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
 {
     m->n = 0;
+    m->n_rest = 0;
+    m->rest = NULL;
+    m->n_late = 0;
     m->err = FIX_PERR_NONE;
     m->err_tag = 0;
     m->raw = buf;
@@ -286,7 +300,7 @@ HOT int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
     size_t lim = len;
     while (lim && buf[lim - 1] != FIX_SOH) lim--;
     if (lim) parse_fields(m, buf, buf + lim);
-    if (lim < len && m->err != FIX_PERR_TOO_MANY_FIELDS) {
+    if (lim < len) {
         /* The unterminated tail: a bad tag unless it is "tag=" plus a value, which is truncated. */
         const uint8_t *p = buf + lim, *end = buf + len;
         uint32_t tag = 0;
@@ -308,6 +322,32 @@ HOT int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
     }
     for (size_t i = lim; i < len; i++) m->sum += buf[i];
     return m->err ? FIX_E_FORMAT : FIX_OK;
+}
+
+void fix_cursor_next_rest(const fix_msg_t *m, fix_cursor_t *c)
+{
+    if (c->i < m->n) {
+        if (++c->i == m->n) c->p = m->rest;
+        return;
+    }
+    const fix_field_t *f = fix_cursor_get_rest(m, c);
+    c->p = (const uint8_t *)f->val + f->len + 1;
+    c->i++;
+}
+
+const fix_field_t *fix_cursor_get_rest(const fix_msg_t *m, fix_cursor_t *c)
+{
+    const uint8_t *p = c->p, *end = m->raw + m->raw_len;
+    if (!p || p >= end) return NULL;
+    uint32_t tag = 0;
+    for (; p < end && *p != '='; p++) tag = tag * 10u + (uint32_t)(*p - '0'); /* validated by fix_parse */
+    const uint8_t *v = ++p;
+    while (p < end && *p != FIX_SOH) p++;
+    if (p >= end) return NULL; /* an unterminated tail is not a field */
+    c->f.tag = tag;
+    c->f.val = (const char *)v;
+    c->f.len = (uint16_t)(p - v);
+    return &c->f;
 }
 
 /* ================= Stream ================= */
@@ -440,7 +480,9 @@ HOT const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag)
     int k = tag_slot(tag);
     if (k >= 0) {
         unsigned j = m->idx[k];
-        return (j < m->n && m->f[j].tag == tag) ? &m->f[j] : NULL;
+        if (j < m->n) return m->f[j].tag == tag ? &m->f[j] : NULL;
+        j -= FIX_MAX_FIELDS; /* (wraps to a large number below it) */
+        return (j < m->n_late && m->late[j].tag == tag) ? &m->late[j] : NULL;
     }
     for (uint16_t i = 0; i < m->n; i++)
         if (m->f[i].tag == tag) return &m->f[i];
@@ -450,7 +492,8 @@ HOT const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag)
 unsigned fix_msg_count(const fix_msg_t *m, uint32_t tag)
 {
     unsigned c = 0;
-    for (uint16_t i = 0; i < m->n; i++) c += m->f[i].tag == tag;
+    fix_cursor_t it = fix_cursor_at(m, 0);
+    for (const fix_field_t *f; (f = fix_cursor_get(m, &it)); fix_cursor_next(m, &it)) c += f->tag == tag;
     return c;
 }
 
@@ -688,7 +731,8 @@ int fix_raw_get_tags(const uint8_t *p, size_t len, unsigned ntags, const uint32_
         if (i == t0 || t == 0 || i >= len || p[i] != '=') return FIX_E_FORMAT;
         size_t v = ++i;
         while (i < len && p[i] != FIX_SOH) i++;
-        if (i >= len || i == v || (t == 10 && i + 1 < len) || ++n > FIX_MAX_FIELDS) return FIX_E_FORMAT;
+        if (i >= len || i == v || (t == 10 && i + 1 < len)) return FIX_E_FORMAT;
+        n++;
         for (unsigned k = 0; k < ntags; k++) {
             if (t != tags[k] || out[k].tag) continue;
             out[k].tag = t;

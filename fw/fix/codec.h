@@ -31,7 +31,11 @@
 #define FIX_MAX_MSG_LEN 1024 /* largest whole message accepted or built, bytes 8=...10=ccc| */
 #endif
 #ifndef FIX_MAX_FIELDS
-#define FIX_MAX_FIELDS 64 /* fields kept per parsed message (including 8, 9 and 10) */
+#define FIX_MAX_FIELDS 64 /* fields kept in fix_msg_t.f, indexed (including 8, 9 and 10); a message may have more:
+                           * they are validated and reached by walking (fix_cursor_t) */
+#endif
+#ifndef FIX_MAX_LATE
+#define FIX_MAX_LATE 8 /* first occurrences of indexed tags (FIX_SLOT_*) past the kept fields, kept aside */
 #endif
 #define FIX_MAX_DECIMALS 9       /* implied decimals supported by the fixed-point helpers */
 #define FIX_MAX_BEGINSTR_LEN 16  /* longest BeginString value the framer accepts */
@@ -83,7 +87,6 @@ enum {
     FIX_PERR_NONE = 0,
     FIX_PERR_BAD_TAG,         /* tag not a positive number, or no '=' (373=0) */
     FIX_PERR_EMPTY_VALUE,     /* tag= with no value (373=4) */
-    FIX_PERR_TOO_MANY_FIELDS, /* more than FIX_MAX_FIELDS fields */
     FIX_PERR_TRUNCATED,       /* last field not ended by SOH */
     FIX_PERR_CHECKSUM_NOT_LAST, /* a CheckSum (10) field before the last field: the frame is garbled (test case
                                  * 3.d); overrides any other error */
@@ -101,11 +104,18 @@ enum {
     FIX_SLOTS
 };
 _Static_assert(FIX_SLOT_ONCE_N <= 32, "duplicate bits are one word");
-_Static_assert(FIX_MAX_FIELDS <= 255, "slot indexes are bytes");
+_Static_assert(FIX_MAX_FIELDS + FIX_MAX_LATE <= 255, "slot indexes are bytes");
 
 typedef struct {
     fix_field_t f[FIX_MAX_FIELDS];
-    uint16_t n;
+    uint16_t n;       /* fields kept in f (the first FIX_MAX_FIELDS) */
+    uint16_t n_rest;  /* fields past them: validated, counted, walked by a cursor */
+    const uint8_t *rest; /* first byte of the first field not kept, NULL when every field is kept */
+    /* Of the fields past the kept ones, the first occurrences of indexed tags (the session's and the application's:
+     * a Symbol after a long group), up to FIX_MAX_LATE, so that fix_msg_get finds them; other tags past the kept
+     * fields are reached by walking only. */
+    fix_field_t late[FIX_MAX_LATE];
+    uint8_t n_late;
     uint8_t err;      /* FIX_PERR_* */
     uint32_t err_tag; /* tag concerned by err, when known */
     const uint8_t *raw;
@@ -113,12 +123,44 @@ typedef struct {
     uint32_t sum;     /* sum of every byte parsed (the CheckSum is this minus the trailer's bytes) */
     uint32_t dup;     /* bit k (k < 32): the tag of slot k occurs more than once */
     uint8_t idx[FIX_SLOTS]; /* field index of the first occurrence of slot k's tag, valid only if
-                             * idx < n and f[idx].tag is that tag (stale values from earlier messages fail
-                             * that test, so nothing is cleared per message) */
+                             * idx < n and f[idx].tag is that tag, or FIX_MAX_FIELDS + i with i < n_late and
+                             * late[i].tag that tag (stale values from earlier messages fail that test, so
+                             * nothing is cleared per message) */
 } fix_msg_t;
 
-/* Splits buf into fields. Returns FIX_OK or FIX_E_FORMAT (see m->err). */
+/* Splits buf into fields. Returns FIX_OK or FIX_E_FORMAT (see m->err). Every field is validated; the first
+ * FIX_MAX_FIELDS are kept in m->f and indexed, the rest are counted (m->n_rest), their indexed tags' first
+ * occurrences kept in m->late, and marked as duplicates when the session's tags recur among them (fix_msg_dup). A
+ * message with more fields is not an error: a 35=W with many entries is valid market data, and its group is walked
+ * with a cursor. */
 int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len);
+
+/* A position in a parsed message's fields, kept or not: walks past the first FIX_MAX_FIELDS by reading the
+ * message's bytes (which the parse validated). */
+typedef struct {
+    unsigned i;         /* field index */
+    const uint8_t *p;   /* past the kept fields: the field's first byte */
+    fix_field_t f;      /* past the kept fields: the field, once fix_cursor_get read it */
+} fix_cursor_t;
+/* A cursor on field i (i <= m->n). */
+static inline fix_cursor_t fix_cursor_at(const fix_msg_t *m, unsigned i)
+{
+    fix_cursor_t c = {i, i >= m->n ? m->rest : NULL, {0, 0, NULL}};
+    return c;
+}
+const fix_field_t *fix_cursor_get_rest(const fix_msg_t *m, fix_cursor_t *c);
+/* The field at c, NULL past the last one (the pointer is valid until c moves). */
+static inline const fix_field_t *fix_cursor_get(const fix_msg_t *m, fix_cursor_t *c)
+{
+    return c->i < m->n ? &m->f[c->i] : fix_cursor_get_rest(m, c);
+}
+void fix_cursor_next_rest(const fix_msg_t *m, fix_cursor_t *c);
+/* Moves c to the next field (c must be on a field: fix_cursor_get was not NULL). */
+static inline void fix_cursor_next(const fix_msg_t *m, fix_cursor_t *c)
+{
+    if (c->i + 1 < m->n) c->i++;
+    else fix_cursor_next_rest(m, c);
+}
 /* The slot of tag (FIX_SLOT_*), or -1 for a tag without one. */
 int fix_tag_slot(uint32_t tag);
 /* True when the tag of slot k (< 32) occurs more than once in m. */
@@ -142,7 +184,7 @@ fix_frame_res_t fix_stream_next(fix_stream_t *st, const uint8_t **data, size_t *
 /* Drops the partial message kept (the next byte given starts a new search for "8=FIX"); returns the bytes dropped. */
 size_t fix_stream_drop_partial(fix_stream_t *st);
 
-/* ---- Accessors (first occurrence of a tag) ---- */
+/* ---- Accessors (first occurrence of a tag; past the kept fields, an indexed tag's among m->late) ---- */
 const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag);
 int fix_msg_get_int(const fix_msg_t *m, uint32_t tag, int64_t *out);
 /* Unsigned 32-bit value (sequence numbers, counts): FIX_E_FORMAT not an integer, FIX_E_RANGE negative or too big. */
@@ -159,12 +201,12 @@ bool fix_msg_is_type(const fix_msg_t *m, const char *msg_type);
 /* The first field with tag of a serialized message (tag=value fields, each ended by SOH), without a fix_msg_t: its
  * value into *out and, if index is not NULL, its position among the fields into *index. The whole message is walked
  * and refused as fix_parse refuses one: FIX_E_FORMAT (a bad tag, an empty value, an unterminated field, CheckSum not
- * last, more than FIX_MAX_FIELDS fields); FIX_E_MISSING when it is well formed and has no such field. */
+ * last); FIX_E_MISSING when it is well formed and has no such field. */
 int fix_raw_get(const uint8_t *p, size_t len, uint32_t tag, fix_field_t *out, unsigned *index);
 /* The same for ntags distinct tags in one walk: out[k] (and index[k]) for tags[k]; FIX_E_MISSING unless all are there. */
 int fix_raw_get_tags(const uint8_t *p, size_t len, unsigned ntags, const uint32_t *tags, fix_field_t *out,
                      unsigned *index);
-/* Number of occurrences of tag. */
+/* Number of occurrences of tag (among every field, kept or not). */
 unsigned fix_msg_count(const fix_msg_t *m, uint32_t tag);
 
 /* Value parsers: optional '-', digits (leading zeros allowed). Decimal: digits[.digits]; more

@@ -262,8 +262,9 @@ static bool resend_stored(fix_session_t *s, const fix_store_slot_t *sl, uint64_t
     t[type->len] = '\0';
     fix_builder_t *b = begin_possdup(s, t, sl->seq, now);
     if (orig) fix_build_strn(b, 122, orig->val, orig->len);
-    for (uint16_t i = 3; i < o->n; i++)
-        if (!is_header_tag(o->f[i].tag)) fix_build_strn(b, o->f[i].tag, o->f[i].val, o->f[i].len);
+    fix_cursor_t c = fix_cursor_at(o, 3); /* every field, kept or not */
+    for (const fix_field_t *f; (f = fix_cursor_get(o, &c)); fix_cursor_next(o, &c))
+        if (!is_header_tag(f->tag)) fix_build_strn(b, f->tag, f->val, f->len);
     return send_built(s, false, FIX_KIND_APP, now) >= 0;
 }
 
@@ -686,10 +687,9 @@ static void process(fix_session_t *s, uint64_t now)
             return;
         }
     }
-    if (m->err == FIX_PERR_BAD_TAG || m->err == FIX_PERR_EMPTY_VALUE || m->err == FIX_PERR_TOO_MANY_FIELDS) {
-        static const uint8_t reason[] = {0, FIX_RR_INVALID_TAG, FIX_RR_NO_VALUE, FIX_RR_OTHER};
-        static const char *const text[] = {NULL, "Invalid tag number", "Tag specified without a value",
-                                           "Too many fields"};
+    if (m->err == FIX_PERR_BAD_TAG || m->err == FIX_PERR_EMPTY_VALUE) {
+        static const uint8_t reason[] = {0, FIX_RR_INVALID_TAG, FIX_RR_NO_VALUE};
+        static const char *const text[] = {NULL, "Invalid tag number", "Tag specified without a value"};
         send_reject(s, seq, m->err_tag, type, reason[m->err], text[m->err], now);
         s->next_in++;
         after_in_seq(s);

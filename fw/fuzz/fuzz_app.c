@@ -64,7 +64,7 @@ static void on_md(void *ctx, const fix_md_snapshot_t *md)
             if (e->type == '2' && e->has_price && crosses_exact(s->side, s->stop_px, e->price, e->price_inexact)) want[i]++;
         }
         fix_md_entry_t more;
-        for (unsigned it = 0; fix_md_next_more(md, &it, &more);)
+        for (fix_cursor_t it = {0}; fix_md_next_more(md, &it, &more);)
             if (more.type == '2' && more.has_price && crosses_exact(s->side, s->stop_px, more.price, more.price_inexact))
                 want[i]++;
         if (!s->repeat && want[i] > 1) want[i] = 1;

@@ -101,6 +101,16 @@ static int ref_decimal(const char *s, size_t n, unsigned dec, int64_t *out)
 static void exercise(const fix_msg_t *m)
 {
     FZ_CHECK(m->n <= FIX_MAX_FIELDS);
+    FZ_CHECK((m->rest != NULL) == (m->n_rest > 0) && (!m->n_rest || m->n == FIX_MAX_FIELDS));
+    /* a cursor walks every field, kept or not, each within the message, the kept ones as kept */
+    unsigned walked = 0;
+    fix_cursor_t c = fix_cursor_at(m, 0);
+    for (const fix_field_t *f; (f = fix_cursor_get(m, &c)); fix_cursor_next(m, &c), walked++) {
+        FZ_CHECK(c.i == walked);
+        FZ_CHECK((const uint8_t *)f->val >= m->raw && (const uint8_t *)f->val + f->len <= m->raw + m->raw_len);
+        if (walked < m->n) FZ_CHECK(f == &m->f[walked]);
+    }
+    if (!m->err) FZ_CHECK(walked == (unsigned)m->n + m->n_rest);
     for (unsigned k = 0; k < m->n; k++) {
         const fix_field_t *f = &m->f[k];
         FZ_CHECK((const uint8_t *)f->val >= m->raw && (const uint8_t *)f->val + f->len <= m->raw + m->raw_len);

@@ -64,6 +64,29 @@ static void test_trade_past_the_kept_entries_fires(void **st)
     assert_int_equal(stops_get(3)->fired_px, 10050);
 }
 
+/* The last entry of a 35=W as long as a message may be, far past the fields the parser keeps (FIX_MAX_FIELDS): its
+ * trade fires the stop it crosses, and the trades before it do not fire the stop they do not cross. */
+static void test_trade_in_the_last_entry_of_a_long_message_fires(void **st)
+{
+    (void)st;
+    sh_start(2);
+    sh_arm(3, '1', "IBM", 10000);
+    sh_arm(4, '2', "IBM", 9000);
+    char entries[FIX_MAX_MSG_LEN];
+    int n = 0, count = 0;
+    while (n < FIX_MAX_MSG_LEN - 200) {
+        n += snprintf(entries + n, sizeof entries - (size_t)n, "269=2|270=99|");
+        count++;
+    }
+    char body[FIX_MAX_MSG_LEN + 64]; /* (framed, the message stays within FIX_MAX_MSG_LEN) */
+    snprintf(body, sizeof body, "55=IBM|268=%d|%s269=2|270=100.25|", count + 1, entries);
+    assert_true(2 * count > FIX_MAX_FIELDS + 20);
+    w(body);
+    assert_true(fired(3));
+    assert_int_equal(stops_get(3)->fired_px, 10025);
+    assert_false(fired(4));
+}
+
 /* More integer digits than int64 holds: above every stop. A negative price: below every stop. Neither is refused. */
 static void test_huge_and_negative_prices(void **st)
 {
@@ -217,19 +240,23 @@ static void test_armed_stops_keep_their_order_entries(void **st)
     assert_int_equal(stops_get(2)->order, 3);
 }
 
-/* Every stop slot armed on a table with room for exactly that many orders, one trade crossing them all: every fire
- * tracked; canceling a stop gives its entry back to other orders. */
+/* Every stop slot armed (as many as the order table holds, when it holds fewer: the SoC's limits) on a table with
+ * room for exactly that many orders, one trade crossing them all: every fire tracked; canceling a stop gives its
+ * entry back to other orders. */
 static void test_every_slot_fires_into_its_entry(void **st)
 {
     (void)st;
+    enum { NS = STOPS_MAX < FIX_APP_MAX_ORDERS ? STOPS_MAX : FIX_APP_MAX_ORDERS };
+    _Static_assert(NS > 5, "stop 5 is canceled");
     sh_start(2);
-    for (int k = 0; k < FIX_APP_MAX_ORDERS - STOPS_MAX; k++) assert_int_equal(console_buy(), k);
-    for (unsigned i = 0; i < STOPS_MAX; i++) assert_int_equal(run_stop("stop buy MSFT 1 2.00 2.10"), 0);
+    for (int k = 0; k < FIX_APP_MAX_ORDERS - NS; k++) assert_int_equal(console_buy(), k);
+    for (unsigned i = 0; i < NS; i++) assert_int_equal(run_stop("stop buy MSFT 1 2.00 2.10"), 0);
     assert_int_equal(console_buy(), FIX_E_FULL);
+    if (NS < STOPS_MAX) assert_int_equal(run_stop("stop buy MSFT 1 2.00 2.10"), 1); /* a free slot, no entry */
     assert_int_equal(run_stop("stop cancel 5"), 0);
-    assert_int_equal(console_buy(), FIX_APP_MAX_ORDERS - STOPS_MAX); /* the canceled stop's entry */
+    assert_int_equal(console_buy(), FIX_APP_MAX_ORDERS - NS); /* the canceled stop's entry */
     w("55=MSFT|268=1|269=2|270=2.00|");
-    for (unsigned i = 0; i < STOPS_MAX; i++)
+    for (unsigned i = 0; i < NS; i++)
         if (i != 5) assert_fire_tracked(i);
     assert_int_equal(stops_get(5)->state, STOP_CANCELED);
     assert_int_equal(fix_app_available(&SH.app), 0);
@@ -328,6 +355,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_more_decimals_than_configured_compared_exactly),
         cmocka_unit_test(test_trade_past_the_kept_entries_fires),
+        cmocka_unit_test(test_trade_in_the_last_entry_of_a_long_message_fires),
         cmocka_unit_test(test_huge_and_negative_prices),
         cmocka_unit_test(test_symbol_prefix_extension_and_entry_types),
         cmocka_unit_test(test_long_symbol_does_not_match_its_prefix),

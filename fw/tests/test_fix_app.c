@@ -23,6 +23,9 @@ static struct {
     fix_exec_event_t ev;
     int n_md_rej;
     char md_rej_id[FIX_ID_MAX];
+    unsigned n_more;      /* entries past the kept ones (fix_md_next_more) */
+    int64_t more_px[128]; /* their prices */
+    char more_type[128];  /* their types */
 } seen;
 
 static void on_md(void *ctx, const fix_md_snapshot_t *md)
@@ -30,6 +33,13 @@ static void on_md(void *ctx, const fix_md_snapshot_t *md)
     (void)ctx;
     seen.n_md++;
     seen.md = *md;
+    seen.n_more = 0;
+    fix_md_entry_t e;
+    for (fix_cursor_t it = {0}; fix_md_next_more(md, &it, &e); seen.n_more++) {
+        if (seen.n_more >= 128) fail();
+        seen.more_px[seen.n_more] = e.price;
+        seen.more_type[seen.n_more] = e.type;
+    }
 }
 
 static void on_exec(void *ctx, const fix_order_t *o, const fix_exec_event_t *ev)
@@ -259,6 +269,48 @@ static void test_app_snapshot_more_entries_than_kept(void **st)
     assert_int_equal(seen.md.count, FIX_APP_MAX_MD_ENTRIES + 3);
     assert_int_equal(seen.md.n, FIX_APP_MAX_MD_ENTRIES);
     assert_int_equal(seen.md.e[FIX_APP_MAX_MD_ENTRIES - 1].price, (int64_t)FIX_APP_MAX_MD_ENTRIES * 10000);
+}
+
+/* A 35=W as long as a message may be (FIX_MAX_MSG_LEN), its entries reaching far past the fields the parser keeps
+ * (FIX_MAX_FIELDS, 40 on the SoC): valid market data, delivered whole and never answered with a Reject; every entry
+ * past the kept ones is seen, in order, with its own type and price. */
+static void test_app_snapshot_longer_than_the_kept_fields(void **st)
+{
+    (void)st;
+    start_default();
+    char entries[FIX_MAX_MSG_LEN];
+    int n = 0, count = 0;
+    /* entries "269=t|270=p|" (t cycles bid, offer, trade; p = 1001 + i) while the whole message stays within limits */
+    while (n < FIX_MAX_MSG_LEN - 200) {
+        n += snprintf(entries + n, sizeof entries - (size_t)n, "269=%c|270=%d|", "012"[count % 3], 1001 + count);
+        count++;
+    }
+    assert_true(2 * count > FIX_MAX_FIELDS + 20);
+    char body[FIX_MAX_MSG_LEN + 64]; /* (framed, the message stays within FIX_MAX_MSG_LEN) */
+    snprintf(body, sizeof body, "35=W|34=2|262=MD7|55=LONG|268=%d|%s", count, entries);
+    int before = T.nsent;
+    fx_in(&T, 2000, body);
+    assert_int_equal(T.nsent, before); /* no Reject */
+    assert_int_equal(fix_session_next_in(&T.s), 3);
+    assert_int_equal(seen.n_md, 1);
+    assert_string_equal(seen.md.symbol, "LONG");
+    assert_int_equal(seen.md.count, count);
+    assert_int_equal(seen.md.n, FIX_APP_MAX_MD_ENTRIES);
+    for (int i = 0; i < FIX_APP_MAX_MD_ENTRIES; i++) {
+        assert_int_equal(seen.md.e[i].type, "012"[i % 3]);
+        assert_int_equal(seen.md.e[i].price, (int64_t)(1001 + i) * 10000);
+    }
+    assert_int_equal(seen.n_more, count - FIX_APP_MAX_MD_ENTRIES);
+    for (int i = FIX_APP_MAX_MD_ENTRIES; i < count; i++) {
+        assert_int_equal(seen.more_type[i - FIX_APP_MAX_MD_ENTRIES], "012"[i % 3]);
+        assert_int_equal(seen.more_px[i - FIX_APP_MAX_MD_ENTRIES], (int64_t)(1001 + i) * 10000);
+    }
+    /* the count is still checked past the kept fields: one entry short is refused (373=16) */
+    snprintf(body, sizeof body, "35=W|34=3|262=MD7|55=LONG|268=%d|%s", count + 1, entries);
+    fx_in(&T, 2001, body);
+    assert_int_equal(T.nsent, before + 1);
+    assert_string_equal(fx_field(&T, before, 35), "3");
+    assert_string_equal(fx_field(&T, before, 373), "16");
 }
 
 static void test_app_market_data_request_reject_reported(void **st)
@@ -512,7 +564,9 @@ static void test_app_order_table_full_reuses_finished_slots(void **st)
     int before = T.nsent;
     assert_int_equal(new_order(3200), 5);
     assert_int_equal(T.nsent, before + 1);
-    assert_string_equal(fix_app_order(&T.app, 5)->clordid, "TF33");
+    char want[16];
+    snprintf(want, sizeof want, "TF%d", FIX_APP_MAX_ORDERS + 1); /* the next ClOrdID: the refused order took none */
+    assert_string_equal(fix_app_order(&T.app, 5)->clordid, want);
 }
 
 /* `keep`: an order takes an entry only while it leaves that many available (free or finished) ones, which an order
@@ -554,6 +608,7 @@ int main(void)
         cmocka_unit_test(test_14i_group_count_mismatch_rejected),
         cmocka_unit_test(test_14b_snapshot_without_symbol_rejected),
         cmocka_unit_test(test_app_snapshot_more_entries_than_kept),
+        cmocka_unit_test(test_app_snapshot_longer_than_the_kept_fields),
         cmocka_unit_test(test_app_market_data_request_reject_reported),
         cmocka_unit_test(test_app_new_order_single_exact_bytes_in_design_order),
         cmocka_unit_test(test_app_execution_reports_new_partial_fill),

@@ -298,9 +298,65 @@ static void test_codec_parse_errors(void **st)
     char many[2048];
     size_t n = 0;
     for (int i = 0; i < FIX_MAX_FIELDS + 5; i++) n += (size_t)snprintf(many + n, sizeof many - n, "%d=1\x01", 100 + i);
-    fix_parse(&msg, (const uint8_t *)many, n);
-    assert_int_equal(msg.err, FIX_PERR_TOO_MANY_FIELDS);
+    assert_int_equal(fix_parse(&msg, (const uint8_t *)many, n), FIX_OK); /* more fields than kept is no error */
     assert_int_equal(msg.n, FIX_MAX_FIELDS);
+    assert_int_equal(msg.n_rest, 5);
+}
+
+/* Fields past the first FIX_MAX_FIELDS: validated (a bad one is still an error), counted, walked by a cursor in
+ * order with their values, and a session tag recurring among them is still a duplicate. */
+static void test_codec_fields_past_the_kept_ones(void **st)
+{
+    (void)st;
+    fix_msg_t msg;
+    for (unsigned extra = 0; extra <= 70; extra += 7) {
+        char many[4096];
+        size_t n = (size_t)snprintf(many, sizeof many, "8=FIX.4.4\x01" "34=7\x01");
+        unsigned total = FIX_MAX_FIELDS + extra;
+        for (unsigned i = 2; i < total; i++) n += (size_t)snprintf(many + n, sizeof many - n, "%u=v%u\x01", 1000 + i, i * 3);
+        assert_int_equal(fix_parse(&msg, (const uint8_t *)many, n), FIX_OK);
+        assert_int_equal(msg.n, FIX_MAX_FIELDS);
+        assert_int_equal(msg.n_rest, extra);
+        assert_true(extra ? msg.rest != NULL : msg.rest == NULL);
+        assert_false(fix_msg_dup(&msg, FIX_SLOT_34));
+        fix_cursor_t c = fix_cursor_at(&msg, 1);
+        unsigned i = 1;
+        for (const fix_field_t *f; (f = fix_cursor_get(&msg, &c)); fix_cursor_next(&msg, &c), i++) {
+            char want[16];
+            int wl = i == 1 ? snprintf(want, sizeof want, "7") : snprintf(want, sizeof want, "v%u", i * 3);
+            assert_int_equal(f->tag, i == 1 ? 34u : 1000u + i);
+            assert_int_equal(f->len, wl);
+            assert_memory_equal(f->val, want, (size_t)wl);
+            assert_int_equal(c.i, i);
+        }
+        assert_int_equal(i, total);
+        if (!extra) continue;
+        /* past the kept fields: an indexed tag's first occurrence is found (a Symbol after a long group), another
+         * tag only by walking; fix_msg_count counts them all */
+        assert_null(fix_msg_get(&msg, 55));
+        n += (size_t)snprintf(many + n, sizeof many - n, "55=LATE\x01");
+        assert_int_equal(fix_parse(&msg, (const uint8_t *)many, n), FIX_OK);
+        const fix_field_t *sym = fix_msg_get(&msg, 55);
+        assert_non_null(sym);
+        assert_int_equal(sym->len, 4);
+        assert_memory_equal(sym->val, "LATE", 4);
+        assert_null(fix_msg_get(&msg, 1000 + FIX_MAX_FIELDS));
+        assert_int_equal(fix_msg_count(&msg, 1000 + FIX_MAX_FIELDS), 1);
+        assert_int_equal(fix_msg_count(&msg, 55), 1);
+        /* a message without it, parsed next, does not find the last one's (no stale index) */
+        assert_int_equal(fix_parse(&msg, (const uint8_t *)many, n - 8), FIX_OK);
+        assert_null(fix_msg_get(&msg, 55));
+        assert_int_equal(fix_parse(&msg, (const uint8_t *)many, n), FIX_OK);
+        /* 34 again past the kept fields: a duplicate */
+        n += (size_t)snprintf(many + n, sizeof many - n, "34=8\x01");
+        assert_int_equal(fix_parse(&msg, (const uint8_t *)many, n), FIX_OK);
+        assert_true(fix_msg_dup(&msg, FIX_SLOT_34));
+        /* an empty value past them: the parse's error */
+        n += (size_t)snprintf(many + n, sizeof many - n, "58=\x01");
+        assert_int_equal(fix_parse(&msg, (const uint8_t *)many, n), FIX_E_FORMAT);
+        assert_int_equal(msg.err, FIX_PERR_EMPTY_VALUE);
+        assert_int_equal(msg.err_tag, 58);
+    }
 }
 
 /* fix_raw_get: a field of a serialized message found in place (its first occurrence, its position), and every
@@ -375,7 +431,8 @@ static void test_codec_raw_get(void **st)
     for (int i = 0; i < FIX_MAX_FIELDS; i++) k += (size_t)snprintf(many + k, sizeof many - k, "%d=1\x01", 100 + i);
     assert_int_equal(fix_raw_get((const uint8_t *)many, k, 100, &f, NULL), FIX_OK);
     k += (size_t)snprintf(many + k, sizeof many - k, "58=1\x01");
-    assert_int_equal(fix_raw_get((const uint8_t *)many, k, 100, &f, NULL), FIX_E_FORMAT); /* FIX_MAX_FIELDS + 1 */
+    assert_int_equal(fix_raw_get((const uint8_t *)many, k, 58, &f, &at), FIX_OK); /* past FIX_MAX_FIELDS too */
+    assert_int_equal(at, FIX_MAX_FIELDS);
 }
 
 static const uint32_t md_members[] = {269, 270, 271, 290};
@@ -661,6 +718,7 @@ int main(void)
         cmocka_unit_test(test_utc_conversion),
         cmocka_unit_test(test_codec_fuzz_random_bytes_then_resync),
         cmocka_unit_test(test_codec_fuzz_mutated_messages),
+        cmocka_unit_test(test_codec_fields_past_the_kept_ones),
     };
     return cmocka_run_group_tests_name("fix_codec", tests, NULL, NULL);
 }

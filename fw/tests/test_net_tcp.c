@@ -129,10 +129,12 @@ static void test_random_port_and_isn_per_boot(void **state)
     assert_int_not_equal(a.sport, b.sport);
     assert_int_not_equal(a.seq, b.seq);
     assert_true(a.sport >= 49152 && b.sport >= 49152);
+#if NET_TCP_MAX_CONNS == 2
     /* two connections at once get different ports; a third has no slot */
     assert_non_null(tcp_connect(&T.stack, T_PEER_IP, PORT, &t_cbs, NULL));
     assert_int_not_equal(t_tcp_of(1).sport, b.sport);
-    assert_null(tcp_connect(&T.stack, T_PEER_IP, PORT, &t_cbs, NULL));
+#endif
+    assert_null(tcp_connect(&T.stack, T_PEER_IP, PORT, &t_cbs, NULL)); /* no slot left (the SoC has one) */
 }
 
 static void test_connect_waits_for_arp(void **state)

@@ -9,12 +9,13 @@
 // fraction digits, leading and trailing zeros, more fraction digits than the implied decimals, no fraction, a
 // lone trailing point, a leading point, a sign; prices exactly at, a unit and a hair above and below each stop
 // (buy and sell); symbols that are prefixes or extensions of armed ones; entry types other than trade and
-// several entries per W (past the firmware's 16 kept entries too). The reported price is the trade price's
+// several entries per W (past the firmware's 16 kept entries, and past the 40 fields its parser keeps on the SoC,
+// up to 45 entries a message). The reported price is the trade price's
 // floor at the implied decimals (the hardware's 48-bit fire record holds 0 for a negative one and all ones for
 // one of 10^14 or more; the firmware's is compared through the same mapping).
 // Valid market data must never be answered by the firmware with anything but orders (no session Reject).
-// The messages stay within the firmware's documented capacity (FIX_MAX_FIELDS fields, FIX_MAX_MSG_LEN bytes):
-// past it the firmware answers a Reject (373=99) where the hardware still fires -- a known limit, not generated.
+// The firmware is built with the SoC's limits (fw/Makefile NET_LIMITS: 40 fields kept per message); the messages
+// stay within FIX_MAX_MSG_LEN (1024 bytes framed), past which a frame is dropped as garbled.
 //
 // Runs in `make test` (hw): TF_SEED (default 19) and TF_DIFF_CASES (default 40) cases; set TF_DIFF_SEED for a
 // second, longer run with that seed.
@@ -94,7 +95,7 @@ class StopDiffGen(rnd: Random) {
   def gen(name: String): DiffCase = {
     val d = rnd.nextInt(9)
     val syms = Seq.fill(1 + rnd.nextInt(3))(pick(symbolPool)).distinct
-    val nStops = 2 + rnd.nextInt(15)
+    val nStops = 2 + rnd.nextInt(7) // up to 8: every armed stop holds one of the SoC firmware's 8 order entries
     val anchors = syms.map(s => s -> stopValue(d)).toMap
     val stops = (0 until nStops).map { i =>
       val sym = pick(syms)
@@ -107,10 +108,12 @@ class StopDiffGen(rnd: Random) {
       }
       DiffStop(i, rnd.nextBoolean(), sym, v)
     }
-    // (within the firmware's documented limits: FIX_MAX_FIELDS 64 fields and FIX_MAX_MSG_LEN 1024 bytes a message)
+    // (within FIX_MAX_MSG_LEN, 1024 bytes a framed message; one in eight past the 16 entries the firmware keeps, one
+    // in eight with 20 to 45 entries, far past the 40 fields its parser keeps)
     def msg(): String = {
       val sym = symbolLike(pick(syms), syms)
-      val nEntries = if (rnd.nextInt(8) == 0) 16 + rnd.nextInt(3) else 1 + rnd.nextInt(6)
+      val long = rnd.nextInt(8) == 0
+      val nEntries = if (long) 20 + rnd.nextInt(26) else if (rnd.nextInt(7) == 0) 16 + rnd.nextInt(3) else 1 + rnd.nextInt(6)
       val entries = (0 until nEntries).map { _ =>
         val t = rnd.nextInt(10) match {
           case 0 | 1 | 2 | 3 | 4 => "2"
@@ -120,7 +123,7 @@ class StopDiffGen(rnd: Random) {
         }
         val target = pick(stops.filter(_.sym == sym).map(_.stop) ++ stops.map(_.stop))
         val px = if (rnd.nextInt(25) == 0) Nil else Seq("270" -> priceNear(d, target))
-        val more = if (nEntries > 8) Nil else
+        val more = if (long) Nil else
           (if (rnd.nextInt(3) == 0) Seq("271" -> pick(Seq("100", "5", "0100", "2.5", "1000.000", "7."))) else Nil) ++
             (if (rnd.nextInt(6) == 0) Seq("290" -> (1 + rnd.nextInt(9)).toString) else Nil)
         val rest = rnd.shuffle(px ++ more)
@@ -231,7 +234,11 @@ class StopDiffSpec extends AnyFunSuite {
       for (check <- Seq(() => h.checkFires(), () => h.checkCounters()))
         try check() catch { case e: AssertionError => problems += s"the model and the RTL: ${e.getMessage.take(3000)}" }
     }
-    println(s"StopDiffSpec seed $s: ${cases.length} cases, $nMsgs messages, $nFires fires, ${problems.length} disagreements")
+    // fields of a framed message: the body's, and 8, 9, 35, 34, 49, 52, 56 and 10 around it
+    val fields = cases.flatMap(_.msgs).map(_.count(_ == '|') + 8)
+    println(s"StopDiffSpec seed $s: ${cases.length} cases, $nMsgs messages (${fields.count(_ > 40)} of more than the " +
+      s"40 fields the SoC firmware keeps, up to ${fields.max}), $nFires fires, ${problems.length} disagreements")
+    if (!fields.exists(_ > 40)) problems += "no message of more than 40 fields was generated"
     problems.toSeq
   }
 
