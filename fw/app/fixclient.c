@@ -288,6 +288,12 @@ static const fix_session_ops_t sess_ops = {sess_send, sess_disconnect, sess_even
 
 static const char *const entry_names[3] = {"bid", "offer", "trade"};
 
+/* A bid, offer or trade with a price becomes the symbol's last of its kind. */
+static void md_note(md_last_t *last, const fix_md_entry_t *e) {
+    if (e->type < '0' || e->type > '2' || !e->has_price) return;
+    last->px[e->type - '0'] = e->price;
+}
+
 static void on_market_data(void *ctx, const fix_md_snapshot_t *md) {
     (void)ctx;
     fc.w_dt = sysctrl_cycles32() - netif_rx_cycle();
@@ -303,11 +309,9 @@ static void on_market_data(void *ctx, const fix_md_snapshot_t *md) {
         if (fc.md[i].symbol[0] && strcmp(fc.md[i].symbol, md->symbol) == 0) last = &fc.md[i];
     if (last) {
         last->updates++;
-        for (size_t i = 0; i < md->n; i++) {
-            const fix_md_entry_t *e = &md->e[i];
-            if (e->type < '0' || e->type > '2' || !e->has_price) continue;
-            last->px[e->type - '0'] = e->price;
-        }
+        for (size_t i = 0; i < md->n; i++) md_note(last, &md->e[i]);
+        fix_md_entry_t e; /* and the entries past the kept ones: the last price of each kind is the message's last */
+        for (fix_cursor_t it = {0}; fix_md_next_more(md, &it, &e);) md_note(last, &e);
     }
     if (fc.watch) {
         printf("md: %s", md->symbol);
