@@ -220,7 +220,7 @@ static void sess_event(void *ctx, fix_event_t ev, uint32_t arg, const char *text
     case FIX_EV_REJECT_RECEIVED:
         printf("fix: message %lu rejected: %s\n", (unsigned long)arg, text ? text : "");
         break;
-    case FIX_EV_REJECT_SENT: printf("fix: rejected a message (reason %lu)\n", (unsigned long)arg); break;
+    case FIX_EV_REJECT_SENT: printf("fix: rejected a message (reason %lu: %s)\n", (unsigned long)arg, text ? text : ""); break;
     case FIX_EV_GARBLED: printf("fix: garbled message dropped (%lu)\n", (unsigned long)arg); break;
     case FIX_EV_RESEND_REQUESTED: printf("fix: gap, resend requested from %lu\n", (unsigned long)arg); break;
     case FIX_EV_SEQ_RESET: printf("fix: sequence reset, next in %lu\n", (unsigned long)arg); break;

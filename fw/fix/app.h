@@ -74,7 +74,10 @@ typedef struct {
     char text[FIX_APP_TEXT_MAX]; /* 58 */
 } fix_exec_event_t;
 
-typedef struct {
+typedef struct { /* (the 64-bit members first: 24 bytes, not 32) */
+    int64_t price; /* 270 */
+    int64_t size;  /* 271 */
+    int32_t position; /* 290, 0 if absent */
     char type; /* 269: '0' bid, '1' offer, '2' trade, ... */
     bool has_price, has_size;
     /* A price or size written with more decimals than configured, or too large for int64, is taken, never
@@ -82,10 +85,8 @@ typedef struct {
      * INT64_MAX held there, and price_inexact says that this changed it (the price lies strictly between
      * price and price + 1). Stops compare it exactly with that flag (stop_crosses_md). */
     bool price_inexact;
-    int64_t price; /* 270 */
-    int64_t size;  /* 271 */
-    int32_t position; /* 290, 0 if absent */
 } fix_md_entry_t;
+_Static_assert(sizeof(fix_md_entry_t) == 24, "no padding in a market data entry");
 
 typedef struct {
     char symbol[FIX_SYMBOL_MAX];

@@ -47,6 +47,8 @@ void fix_framer_init(fix_framer_t *f)
     f->consumed = 0;
     f->garbled = 0;
     f->skipped = 0;
+    f->skip.left = 0;
+    f->skip.done = false;
 }
 
 static void framer_drop(fix_framer_t *f, size_t n)
@@ -59,12 +61,15 @@ static void framer_drop(fix_framer_t *f, size_t n)
     f->len -= n;
 }
 
+static size_t skip_take(fix_skip_t *k, const uint8_t *p, size_t n) __attribute__((noinline));
+
 size_t fix_framer_feed(fix_framer_t *f, const uint8_t *data, size_t len)
 {
     if (f->consumed) {
         framer_drop(f, f->consumed);
         f->consumed = 0;
     }
+    if (f->skip.left) return skip_take(&f->skip, data, len);
     size_t room = sizeof f->buf - f->len;
     size_t n = len < room ? len : room;
     memcpy(f->buf + f->len, data, n);
@@ -109,10 +114,10 @@ HOT static fix_frame_res_t frame_header(const uint8_t *b, size_t n, size_t *tota
         i++;
     }
     if (i >= n) return FIX_FRAME_NEED_MORE;
-    if (nd == 0 || body_len == 0 || body_len > FIX_MAX_MSG_LEN) return FIX_FRAME_GARBLED;
+    if (nd == 0 || body_len == 0 || body_len > FIX_MAX_LONG_MSG_LEN) return FIX_FRAME_GARBLED;
     i++; /* SOH after BodyLength: the body starts here */
     *total = i + body_len + 7; /* 10=ccc| */
-    if (*total > FIX_MAX_MSG_LEN) return FIX_FRAME_GARBLED;
+    if (*total > FIX_MAX_LONG_MSG_LEN) return FIX_FRAME_GARBLED;
     return FIX_FRAME_OK;
 }
 
@@ -133,32 +138,87 @@ HOT static bool frame_trailer_ok(const uint8_t *b, size_t total, uint32_t sum_al
     return cs == (sum_all & 0xFFu);
 }
 
+/* A CheckSum field (tag 10, leading zeros or not, as the parser reads tags) in b[0..t0) after its first field. */
+static bool has_checksum_field(const uint8_t *b, size_t t0)
+{
+    for (size_t k = 0; k + 1 < t0; k++) {
+        if (b[k] != FIX_SOH) continue;
+        size_t j = k + 1;
+        uint32_t tag = 0;
+        bool bad = false;
+        for (; j < t0 && b[j] != '=' && b[j] != FIX_SOH; j++) {
+            uint32_t d = (uint32_t)b[j] - '0';
+            if (d > 9 || tag > 99999999u) bad = true;
+            else tag = tag * 10u + d;
+        }
+        if (!bad && j > k + 1 && j < t0 && b[j] == '=' && tag == 10) return true;
+    }
+    return false;
+}
+
+/* ---- A message longer than the buffer (the framer's and the stream's): its first held bytes are in the buffer,
+ * the rest is taken by skip_take, then skip_end checks its trailer (with the sum of all its bytes); *lim: those
+ * first bytes up to their last SOH, what is delivered. (Out of line and small: a rare path, the stream's RAM is full.) */
+#define COLD __attribute__((noinline))
+COLD static void skip_begin(fix_skip_t *k, const uint8_t *b, size_t held, size_t total)
+{
+    k->left = (uint32_t)(total - held);
+    k->sum = fix_checksum(b, held);
+    k->done = false;
+    for (uint32_t r = k->left + 1; r <= 8; r++) k->tail[8 - r] = b[held - (r - k->left)]; /* r: bytes left from it */
+}
+
+COLD static size_t skip_take(fix_skip_t *k, const uint8_t *p, size_t n)
+{
+    if (n > k->left) n = k->left;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = k->left - (uint32_t)i;
+        if (r <= 8) k->tail[8 - r] = p[i];
+        k->sum += p[i];
+    }
+    k->left -= (uint32_t)n;
+    k->done = k->left == 0;
+    return n;
+}
+
+COLD static bool skip_end(fix_skip_t *k, const uint8_t *b, size_t held, size_t *lim)
+{
+    k->done = false;
+    size_t l = held;
+    while (l && b[l - 1] != FIX_SOH) l--;
+    *lim = l;
+    return frame_trailer_ok(k->tail, 8, k->sum);
+}
+
 fix_frame_res_t fix_framer_next(fix_framer_t *f, const uint8_t **msg, size_t *len)
 {
     if (f->consumed) {
         framer_drop(f, f->consumed);
         f->consumed = 0;
     }
+    if (f->skip.left) return FIX_FRAME_NEED_MORE;
+    if (f->skip.done) { /* the whole buffer belongs to the message skipped */
+        f->consumed = f->len;
+        if (!skip_end(&f->skip, f->buf, f->len, len)) {
+            f->garbled++;
+            return FIX_FRAME_GARBLED;
+        }
+        *msg = f->buf;
+        return FIX_FRAME_TOO_LONG;
+    }
     framer_resync(f, 0);
     size_t total;
     fix_frame_res_t h = frame_header(f->buf, f->len, &total);
     if (h == FIX_FRAME_NEED_MORE) return h;
     if (h == FIX_FRAME_GARBLED) goto garbled;
+    if (total > sizeof f->buf) { /* too long: the buffer full of its first bytes, then the rest skipped */
+        if (f->len == sizeof f->buf) skip_begin(&f->skip, f->buf, f->len, total);
+        return FIX_FRAME_NEED_MORE;
+    }
     if (f->len < total) return FIX_FRAME_NEED_MORE;
     if (!frame_trailer_ok(f->buf, total, fix_checksum(f->buf, total))) goto garbled;
-    /* A CheckSum field (tag 10, leading zeros or not, as the parser reads tags) before the trailer: garbled (3.d). */
-    for (size_t k = 0, t0 = total - 7; k + 1 < t0; k++) {
-        if (f->buf[k] != FIX_SOH) continue;
-        size_t j = k + 1;
-        uint32_t tag = 0;
-        bool bad = false;
-        for (; j < t0 && f->buf[j] != '=' && f->buf[j] != FIX_SOH; j++) {
-            uint32_t d = (uint32_t)f->buf[j] - '0';
-            if (d > 9 || tag > 99999999u) bad = true;
-            else tag = tag * 10u + d;
-        }
-        if (!bad && j > k + 1 && j < t0 && f->buf[j] == '=' && tag == 10) goto garbled;
-    }
+    /* A CheckSum field before the trailer: garbled (3.d). */
+    if (has_checksum_field(f->buf, total - 7)) goto garbled;
     *msg = f->buf;
     *len = total;
     f->consumed = total;
@@ -358,6 +418,8 @@ void fix_stream_init(fix_stream_t *st)
     st->consumed = 0;
     st->garbled = 0;
     st->skipped = 0;
+    st->skip.left = 0;
+    st->skip.done = false;
 }
 
 /* Offset of the first byte from which p[0..n) continues as (a prefix of) "8=FIX"; n if none. */
@@ -395,6 +457,23 @@ HOT fix_frame_res_t fix_stream_next(fix_stream_t *st, const uint8_t **data, size
     }
     size_t total = 0;
     fix_frame_res_t h;
+top:
+    if (st->skip.left) { /* the rest of a message longer than buf, skipped (summed) where it lies */
+        size_t n = skip_take(&st->skip, *data, *len);
+        *data += n;
+        *len -= n;
+        if (st->skip.left) return FIX_FRAME_NEED_MORE;
+    }
+    if (st->skip.done) { /* buf holds its first bytes */
+        size_t lim;
+        st->consumed = st->len;
+        if (!skip_end(&st->skip, st->buf, st->len, &lim)) {
+            st->garbled++;
+            return FIX_FRAME_GARBLED;
+        }
+        fix_parse(m, st->buf, lim);
+        return FIX_FRAME_TOO_LONG;
+    }
     while (st->len) { /* a message straddling chunks: gather it in buf */
         size_t i = sync_scan(st->buf, st->len);
         if (i) {
@@ -403,6 +482,10 @@ HOT fix_frame_res_t fix_stream_next(fix_stream_t *st, const uint8_t **data, size
             continue;
         }
         h = frame_header(st->buf, st->len, &total);
+        if (h == FIX_FRAME_OK && total > sizeof st->buf && st->len == sizeof st->buf) {
+            skip_begin(&st->skip, st->buf, st->len, total);
+            goto top;
+        }
         if (h == FIX_FRAME_OK && st->len >= total) {
             if (frame_parse(st->buf, total, m)) {
                 st->consumed = total;
@@ -418,7 +501,7 @@ HOT fix_frame_res_t fix_stream_next(fix_stream_t *st, const uint8_t **data, size
             return FIX_FRAME_GARBLED;
         }
         if (*len == 0) return FIX_FRAME_NEED_MORE;
-        size_t want = (h == FIX_FRAME_OK ? total : HEADER_MAX) - st->len;
+        size_t want = (h == FIX_FRAME_OK ? (total < sizeof st->buf ? total : sizeof st->buf) : HEADER_MAX) - st->len;
         size_t n = *len < want ? *len : want;
         memcpy(st->buf + st->len, *data, n);
         st->len += n;
@@ -436,7 +519,7 @@ HOT fix_frame_res_t fix_stream_next(fix_stream_t *st, const uint8_t **data, size
     *len = n;
     if (n == 0) return FIX_FRAME_NEED_MORE;
     h = frame_header(d, n, &total);
-    if (h == FIX_FRAME_OK && n >= total) {
+    if (h == FIX_FRAME_OK && n >= total && total <= sizeof st->buf) {
         if (frame_parse(d, total, m)) {
             *data = d + total;
             *len = n - total;
@@ -454,11 +537,13 @@ HOT fix_frame_res_t fix_stream_next(fix_stream_t *st, const uint8_t **data, size
         *len -= j;
         return FIX_FRAME_GARBLED;
     }
-    /* Incomplete: keep it (it fits: a header that announces more than the buffer is garbled). */
-    memcpy(st->buf, d, n);
-    st->len = n;
-    *data = d + n;
-    *len = 0;
+    /* Incomplete: keep it; longer than the buffer: keep what fits, and skip the rest (top). */
+    size_t k = n < sizeof st->buf ? n : sizeof st->buf;
+    memcpy(st->buf, d, k);
+    st->len = k;
+    *data = d + k;
+    *len = n - k;
+    if (k == sizeof st->buf) goto top;
     return FIX_FRAME_NEED_MORE;
 }
 
@@ -470,6 +555,8 @@ size_t fix_stream_drop_partial(fix_stream_t *st)
     }
     size_t n = st->len;
     st->len = 0;
+    st->skip.left = 0;
+    st->skip.done = false;
     return n;
 }
 

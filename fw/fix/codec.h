@@ -4,11 +4,16 @@
  *          out: one complete, validated message at a time (fix_framer_next): starts with "8=FIX",
  *               BodyLength (9) matches, CheckSum (10) matches. Garbage before "8=FIX" is skipped;
  *               a frame with a bad BodyLength/CheckSum/header is dropped and counted (never delivered);
- *               a BodyLength announcing more than FIX_MAX_MSG_LEN is dropped at once, not buffered.
+ *               A message longer than FIX_MAX_MSG_LEN (up to FIX_MAX_LONG_MSG_LEN) is not kept whole: its
+ *               first FIX_MAX_MSG_LEN bytes are, the rest is summed and skipped as it arrives, and once its
+ *               CheckSum is checked it is delivered as FIX_FRAME_TOO_LONG with the whole fields of those first
+ *               bytes (the header: MsgType, MsgSeqNum, CompIDs), so that the session can answer it and count its
+ *               MsgSeqNum instead of losing it. A BodyLength announcing more than FIX_MAX_LONG_MSG_LEN is garbled.
  * Stream   in:  chunks of the TCP byte stream, where they lie (fix_stream_next).
  *          out: one complete, validated, parsed message at a time, parsed in place in the chunk (no copy);
  *               only a message that straddles two chunks is gathered in the stream's buffer. Same rules
- *               as the framer (garbage skipped, bad 9/10/header dropped and counted, no huge buffering).
+ *               as the framer (garbage skipped, bad 9/10/header dropped and counted, a message longer than
+ *               FIX_MAX_MSG_LEN delivered as FIX_FRAME_TOO_LONG whatever the chunks, no huge buffering).
  *               One pass over the bytes: the CheckSum is summed while the fields are tokenised.
  * Parser   in:  one framed message.  out: fix_msg_t, an array of (tag, pointer to value, length)
  *               pointing into the framed bytes (valid until the next fix_framer_next/feed), the index of
@@ -29,6 +34,9 @@
 /* ---- Documented limits (override with -D) ---- */
 #ifndef FIX_MAX_MSG_LEN
 #define FIX_MAX_MSG_LEN 1024 /* largest whole message accepted or built, bytes 8=...10=ccc| */
+#endif
+#ifndef FIX_MAX_LONG_MSG_LEN
+#define FIX_MAX_LONG_MSG_LEN 65535 /* longest message checked and skipped as FIX_FRAME_TOO_LONG; longer: garbled */
 #endif
 #ifndef FIX_MAX_FIELDS
 #define FIX_MAX_FIELDS 64 /* fields kept in fix_msg_t.f, indexed (including 8, 9 and 10); a message may have more:
@@ -59,7 +67,17 @@ typedef enum {
     FIX_FRAME_NEED_MORE = 0, /* no complete message buffered: feed more bytes */
     FIX_FRAME_OK = 1,        /* msg and len hold one validated message */
     FIX_FRAME_GARBLED = 2,   /* a frame was dropped (bad 9/10/header); call again */
+    FIX_FRAME_TOO_LONG = 3,  /* a message longer than FIX_MAX_MSG_LEN, its BodyLength and CheckSum right, was skipped:
+                              * what is delivered is its first FIX_MAX_MSG_LEN bytes up to their last SOH */
 } fix_frame_res_t;
+
+/* A message longer than the buffer, being skipped: its first bytes stay in the buffer, the rest is summed. */
+typedef struct {
+    uint32_t left;   /* bytes still to come */
+    uint32_t sum;    /* of every byte so far */
+    uint8_t tail[8]; /* its last 8 bytes as they come: SOH 1 0 = d d d SOH */
+    bool done;       /* every byte taken, the result not yet returned */
+} fix_skip_t;
 
 typedef struct {
     uint8_t buf[FIX_MAX_MSG_LEN];
@@ -67,12 +85,15 @@ typedef struct {
     size_t consumed;  /* length of the message last returned; dropped on the next call */
     uint32_t garbled; /* frames dropped so far */
     uint32_t skipped; /* garbage bytes skipped while looking for "8=FIX" */
+    fix_skip_t skip;
 } fix_framer_t;
 
 void fix_framer_init(fix_framer_t *f);
 /* Copies as much of data as fits; returns bytes taken (0 only when the buffer holds a pending
  * message or is full: call fix_framer_next until NEED_MORE, then feed the rest). */
 size_t fix_framer_feed(fix_framer_t *f, const uint8_t *data, size_t len);
+/* One message (FIX_FRAME_OK: msg, len), or FIX_FRAME_TOO_LONG (msg, len: the first FIX_MAX_MSG_LEN bytes of a valid
+ * longer message, up to their last SOH), FIX_FRAME_GARBLED or FIX_FRAME_NEED_MORE. */
 fix_frame_res_t fix_framer_next(fix_framer_t *f, const uint8_t **msg, size_t *len);
 
 /* ---- Parser ---- */
@@ -173,13 +194,15 @@ typedef struct {
     size_t consumed;              /* length of the message last returned from buf; dropped on the next call */
     uint32_t garbled;             /* frames dropped so far */
     uint32_t skipped;             /* garbage bytes skipped while looking for "8=FIX" */
+    fix_skip_t skip;              /* the rest of a message longer than buf */
 } fix_stream_t;
 
 void fix_stream_init(fix_stream_t *st);
 /* Takes bytes from *data, *len (advancing them past what it consumed) until one message is complete and
  * valid, then parses it into m: FIX_FRAME_OK (m's fields point into the chunk or into st->buf, valid until
  * the next call). FIX_FRAME_GARBLED: a frame was dropped; call again. FIX_FRAME_NEED_MORE: the chunk is used
- * up (a partial message is kept). */
+ * up (a partial message is kept). FIX_FRAME_TOO_LONG: a valid message longer than FIX_MAX_MSG_LEN was skipped; m
+ * holds the fields of its first FIX_MAX_MSG_LEN bytes (m->raw_len: up to their last SOH). */
 fix_frame_res_t fix_stream_next(fix_stream_t *st, const uint8_t **data, size_t *len, fix_msg_t *m);
 /* Drops the partial message kept (the next byte given starts a new search for "8=FIX"); returns the bytes dropped. */
 size_t fix_stream_drop_partial(fix_stream_t *st);

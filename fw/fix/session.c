@@ -546,8 +546,13 @@ static void deliver_app(fix_session_t *s, const fix_msg_t *m, uint32_t seq, cons
 /* MsgType is the single character c (what fix_field_eq(type, "c") tells, without strlen and memcmp). */
 static inline bool type_is(const fix_field_t *type, char c) { return type->len == 1 && type->val[0] == c; }
 
-/* One framed, valid message, already parsed into s->msg by the stream. */
-static void process(fix_session_t *s, uint64_t now)
+#define TOO_LONG_STR2(x) #x
+#define TOO_LONG_STR(x) TOO_LONG_STR2(x)
+#define TOO_LONG_TEXT "Message longer than " TOO_LONG_STR(FIX_MAX_MSG_LEN) " bytes: not processed"
+
+/* One framed, valid message, already parsed into s->msg by the stream; too_long: a message longer than
+ * FIX_MAX_MSG_LEN, of which s->msg holds the fields of the first bytes (FIX_FRAME_TOO_LONG). */
+static void process(fix_session_t *s, uint64_t now, bool too_long)
 {
     fix_msg_t *m = &s->msg;
     TF_PROF_MARK(3);
@@ -673,6 +678,12 @@ static void process(fix_session_t *s, uint64_t now)
     }
 
     /* In sequence from here. */
+    if (too_long) { /* its MsgSeqNum is counted and the peer told: not a gap, not a silent loss */
+        send_reject(s, seq, 0, type, FIX_RR_OTHER, TOO_LONG_TEXT, now); /* (the event says so: reject_sent) */
+        s->next_in++;
+        after_in_seq(s);
+        return;
+    }
     if (possdup && !seqreset) {
         const fix_field_t *f122 = fix_msg_get(m, 122);
         uint64_t orig;
@@ -765,7 +776,7 @@ void fix_session_on_bytes(fix_session_t *s, const uint8_t *data, size_t len, uin
             event(s, FIX_EV_GARBLED, s->framer.garbled, NULL);
             continue;
         }
-        process(s, now_ms);
+        process(s, now_ms, r == FIX_FRAME_TOO_LONG);
     }
 }
 

@@ -93,7 +93,7 @@ typedef enum {
     FIX_EV_LOGON = 1,        /* logon accepted */
     FIX_EV_LOGOUT,           /* Logout exchange completed, text = peer's 58 if any */
     FIX_EV_REJECT_RECEIVED,  /* peer sent 35=3; arg = RefSeqNum, text = 58 */
-    FIX_EV_REJECT_SENT,      /* we sent 35=3 or 35=j; arg = 373 (or 380 + 1000 for 35=j) */
+    FIX_EV_REJECT_SENT,      /* we sent 35=3 or 35=j; arg = 373 (or 380 + 1000 for 35=j), text = its 58 */
     FIX_EV_GARBLED,          /* a garbled frame was dropped; arg = total dropped */
     FIX_EV_RESEND_REQUESTED, /* we sent a ResendRequest; arg = BeginSeqNo */
     FIX_EV_SEQ_RESET,        /* expected MsgSeqNum changed by a SequenceReset; arg = new value */

@@ -1,8 +1,10 @@
 /* fuzz/fuzz_codec.c - libFuzzer harness of the FIX codec (fix/codec.c): the receive path's one-pass tokeniser
  * (fix_stream_next) against the copying framer plus fix_parse, then every accessor on what they delivered.
  * Input: 2 bytes seeding how the stream is cut into TCP-like chunks, then the byte stream itself.
- * Checks (beyond ASan/UBSan): both receive paths deliver the same messages (bytes, field count) and drop the same
- * number of frames; each delivered message really has the BodyLength and CheckSum it carries (recomputed here);
+ * Checks (beyond ASan/UBSan): both receive paths deliver the same messages (bytes, field count, whole or too long)
+ * and drop the same number of frames; each delivered message really has the BodyLength and CheckSum it carries
+ * (recomputed here), and the first bytes of a message delivered as too long are a header announcing more than
+ * FIX_MAX_MSG_LEN bytes, up to a SOH;
  * fields lie inside the message; every field's value parsed as a decimal (fix_parse_decimal) gives exactly the result
  * worked out here with 128-bit arithmetic (ref_decimal), and a decimal that parses is written back by fix_fmt_decimal
  * as the same value; fix_raw_get refuses what fix_parse refuses and finds the first field of a tag where fix_msg_get
@@ -19,6 +21,7 @@ typedef struct {
     size_t len[MAX_MSGS];
     uint32_t sum[MAX_MSGS]; /* a cheap digest of the bytes, compared with the other path's */
     uint16_t nfields[MAX_MSGS];
+    uint8_t kind[MAX_MSGS];
     uint32_t garbled;
 } seen_t;
 
@@ -61,6 +64,22 @@ static void check_frame(const uint8_t *p, size_t n)
         bl = bl * 10 + (size_t)(p[i] - '0');
     }
     FZ_CHECK(bl == n - 7 - (i + 1));
+}
+
+/* The first bytes of a message delivered as FIX_FRAME_TOO_LONG: "8=FIX...", its BodyLength announcing a message
+ * longer than FIX_MAX_MSG_LEN, at most FIX_MAX_MSG_LEN bytes, ending with a SOH. */
+static void check_long_head(const uint8_t *p, size_t n)
+{
+    FZ_CHECK(n >= 20 && n <= FIX_MAX_MSG_LEN && p[n - 1] == FIX_SOH);
+    FZ_CHECK(memcmp(p, "8=FIX", 5) == 0);
+    const uint8_t *s1 = memchr(p, FIX_SOH, n);
+    FZ_CHECK(s1 && s1[1] == '9' && s1[2] == '=');
+    size_t bl = 0, i = (size_t)(s1 - p) + 3;
+    for (; i < n && p[i] != FIX_SOH; i++) {
+        FZ_CHECK(p[i] >= '0' && p[i] <= '9');
+        bl = bl * 10 + (size_t)(p[i] - '0');
+    }
+    FZ_CHECK(i < n && i + 1 + bl + 7 > FIX_MAX_MSG_LEN && i + 1 + bl + 7 <= FIX_MAX_LONG_MSG_LEN);
 }
 
 /* The value of a FIX float written s (n chars) with dec implied decimals, worked out here with 128-bit arithmetic,
@@ -177,11 +196,15 @@ static void check_raw(const fix_msg_t *m, int pr, const uint8_t *p, size_t len, 
             continue;
         }
         const fix_field_t *g = fix_msg_get(m, tags[i]);
-        if (!g) {
-            FZ_CHECK(rr == FIX_E_MISSING);
+        if (!g) { /* absent, or first past the kept fields where fix_msg_get does not look (an unindexed tag, or the
+                   * late table full) */
+            FZ_CHECK(rr == FIX_E_MISSING ||
+                     (rr == FIX_OK && at >= m->n && (fix_tag_slot(tags[i]) < 0 || m->n_late == FIX_MAX_LATE)));
             continue;
         }
-        FZ_CHECK(rr == FIX_OK && f.tag == g->tag && f.val == g->val && f.len == g->len && at == (unsigned)(g - m->f));
+        FZ_CHECK(rr == FIX_OK && f.tag == g->tag && f.val == g->val && f.len == g->len);
+        if (g >= m->late && g < m->late + m->n_late) FZ_CHECK(at >= m->n); /* past the kept fields */
+        else FZ_CHECK(at == (unsigned)(g - m->f));
     }
 }
 
@@ -216,14 +239,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 fix_frame_res_t r = fix_framer_next(&framer, &msg, &ml);
                 if (r == FIX_FRAME_NEED_MORE) break;
                 if (r == FIX_FRAME_GARBLED) continue;
-                FZ_CHECK(r == FIX_FRAME_OK);
-                check_frame(msg, ml);
+                FZ_CHECK(r == FIX_FRAME_OK || r == FIX_FRAME_TOO_LONG);
+                if (r == FIX_FRAME_OK) check_frame(msg, ml);
+                else check_long_head(msg, ml);
                 check_raw(&ref_msg, fix_parse(&ref_msg, msg, ml), msg, ml, seed);
                 exercise(&ref_msg);
                 if (ref.n < MAX_MSGS) {
                     ref.len[ref.n] = ml;
                     ref.sum[ref.n] = digest(msg, ml);
                     ref.nfields[ref.n] = ref_msg.n;
+                    ref.kind[ref.n] = (uint8_t)r;
                 }
                 ref.n++;
             }
@@ -250,13 +275,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 break;
             }
             if (r == FIX_FRAME_GARBLED) continue;
-            FZ_CHECK(r == FIX_FRAME_OK);
-            check_frame(st_msg.raw, st_msg.raw_len);
+            FZ_CHECK(r == FIX_FRAME_OK || r == FIX_FRAME_TOO_LONG);
+            if (r == FIX_FRAME_OK) check_frame(st_msg.raw, st_msg.raw_len);
+            else check_long_head(st_msg.raw, st_msg.raw_len);
             exercise(&st_msg);
             if (st.n < MAX_MSGS) {
                 st.len[st.n] = st_msg.raw_len;
                 st.sum[st.n] = digest(st_msg.raw, st_msg.raw_len);
                 st.nfields[st.n] = st_msg.n;
+                st.kind[st.n] = (uint8_t)r;
             }
             st.n++;
         }
@@ -271,6 +298,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FZ_CHECK(st.len[i] == ref.len[i]);
         FZ_CHECK(st.sum[i] == ref.sum[i]);
         FZ_CHECK(st.nfields[i] == ref.nfields[i]);
+        FZ_CHECK(st.kind[i] == ref.kind[i]);
     }
     return 0;
 }

@@ -101,6 +101,8 @@ CODEC = {
     "heartbeat": frame(HB), "md_snapshot": frame(W), "logon": frame(LOGON), "exec_fill": frame(ER),
     "two_messages": frame(HB) + frame(W), "garbage_then_msg": b"xx8=FIX\x01junk" + frame(RR), "gapfill": frame(GF),
     "bad_checksum": frame(HB)[:-4] + b"000\x01" + frame(HB),
+    # a 35=W longer than the receive buffer (FIX_MAX_MSG_LEN, 1024): delivered as too long, then a heartbeat
+    "too_long": frame(W.replace("268=3|", "268=63|") + "269=2|270=100.25|271=7|" * 60) + frame(HB),
 }
 
 # ---- fuzz_console: byte 0 mode (0: typed on the console, 1: one request for mp_parse), then the bytes ----

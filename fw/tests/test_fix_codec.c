@@ -18,7 +18,7 @@
 /* Collects what the framer delivers. */
 typedef struct {
     fix_framer_t f;
-    int n_ok, n_garbled;
+    int n_ok, n_garbled, n_long; /* n_long: FIX_FRAME_TOO_LONG (not in n_ok) */
     char last[FIX_MAX_MSG_LEN + 1];
     size_t last_len;
 } sink_t;
@@ -38,15 +38,17 @@ static void sink_push(sink_t *k, const uint8_t *p, size_t n)
                 k->n_garbled++;
                 continue;
             }
-            k->n_ok++;
+            if (r == FIX_FRAME_TOO_LONG) k->n_long++;
+            else k->n_ok++;
             memcpy(k->last, m, ml);
             k->last[ml] = '\0';
             k->last_len = ml;
             assert_true(k->f.len <= sizeof k->f.buf);
         }
         if (took == 0 && n) {
-            /* The framer must always make room: a full buffer is a delivered or dropped frame. */
-            assert_true(k->f.len < sizeof k->f.buf);
+            /* The framer must always make room: a full buffer is a delivered or dropped frame, or the first bytes of
+             * a message longer than it, whose rest the next feed takes. */
+            assert_true(k->f.len < sizeof k->f.buf || k->f.skip.left);
         }
     }
 }
@@ -179,15 +181,18 @@ static void test_codec_huge_bodylength_dropped_without_buffering(void **st)
     const char *h2 = "8=FIX.4.4\x01" "9=0000000000012\x01";
     sink_push(&k, (const uint8_t *)h2, strlen(h2));
     assert_int_equal(k.n_garbled, 2);
-    /* Over the documented maximum by one. */
+    /* A BodyLength past the longest message skipped (FIX_MAX_LONG_MSG_LEN) by one. */
     char h3[64];
-    snprintf(h3, sizeof h3, "8=FIX.4.4\x01" "9=%d\x01", FIX_MAX_MSG_LEN + 1);
+    snprintf(h3, sizeof h3, "8=FIX.4.4\x01" "9=%d\x01", FIX_MAX_LONG_MSG_LEN + 1);
     sink_push(&k, (const uint8_t *)h3, strlen(h3));
     assert_int_equal(k.n_garbled, 3);
     assert_int_equal(k.n_ok, 0);
+    assert_int_equal(k.n_long, 0);
 }
 
-static void test_codec_message_just_under_limit_accepted_and_over_dropped(void **st)
+/* Exactly FIX_MAX_MSG_LEN: delivered whole; one byte more: FIX_FRAME_TOO_LONG, its first bytes up to their last SOH
+ * (all but its CheckSum), not garbled. */
+static void test_codec_message_just_under_limit_accepted_and_over_too_long(void **st)
 {
     (void)st;
     /* Build a message whose total length is exactly FIX_MAX_MSG_LEN. */
@@ -206,7 +211,18 @@ static void test_codec_message_just_under_limit_accepted_and_over_dropped(void *
     n = fx_frame(m, sizeof m, body);
     sink_push(&k, m, n);
     assert_int_equal(k.n_ok, 1);
-    assert_int_equal(k.n_garbled, 1);
+    assert_int_equal(k.n_long, 1);
+    assert_int_equal(k.n_garbled, 0);
+    assert_int_equal(k.last_len, n - 7);
+    assert_memory_equal(k.last, m, n - 7);
+    sink_push(&k, m, 600); /* and again across chunks, then a message after it */
+    sink_push(&k, m + 600, n - 600);
+    uint8_t hb[256];
+    size_t nh = fx_frame(hb, sizeof hb, HB1);
+    sink_push(&k, hb, nh);
+    assert_int_equal(k.n_long, 2);
+    assert_int_equal(k.n_ok, 2);
+    assert_int_equal(k.n_garbled, 0);
 }
 
 static void test_codec_truncated_waits_then_completes(void **st)
@@ -704,7 +720,7 @@ int main(void)
         cmocka_unit_test(test_codec_bad_checksum_dropped_next_delivered),
         cmocka_unit_test(test_codec_bad_bodylength_dropped_next_delivered),
         cmocka_unit_test(test_codec_huge_bodylength_dropped_without_buffering),
-        cmocka_unit_test(test_codec_message_just_under_limit_accepted_and_over_dropped),
+        cmocka_unit_test(test_codec_message_just_under_limit_accepted_and_over_too_long),
         cmocka_unit_test(test_codec_truncated_waits_then_completes),
         cmocka_unit_test(test_codec_zero_padded_bodylength_and_seqnum),
         cmocka_unit_test(test_codec_parse_fields_and_accessors),

@@ -193,6 +193,45 @@ static void test_2d_garbled_message_ignored_seqnum_unchanged(void **st)
     assert_int_equal(T.nsent, 1);
 }
 
+/* A valid 35=W of about 2,000 bytes (more than FIX_MAX_MSG_LEN) from the peer with MsgSeqNum seq, framed into m. */
+static size_t long_w(uint8_t *m, size_t cap, unsigned seq, uint64_t now)
+{
+    static char body[4096];
+    char ts[32];
+    fx_peer_time(now, ts);
+    size_t n = (size_t)snprintf(body, sizeof body, "35=W|34=%u|49=EXCH|52=%s|56=TFISH|55=MSFT|268=80|", seq, ts);
+    for (unsigned e = 0; e < 80; e++) n += (size_t)snprintf(body + n, sizeof body - n, "269=2|270=%06u.25|271=7|", e);
+    size_t len = fx_frame(m, cap, body);
+    assert_true(len > 2 * FIX_MAX_MSG_LEN - 100 && len < cap);
+    return len;
+}
+
+/* A message longer than FIX_MAX_MSG_LEN (the stream's FIX_FRAME_TOO_LONG: its first bytes' fields only) in sequence:
+ * answered with a Reject that says why (373=99, Other), its MsgSeqNum counted, an event; not a gap, no
+ * ResendRequest, and the next message is taken. Arriving early, it is a gap like any message: ResendRequest. */
+static void test_message_longer_than_the_buffer_rejected_and_counted(void **st)
+{
+    (void)st;
+    logon_default();
+    static uint8_t m[4096];
+    size_t n = long_w(m, sizeof m, 2, 2000);
+    fx_bytes(&T, 2000, m, 700); /* across two chunks, as TCP delivers it */
+    fx_bytes(&T, 2000, m + 700, n - 700);
+    assert_int_equal(T.nsent, 2);
+    FX_EXPECT(&T, 1, "35=3|34=2|" HDR_US "45=2|372=W|373=99|58=Message longer than 1024 bytes: not processed|");
+    assert_true(fx_has_event(&T, FIX_EV_REJECT_SENT));
+    assert_false(fx_has_event(&T, FIX_EV_GARBLED));
+    assert_int_equal(fix_session_next_in(&T.s), 3);
+    fx_in(&T, 2001, "35=0|34=3|");
+    assert_int_equal(fix_session_next_in(&T.s), 4);
+    assert_int_equal(T.nsent, 2);
+    n = long_w(m, sizeof m, 6, 2002); /* 4 and 5 missing */
+    fx_bytes(&T, 2002, m, n);
+    assert_int_equal(T.nsent, 3);
+    FX_EXPECT(&T, 2, "35=2|34=3|" HDR_US "7=4|16=0|");
+    assert_int_equal(fix_session_next_in(&T.s), 4);
+}
+
 static void test_2e_possdup_lower_seqnum_ignored(void **st)
 {
     (void)st;
@@ -974,6 +1013,7 @@ int main(void)
         cmocka_unit_test(test_2b_msgseqnum_higher_than_expected_sends_resend_request),
         cmocka_unit_test(test_2c_msgseqnum_lower_without_possdup_logs_out),
         cmocka_unit_test(test_2d_garbled_message_ignored_seqnum_unchanged),
+        cmocka_unit_test(test_message_longer_than_the_buffer_rejected_and_counted),
         cmocka_unit_test(test_2e_possdup_lower_seqnum_ignored),
         cmocka_unit_test(test_2f_possdup_origsendingtime_after_sendingtime_rejected),
         cmocka_unit_test(test_2g_possdup_without_origsendingtime_rejected),

@@ -26,14 +26,16 @@ static uint32_t rnd(void)
     return rng;
 }
 
-/* What the stream delivered: each message's bytes (from its raw pointer) and field count. */
+/* What the stream delivered: each message's bytes (from its raw pointer), field count and kind (FIX_FRAME_OK, or
+ * FIX_FRAME_TOO_LONG: the bytes are the first ones of a longer message, n_too_long counts them). */
 typedef struct {
     fix_stream_t st;
     fix_msg_t m;
-    int n_ok, n_garbled;
+    int n_ok, n_garbled, n_too_long;
     uint8_t msgs[16][FIX_MAX_MSG_LEN];
     size_t lens[16];
     unsigned nfields[16];
+    int kinds[16];
 } ssink_t;
 
 static void ssink_push(ssink_t *k, const uint8_t *p, size_t n)
@@ -48,10 +50,14 @@ static void ssink_push(ssink_t *k, const uint8_t *p, size_t n)
             k->n_garbled++;
             continue;
         }
+        if (r == FIX_FRAME_TOO_LONG) k->n_too_long++;
+        else assert_int_equal(r, FIX_FRAME_OK);
         int i = k->n_ok++ % 16;
+        assert_true(k->m.raw_len <= FIX_MAX_MSG_LEN);
         memcpy(k->msgs[i], k->m.raw, k->m.raw_len);
         k->lens[i] = k->m.raw_len;
         k->nfields[i] = k->m.n;
+        k->kinds[i] = (int)r;
     }
 }
 
@@ -414,6 +420,85 @@ static void test_stream_too_many_fields_still_framed(void **st)
     assert_int_equal(m.n + m.n_rest, 3 + 5 + FIX_MAX_FIELDS); /* 8, 9, 10; 35, 34, 49, 52, 56; the 58s */
 }
 
+/* A 35=W of about `size` bytes (trade entries), framed into b; returns its length. */
+static size_t long_w(uint8_t *b, size_t cap, size_t size)
+{
+    static char body[70000];
+    size_t n = (size_t)snprintf(body, sizeof body, "35=W|34=17|49=EXCH|52=20261125-13:04:04.298|56=TFISH1|55=MSFT|268=%u|",
+                                (unsigned)(size / 23));
+    for (unsigned e = 0; e < size / 23; e++) n += (size_t)snprintf(body + n, sizeof body - n, "269=2|270=%06u.25|271=7|", e);
+    size_t len = fx_frame(b, cap, body);
+    assert_true(len > size);
+    return len;
+}
+
+/* A valid message longer than FIX_MAX_MSG_LEN, cut anywhere, between two heartbeats: the stream keeps its first
+ * FIX_MAX_MSG_LEN bytes, skips the rest while summing it, checks the CheckSum, and delivers the whole fields of those
+ * first bytes as FIX_FRAME_TOO_LONG (the header the session answers: 35, 34, 49, 56); nothing garbled, nothing
+ * skipped as garbage, and the heartbeat after it whole. Its CheckSum wrong: garbled, and the heartbeat still whole.
+ * A BodyLength past FIX_MAX_LONG_MSG_LEN: garbled at once. */
+static void test_stream_too_long_message(void **st)
+{
+    (void)st;
+    static uint8_t b[8000], w[3000];
+    uint8_t hb[256];
+    size_t nh = fx_frame(hb, sizeof hb, HB1), nw = long_w(w, sizeof w, 2500);
+    for (int bad = 0; bad < 2; bad++) {
+        size_t n = 0;
+        memcpy(b, hb, nh);
+        n = nh;
+        memcpy(b + n, w, nw);
+        if (bad) b[n + nw - 2] = b[n + nw - 2] == '0' ? '1' : '0'; /* the CheckSum's last digit */
+        n += nw;
+        memcpy(b + n, hb, nh);
+        n += nh;
+        for (size_t cut = 0; cut <= n; cut += (cut > nh + 1000 && cut < nh + 1040) ? 1 : 37) {
+            for (size_t cut2 = cut; cut2 <= n; cut2 += (n - cut) / 3 + 1) {
+                ssink_t *k = calloc(1, sizeof *k);
+                fix_stream_init(&k->st);
+                ssink_push(k, b, cut);
+                ssink_push(k, b + cut, cut2 - cut);
+                ssink_push(k, b + cut2, n - cut2);
+                assert_int_equal(k->n_garbled, bad);
+                assert_int_equal(k->n_too_long, !bad);
+                assert_int_equal(k->n_ok, bad ? 2 : 3);
+                assert_int_equal(k->st.skipped, 0);
+                assert_int_equal(k->lens[0], nh);
+                assert_memory_equal(k->msgs[bad ? 1 : 2], hb, nh);
+                if (!bad) {
+                    assert_int_equal(k->kinds[1], FIX_FRAME_TOO_LONG);
+                    assert_true(k->lens[1] <= FIX_MAX_MSG_LEN && k->lens[1] > FIX_MAX_MSG_LEN - 24);
+                    assert_memory_equal(k->msgs[1], w, k->lens[1]);
+                    assert_int_equal(k->msgs[1][k->lens[1] - 1], 0x01);
+                }
+                free(k);
+            }
+        }
+    }
+    /* the fields of the first bytes, as the session reads them */
+    fix_stream_t s;
+    fix_stream_init(&s);
+    fix_msg_t m;
+    const uint8_t *p = w;
+    size_t len = nw;
+    assert_int_equal(fix_stream_next(&s, &p, &len, &m), FIX_FRAME_TOO_LONG);
+    assert_int_equal(len, 0);
+    assert_int_equal(m.err, FIX_PERR_NONE);
+    check_field(&m, 35, "W");
+    check_field(&m, 34, "17");
+    check_field(&m, 49, "EXCH");
+    check_field(&m, 56, "TFISH1");
+    check_field(&m, 55, "MSFT");
+    assert_null(fix_msg_get(&m, 10));
+    /* a BodyLength past the longest message skipped */
+    char huge[64];
+    int hn = snprintf(huge, sizeof huge, "8=FIX.4.4\x01" "9=%u\x01" "35=0\x01", (unsigned)FIX_MAX_LONG_MSG_LEN + 1u);
+    fix_stream_init(&s);
+    p = (const uint8_t *)huge;
+    len = (size_t)hn;
+    assert_int_equal(fix_stream_next(&s, &p, &len, &m), FIX_FRAME_GARBLED);
+}
+
 /* Random streams of good, mutated and junk bytes in random chunks: the stream delivers exactly what the copying
  * framer + fix_parse deliver (same messages, same fields, same garbled and skipped counts). */
 static void test_stream_matches_copying_framer(void **st)
@@ -422,14 +507,17 @@ static void test_stream_matches_copying_framer(void **st)
     uint8_t good[3][512];
     size_t gn[3] = {fx_frame(good[0], 512, HB1), fx_frame(good[1], 512, W180),
                     fx_frame(good[2], 512, "35=8|34=9|49=EXCH|52=20260105-14:30:00.000|56=TFISH|6=0|14=0|58=x=y|")};
+    static uint8_t longer[3000]; /* longer than FIX_MAX_MSG_LEN: delivered as FIX_FRAME_TOO_LONG */
+    size_t ln = long_w(longer, sizeof longer, 2500);
     static uint8_t stream[200000];
     for (int round = 0; round < 20; round++) {
         size_t n = 0;
-        while (n < sizeof stream - 600) {
+        while (n < sizeof stream - 3000) {
             uint32_t r = rnd() % 10;
             if (r < 6) {
-                const uint8_t *g = good[rnd() % 3];
-                size_t l = gn[g == good[0] ? 0 : g == good[1] ? 1 : 2];
+                uint32_t which = rnd() % 13;
+                const uint8_t *g = which == 12 ? longer : good[which % 3];
+                size_t l = which == 12 ? ln : gn[which % 3];
                 memcpy(stream + n, g, l);
                 if (r == 5) { /* mutate or truncate */
                     if (rnd() & 1) stream[n + rnd() % l] = (uint8_t)rnd();
@@ -450,7 +538,8 @@ static void test_stream_matches_copying_framer(void **st)
         static uint8_t rmsgs[16][FIX_MAX_MSG_LEN];
         static size_t rlens[16];
         static unsigned rfields[16];
-        int ref_ok = 0, ref_garbled = 0;
+        static int rkinds[16];
+        int ref_ok = 0, ref_garbled = 0, ref_long = 0;
         size_t at = 0;
         while (at < n) {
             size_t c = 1 + rnd() % 700;
@@ -469,32 +558,38 @@ static void test_stream_matches_copying_framer(void **st)
                         continue;
                     }
                     fix_parse(ref, msg, ml);
+                    ref_long += res == FIX_FRAME_TOO_LONG;
                     int i = ref_ok++ % 16;
                     memcpy(rmsgs[i], msg, ml);
                     rlens[i] = ml;
                     rfields[i] = ref->n;
+                    rkinds[i] = (int)res;
                 }
             }
             ssink_push(k, stream + at, c);
             at += c;
             assert_int_equal(k->n_ok, ref_ok);
             assert_int_equal(k->n_garbled, ref_garbled);
+            assert_int_equal(k->n_too_long, ref_long);
             assert_int_equal(k->st.skipped, fr->skipped);
             assert_true(ref_ok - before <= 16);
             for (int j = before; j < ref_ok; j++) {
                 assert_int_equal(k->lens[j % 16], rlens[j % 16]);
                 assert_memory_equal(k->msgs[j % 16], rmsgs[j % 16], rlens[j % 16]);
                 assert_int_equal(k->nfields[j % 16], rfields[j % 16]);
+                assert_int_equal(k->kinds[j % 16], rkinds[j % 16]);
             }
         }
         assert_true(ref_ok > 100);
+        assert_true(ref_long > 5);
         free(ref);
         free(fr);
         free(k);
     }
 }
 
-/* The largest message accepted whole, one byte more dropped; both split across chunks at a few places. */
+/* The largest message accepted whole; one byte more is delivered as FIX_FRAME_TOO_LONG, its first
+ * FIX_MAX_MSG_LEN bytes up to their last SOH (all but its CheckSum); both split across chunks at a few places. */
 static void test_stream_message_at_limit_and_over(void **st)
 {
     (void)st;
@@ -518,8 +613,16 @@ static void test_stream_message_at_limit_and_over(void **st)
         assert_memory_equal(k->msgs[0], m[0], n0);
         ssink_push(k, m[1], cuts[c]);
         ssink_push(k, m[1] + cuts[c], n1 - cuts[c]);
-        assert_int_equal(k->n_ok, 1);
-        assert_int_equal(k->n_garbled, 1);
+        assert_int_equal(k->n_ok, 2);
+        assert_int_equal(k->n_too_long, 1);
+        assert_int_equal(k->n_garbled, 0);
+        assert_int_equal(k->kinds[1], FIX_FRAME_TOO_LONG);
+        assert_int_equal(k->lens[1], n1 - 7); /* every field but the CheckSum, which ends past the first bytes */
+        assert_memory_equal(k->msgs[1], m[1], n1 - 7);
+        check_field(&k->m, 35, "0");
+        check_field(&k->m, 34, "2");
+        assert_int_equal(fix_msg_get(&k->m, 58)->len, fill + 1);
+        assert_null(fix_msg_get(&k->m, 10));
         free(k);
     }
 }
@@ -683,6 +786,7 @@ int main(void)
         cmocka_unit_test(test_numbers_trunc_floor_and_inexact),
         cmocka_unit_test(test_stream_too_many_fields_still_framed),
         cmocka_unit_test(test_stream_matches_copying_framer),
+        cmocka_unit_test(test_stream_too_long_message),
         cmocka_unit_test(test_stream_message_at_limit_and_over),
         cmocka_unit_test(test_stream_truncated_waits_and_zero_padding),
     };

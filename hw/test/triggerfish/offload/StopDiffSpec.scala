@@ -9,13 +9,13 @@
 // fraction digits, leading and trailing zeros, more fraction digits than the implied decimals, no fraction, a
 // lone trailing point, a leading point, a sign; prices exactly at, a unit and a hair above and below each stop
 // (buy and sell); symbols that are prefixes or extensions of armed ones; entry types other than trade and
-// several entries per W (past the firmware's 16 kept entries, and past the 40 fields its parser keeps on the SoC,
+// several entries per W (past the firmware's 6 kept entries, and past the 40 fields its parser keeps on the SoC,
 // up to 45 entries a message). The reported price is the trade price's
 // floor at the implied decimals (the hardware's 48-bit fire record holds 0 for a negative one and all ones for
 // one of 10^14 or more; the firmware's is compared through the same mapping).
 // Valid market data must never be answered by the firmware with anything but orders (no session Reject).
 // The firmware is built with the SoC's limits (fw/Makefile NET_LIMITS: 40 fields kept per message); the messages
-// stay within FIX_MAX_MSG_LEN (1024 bytes framed), past which a frame is dropped as garbled.
+// stay within FIX_MAX_MSG_LEN (1024 bytes framed), past which the firmware answers a message with a Reject unread.
 //
 // Runs in `make test` (hw): TF_SEED (default 19) and TF_DIFF_CASES (default 40) cases; set TF_DIFF_SEED for a
 // second, longer run with that seed.

@@ -25,11 +25,13 @@ import quickfix.field.TestReqID;
  * A burst of 35=W market data to the session subscribed to a symbol, on command (the control FIFO, --control):
  * <pre>
  *   burst N segment|coalesced [symbol=MSFT] [bid=99.95] [ask=100.05] [cross=I:PX,...] [testreq=K,...]
- *                             [inflight=BYTES] [liquidity=SIZE] [drain-s=S]
+ *                             [inflight=BYTES] [liquidity=SIZE] [drain-s=S] [depth=D]
  * </pre>
  * N messages, each a snapshot with the best bid (bid), the best offer (ask) and a last trade: 100 at 99.99 and
  * 100.01 alternately, except message I of each cross=I:PX, whose trade is at PX (so that stops armed by the test
- * cross at known messages). They are market data only: the book does not change. Before the burst the market
+ * cross at known messages). With depth=D (default 1) each has D bid and D offer levels, a cent apart from the best
+ * (290 = 1..D): 20 levels make a message of about 1,300 bytes, longer than the SoC firmware's 1,024-byte receive
+ * buffer, within one TCP segment. They are market data only: the book does not change. Before the burst the market
  * maker rests `liquidity` (default 1,000,000) at bid and at ask in the real book, so that the orders of stops that
  * cross them fill. After message K of each testreq=K (default N/2) a TestRequest 112=BURST-TR-K goes out; the
  * delay of its Heartbeat is printed.
@@ -59,6 +61,7 @@ final class Burst implements Runnable {
         long inflight = 0;
         long liquidity = 1_000_000;
         long drainS = 3600;
+        int depth = 1;
 
         /** The trade price of message i (1-based). */
         BigDecimal tradePx(int i) {
@@ -92,6 +95,10 @@ final class Burst implements Runnable {
                 case "inflight" -> s.inflight = Long.parseLong(v);
                 case "liquidity" -> s.liquidity = Long.parseLong(v);
                 case "drain-s" -> s.drainS = Long.parseLong(v);
+                case "depth" -> {
+                    s.depth = Integer.parseInt(v);
+                    if (s.depth < 1 || s.depth > 200) throw new IllegalArgumentException("depth must be 1 to 200, not " + v);
+                }
                 case "cross" -> {
                     for (String c : v.split(",")) {
                         if (c.isEmpty()) continue;
@@ -132,22 +139,23 @@ final class Burst implements Runnable {
         this.events = events;
     }
 
-    static Message snapshot(String reqId, String symbol, BigDecimal bid, BigDecimal ask, BigDecimal trade) {
+    static Message snapshot(String reqId, String symbol, BigDecimal bid, BigDecimal ask, BigDecimal trade, int depth) {
         Message w = new quickfix.fix44.MarketDataSnapshotFullRefresh();
         w.setString(55, symbol);
         w.setString(262, reqId);
-        w.addGroup(entry('0', bid, true));
-        w.addGroup(entry('1', ask, true));
-        w.addGroup(entry('2', trade, false));
+        BigDecimal cent = new BigDecimal("0.01");
+        for (int l = 1; l <= depth; l++) w.addGroup(entry('0', bid.subtract(cent.multiply(BigDecimal.valueOf(l - 1))), l));
+        for (int l = 1; l <= depth; l++) w.addGroup(entry('1', ask.add(cent.multiply(BigDecimal.valueOf(l - 1))), l));
+        w.addGroup(entry('2', trade, 0));
         return w;
     }
 
-    private static Group entry(char type, BigDecimal px, boolean position) {
+    private static Group entry(char type, BigDecimal px, int position) {
         Group g = new quickfix.fix44.MarketDataSnapshotFullRefresh.NoMDEntries();
         g.setChar(269, type);
         g.setString(270, px.stripTrailingZeros().toPlainString());
         g.setString(271, "100");
-        if (position) g.setInt(290, 1);
+        if (position > 0) g.setInt(290, position);
         return g;
     }
 
@@ -179,7 +187,7 @@ final class Burst implements Runnable {
                 if (why != null) break;
             }
             if (!s.isLoggedOn()) { why = "session logged out"; break; }
-            Message w = snapshot(reqId, spec.symbol, spec.bid, spec.ask, spec.tradePx(i));
+            Message w = snapshot(reqId, spec.symbol, spec.bid, spec.ask, spec.tradePx(i), spec.depth);
             if (!s.send(w)) { why = "QuickFIX/J did not send message " + i; break; }
             int seq = seqOf(w);
             if (firstSeq < 0) firstSeq = seq;

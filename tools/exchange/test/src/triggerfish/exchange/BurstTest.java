@@ -38,7 +38,7 @@ public class BurstTest {
     @Test public void refusesBadCommands() {
         for (String bad : new String[] {"burst", "burst 10", "burst 0 segment", "burst 10 packed", "burst 10 segment cross=11:1",
                 "burst 10 segment cross=3", "burst 10 segment testreq=0", "burst 10 segment nope=1", "burst 10 segment x",
-                "bust 10 segment"}) {
+                "bust 10 segment", "burst 10 segment depth=0", "burst 10 segment depth=201"}) {
             try {
                 Burst.parse(bad);
                 fail("accepted: " + bad);
@@ -46,6 +46,22 @@ public class BurstTest {
                 // NumberFormatException is one too
             }
         }
+    }
+
+    /** depth=D: D bid and D offer levels a cent apart from the best, positions 1..D, then the trade; 20 levels make a
+     *  message longer than the SoC firmware's 1,024-byte receive buffer that still fits one TCP segment
+     *  (sim/tests/test_long_md.py). */
+    @Test public void depthGivesLevelsACentApart() {
+        assertEquals(1, Burst.parse("burst 1 segment").depth);
+        assertEquals(25, Burst.parse("burst 1 segment depth=25").depth);
+        Message w = Burst.snapshot("md", "MSFT", new BigDecimal("99.95"), new BigDecimal("100.05"), new BigDecimal("100.01"), 3);
+        assertEquals(List.of("0 99.95 100 1", "0 99.94 100 2", "0 99.93 100 3", "1 100.05 100 1", "1 100.06 100 2",
+                "1 100.07 100 3", "2 100.01 100"), entries(w));
+        w = Burst.snapshot("md", "MSFT", new BigDecimal("99.95"), new BigDecimal("100.05"), new BigDecimal("100.01"), 1);
+        assertEquals(List.of("0 99.95 100 1", "1 100.05 100 1", "2 100.01 100"), entries(w));
+        int len = Burst.snapshot("md", "MSFT", new BigDecimal("99.95"), new BigDecimal("100.05"), new BigDecimal("100.01"), 20)
+                .toString().length();
+        assertTrue("20 levels: " + len + " bytes", len > 1100 && len < 1400);
     }
 
     @Test public void readsTheSocketsQueueFromProcNetTcp() {

@@ -1,0 +1,163 @@
+"""Whole-SoC test of market data longer than the firmware's receive buffer (FIX_MAX_MSG_LEN, 1,024 bytes): a full-depth
+35=W snapshot from the QuickFIX/J exchange. Before, the framer dropped such a message as garbled; the exchange's next
+message then looked like a gap, the firmware asked for a resend, the exchange resent the same long message, and
+the session stalled there. Now the firmware keeps the message's first 1,024 bytes, sums and skips the rest, checks
+its CheckSum, and answers it with a Reject (373=99, 58 saying why); its MsgSeqNum is counted.
+
+ 1. The SoC (TAP in a private namespace: the kernel's TCP) logs on.
+ 2. The exchange's control FIFO (tools/exchange/README.md) sends 3 W of 20 bid and 20 offer levels (about 1,300
+    bytes each) one per TCP segment, then 3 more written at once with Nagle on, so that the kernel cuts them
+    across segments anywhere, then 2 ordinary W. A TestRequest follows the last message of each burst.
+Checks:
+ - the SoC answered each long W with one Reject that names it (45 = its MsgSeqNum, 372=W, 373=99, the text), and
+   nothing else: no ResendRequest, no Logout, no gap in either side's MsgSeqNums (the exchange's message log);
+ - every TestRequest was answered; the session is active at the end; the firmware took every W that is not long
+   (the subscription's, the market maker's quotes and the two ordinary ones), and none of the long ones;
+ - the console said why for each (`fix: rejected a message (reason 99: Message longer than 1024 bytes: not
+   processed)`), and the session events hold no resend request or disconnection.
+"""
+import os
+import re
+import sys
+import time
+from datetime import datetime, timezone
+
+from soc import ROOT, Rig, seq_check
+
+TEXT = "Message longer than 1024 bytes: not processed"
+rig = Rig("long-md", root=True)
+problems = []
+
+
+def problem(text):
+    problems.append(text)
+    print(f"   | FAILED CHECK: {text}", flush=True)
+
+
+with rig:
+    rig.exch_dir.mkdir(parents=True, exist_ok=True)
+    cfg = rig.exch_dir / "exchange.cfg"
+    base = (ROOT / "tools/exchange/exchange.cfg").read_text()
+    # the SoC's clock runs in simulated time, far slower than the exchange's wall clock (sim/tests/accept_burst.py)
+    cfg.write_text(re.sub(r"(?m)^CheckLatency=Y$", "CheckLatency=N\nTestRequestDelayMultiplier=1000\nHeartBeatTimeoutMultiplier=1000", base))
+    rig.check("HeartBeatTimeoutMultiplier=1000" in cfg.read_text(), f"could not set the simulation's timers in {cfg}")
+    ctl = rig.exch_dir / "control.fifo"
+    if ctl.exists():
+        ctl.unlink()
+    os.mkfifo(ctl)
+    net = rig.netns()
+    tf = rig.start_soc(*net, cycles=20000000000)
+    rig.start_exchange("--settings", str(cfg), "--control", str(ctl))
+
+    def exch_ctl(line):
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                fd = os.open(ctl, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    rig.fail("the exchange did not read its control FIFO")
+                time.sleep(0.05)
+        os.set_blocking(fd, True)
+        os.write(fd, (line + "\n").encode())
+        os.close(fd)
+
+    def burst(n, shape, extra, what):
+        before = len(re.findall(r"(?m)^BURST (ACKED|LOST|ABORTED|ERROR)", rig.exch_out.read_text(errors="replace")))
+        exch_ctl(f"burst {n} {shape} symbol=MSFT testreq={n} {extra}".strip())
+        rig.step = f"waiting for the exchange's BURST ACKED after {what}"
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            out = rig.exch_out.read_text(errors="replace")
+            ends = re.findall(r"(?m)^BURST (ACKED|LOST|ABORTED|ERROR).*$", out)
+            if len(ends) > before or re.search(r"(?m)^LOGOUT TFISH1|^CONTROL ERROR", out):
+                break
+            rig.check(rig.sim.poll() is None, f"the simulation ended during {what}")
+            rig.pump(1.0)
+        out = rig.exch_out.read_text(errors="replace")
+        ends = re.findall(r"(?m)^BURST (?:ACKED|LOST|ABORTED|ERROR).*$", out)
+        if len(ends) <= before or not ends[-1].startswith(f"BURST ACKED n={n} "):
+            problem(f"{what}: the SoC did not acknowledge it: {ends[before:] or 'no end line'}")
+        if len(re.findall(rf"(?m)^BURST HEARTBEAT id=BURST-TR-{n} ", out)) < 1:
+            problem(f"{what}: its TestRequest got no Heartbeat")
+
+    tf.set_utc(datetime.now(timezone.utc))
+    tf.session.configure(heartbeat=30)
+    rig.console("fix start")
+    logon = rig.wait("logon", 120, "the logon")
+    rig.check("MSFT" in logon["symbols"].split(",") and logon["md_req"] >= 0, f"no market data subscription for MSFT: {logon.data}")
+
+    # 2. long W one per segment, long W cut anywhere, then ordinary W
+    burst(3, "segment", "depth=20", "3 long W, one per segment")
+    burst(3, "coalesced", "depth=20", "3 long W written at once")
+    burst(2, "segment", "", "2 ordinary W")
+    time.sleep(2)
+    rig.pump()
+
+    st = tf.status()
+    if st["session"] != "active":
+        problem(f"the session at the end: client {st['client']}, session {st['session']}")
+    rej = rig.find("session", lambda e: e["what"] == "reject_sent")
+    if len(rej) != 6 or any(e["arg"] != 99 or e["text"] != TEXT for e in rej):
+        problem(f"session events: {len(rej)} reject_sent (want 6, reason 99, '{TEXT}'): {[e.data for e in rej[:2]]}")
+    bad = rig.find("session", lambda e: e["what"] in ("resend_requested", "disconnecting", "garbled"))
+    if bad:
+        problem(f"session events: {[e.data for e in bad[:2]]}")
+    said = rig.sim_log().count(f"fix: rejected a message (reason 99: {TEXT})")
+    if said != 6:
+        problem(f"the console said 'fix: rejected a message (reason 99: {TEXT})' {said} times, want 6")
+
+    rig.console("fix stop")
+    rig.step = "waiting for the session to end after fix stop"
+    deadline = time.monotonic() + 120
+    while tf.status()["client"] != "off" and time.monotonic() < deadline:
+        time.sleep(1)
+    rig.pump()
+
+    # the exchange's log: each long W answered by one Reject naming it, nothing else
+    msgs = rig.exchange_msgs()
+    long_w = [m for m in msgs if "|35=W|" in m and "|49=EXCH|" in m and m.count("|269=") > 40]
+    seqs = [re.search(r"\|34=(\d+)\|", m).group(1) for m in long_w]
+    if len(long_w) != 6:
+        problem(f"exchange log: {len(long_w)} W of more than 40 entries (want 6)")
+    short_w = [m for m in msgs if "|35=W|" in m and "|49=EXCH|" in m and m.count("|269=") <= 40]
+    if st["md_msgs"] != len(short_w) or len(short_w) < 2:
+        problem(f"the firmware took {st['md_msgs']} W; the exchange sent {len(short_w)} that are not long (want them all, "
+                "at least the 2 ordinary ones of the last burst)")
+    sizes = [len(m) for m in long_w]
+    if sizes and min(sizes) <= 1024:
+        problem(f"exchange log: a long W of {min(sizes)} bytes, not longer than 1,024")
+    ours = [m for m in msgs if "|49=TFISH1|" in m]
+    rejects = [m for m in ours if "|35=3|" in m]
+    refs = [re.search(r"\|45=(\d+)\|", m).group(1) for m in rejects if re.search(r"\|45=(\d+)\|", m)]
+    if sorted(refs, key=int) != sorted(seqs, key=int):
+        problem(f"exchange log: the SoC's Rejects refer to {refs}, the long W were {seqs}")
+    for m in rejects:
+        if not ("|372=W|" in m and "|373=99|" in m and f"|58={TEXT}|" in m):
+            problem(f"exchange log: a Reject without 372=W, 373=99 and the text: {m[:200]}")
+            break
+    for what, pat in (("ResendRequest", "|35=2|"), ("business reject", "|35=j|")):
+        found = [m for m in ours if pat in m]
+        if found:
+            problem(f"exchange log: the SoC sent {len(found)} {what}(s): {found[0][:160]}")
+    theirs_rej = [m for m in msgs if "|49=EXCH|" in m and "|35=3|" in m]
+    if theirs_rej:
+        problem(f"exchange log: the exchange rejected {len(theirs_rej)} message(s): {theirs_rej[0][:200]}")
+    for side in ("TFISH1", "EXCH"):
+        ok, text = seq_check(rig.exch_msglog, side)
+        if not ok:
+            problem(f"exchange log: {side}'s MsgSeqNums: {text}")
+    lo = [re.search(r"\|49=([A-Z0-9]*)\|", m).group(1) for m in msgs if "|35=5|" in m]
+    if lo != ["TFISH1", "EXCH"]:
+        problem(f"exchange log: Logouts {lo} (want only the SoC's final one, then the answer)")
+    gaps = list(rig.tf.gaps)
+    if gaps:
+        problem(f"events missed (sequence numbers skipped): {gaps}")
+    print(f"   | long W: {len(long_w)} of {min(sizes) if sizes else 0} to {max(sizes) if sizes else 0} bytes, MsgSeqNums "
+          f"{','.join(seqs)}; the SoC's Rejects refer to {','.join(refs)}")
+    if problems:
+        print(f"FAIL long-md: {len(problems)} check(s) failed: {problems[0]}")
+        sys.exit(1)
+    rig.ok("long-md (6 W of about 1,300 bytes, one per segment and cut across segments: each answered by a Reject "
+           "naming it, its MsgSeqNum counted, no ResendRequest or gap, TestRequests answered, the session kept)")
