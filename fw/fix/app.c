@@ -277,44 +277,44 @@ static inline bool md_member(uint32_t tag)
 static int parse_entry(const fix_msg_t *m, fix_cursor_t *at, unsigned price_dec, unsigned qty_dec, fix_md_entry_t *e,
                               uint32_t *err_tag)
 {
-    const fix_field_t *t = fix_cursor_get(m, at);
-    fix_field_t tf, pxf, szf, posf; /* copies: a field past the kept ones lives in the cursor */
-    const fix_field_t *px = NULL, *sz = NULL, *pos = NULL;
-    if (at->i >= m->n) tf = *t, t = &tf;
+    /* values as (bytes, length): they point into the message, valid wherever the cursor moves */
+    const fix_field_t *f = fix_cursor_get(m, at);
+    const char *tv = f->val, *pv = NULL, *sv = NULL, *ov = NULL;
+    unsigned tl = f->len, pl = 0, sl = 0, ol = 0;
     for (fix_cursor_next(m, at);; fix_cursor_next(m, at)) {
-        const fix_field_t *f = fix_cursor_get(m, at);
+        f = fix_cursor_get(m, at);
         if (!f || f->tag == 269 || !md_member(f->tag)) break;
         if (f->tag == 270) {
-            if (!px) px = at->i < m->n ? f : (pxf = *f, &pxf);
+            if (!pv) pv = f->val, pl = f->len;
         } else if (f->tag == 271) {
-            if (!sz) sz = at->i < m->n ? f : (szf = *f, &szf);
+            if (!sv) sv = f->val, sl = f->len;
         } else if (f->tag == 290) {
-            if (!pos) pos = at->i < m->n ? f : (posf = *f, &posf);
+            if (!ov) ov = f->val, ol = f->len;
         }
     }
     int r;
-    if (t->len != 1) return *err_tag = 269, FIX_E_FORMAT;
-    e->type = t->val[0];
+    if (tl != 1) return *err_tag = 269, FIX_E_FORMAT;
+    e->type = tv[0];
     e->price = e->size = 0;
     e->position = 0;
     e->has_price = e->has_size = e->price_inexact = false;
     /* each value: fix_parse_decimal first (the common form, no flag to clear), the truncating parser for the rest */
-    if (px) {
-        if (fix_parse_decimal(px->val, px->len, price_dec, &e->price) &&
-            (r = fix_parse_decimal_trunc(px->val, px->len, price_dec, &e->price, &e->price_inexact)))
+    if (pv) {
+        if (fix_parse_decimal(pv, pl, price_dec, &e->price) &&
+            (r = fix_parse_decimal_trunc(pv, pl, price_dec, &e->price, &e->price_inexact)))
             return *err_tag = 270, r;
         e->has_price = true;
     }
-    if (sz) {
+    if (sv) {
         bool size_inexact; /* a size is not compared: its floor */
-        if (fix_parse_decimal(sz->val, sz->len, qty_dec, &e->size) &&
-            (r = fix_parse_decimal_trunc(sz->val, sz->len, qty_dec, &e->size, &size_inexact)))
+        if (fix_parse_decimal(sv, sl, qty_dec, &e->size) &&
+            (r = fix_parse_decimal_trunc(sv, sl, qty_dec, &e->size, &size_inexact)))
             return *err_tag = 271, r;
         e->has_size = true;
     }
-    if (pos) {
+    if (ov) {
         uint32_t p;
-        if (fix_parse_u32(pos->val, pos->len, &p) || p > INT32_MAX) return *err_tag = 290, FIX_E_FORMAT;
+        if (fix_parse_u32(ov, ol, &p) || p > INT32_MAX) return *err_tag = 290, FIX_E_FORMAT;
         e->position = (int32_t)p;
     }
     return FIX_OK;
