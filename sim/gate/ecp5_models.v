@@ -129,6 +129,12 @@ module DP16KD(
   wire selb = {CSB2, CSB1, CSB0} == csval(CSDECODE_B);
 
   reg [17:0] mem [0:1023];
+`ifdef GATE_RAM_PATCH
+  import "DPI-C" function int gate_ram_cell(input string name, input int kind, input int units);
+  import "DPI-C" function void gate_ram_put(input int h, input int i, input int v);
+  import "DPI-C" function int gate_ram_patch(input int h);
+  import "DPI-C" function int gate_ram_get(input int h, input int i);
+`endif
   task load_slice(input integer idx, input [319:0] v);
     integer i;
     for (i = 0; i < 16; i = i + 1) mem[idx * 16 + i] = v[i * 20 +: 18];
@@ -211,6 +217,23 @@ module DP16KD(
     load_slice(61, INITVAL_3D);
     load_slice(62, INITVAL_3E);
     load_slice(63, INITVAL_3F);
+`ifdef GATE_RAM_PATCH
+    // the RAM's placeholder replaced by the firmware (sim/gate/gate_ram.cpp), as 2,048 9-bit words: row r holds words
+    // 2r (bits 8:0) and 2r+1 (bits 17:9), the order of the configuration's init words
+    begin : patch
+      integer h, r, lo, hi;
+      h = gate_ram_cell($sformatf("%m"), 0, 2048);
+      for (r = 0; r < 1024; r = r + 1) begin
+        gate_ram_put(h, 2 * r, {23'd0, mem[r][8:0]});
+        gate_ram_put(h, 2 * r + 1, {23'd0, mem[r][17:9]});
+      end
+      if (gate_ram_patch(h) != 0)
+        for (r = 0; r < 1024; r = r + 1) begin
+          lo = gate_ram_get(h, 2 * r); hi = gate_ram_get(h, 2 * r + 1);
+          mem[r] = {hi[8:0], lo[8:0]};
+        end
+    end
+`endif
   end
 
   // port A

@@ -66,6 +66,7 @@ static const int ETH_IFG = 16;
 static const char *const ETH_FAST = "125 MHz";
 #endif
 #include "VGateTb.h"
+#include "gate_ram.h"
 #include "verilated.h"
 
 static std::string plusarg(const char *name, const char *dflt) {
@@ -170,6 +171,8 @@ int main(int argc, char **argv) {
     top->clk25 = 0; top->btn_n = 1; top->rgmii_rx_clk = 0; top->rgmii_rx_ctl = 0; top->rgmii_rx_data = 0;
 #endif
     top->eval();
+    // (the block RAM models' initial blocks have run: the firmware is in the RAM, gate_ram.cpp)
+    if (!gate_ram_report()) exit(2);
 
     const uint64_t div = (sys_hz + baud / 2) / baud;
     int rx_state = -1; uint64_t rx_count = 0; uint8_t rx_byte = 0;  // UART decoder

@@ -30,11 +30,27 @@ module gate_xc7_bram #(
   reg [7:0] mem [0:NB-1];
   reg par [0:NB-1];
   integer i;
+`ifdef GATE_RAM_PATCH
+  import "DPI-C" function int gate_ram_cell(input string name, input int kind, input int units);
+  import "DPI-C" function void gate_ram_put(input int h, input int i, input int v);
+  import "DPI-C" function int gate_ram_patch(input int h);
+  import "DPI-C" function int gate_ram_get(input int h, input int i);
+`endif
   initial begin
     if (!ok(RA) || !ok(WA) || !ok(RB) || !ok(WB)) begin
       $display("gate: block RAM widths %0d/%0d/%0d/%0d not modelled", RA, WA, RB, WB); $fatal;
     end
     for (i = 0; i < NB; i = i + 1) begin mem[i] = INIT_D[8*i +: 8]; par[i] = INIT_P[i]; end
+`ifdef GATE_RAM_PATCH
+    // the RAM's placeholder replaced by the firmware (sim/gate/gate_ram.cpp), in the data bytes
+    begin : patch
+      integer h, v;
+      h = gate_ram_cell($sformatf("%m"), 1, NB);
+      for (i = 0; i < NB; i = i + 1) gate_ram_put(h, i, {24'd0, mem[i]});
+      if (gate_ram_patch(h) != 0)
+        for (i = 0; i < NB; i = i + 1) begin v = gate_ram_get(h, i); mem[i] = v[7:0]; end
+    end
+`endif
     doa = IVA_D; dopa = IVA_P; dob = IVB_D; dopb = IVB_P;
   end
   function integer word(input [15:0] a, input integer d); word = ({16'b0, a} & ((32'b1 << ABITS) - 1)) >> lg(d); endfunction
