@@ -45,6 +45,21 @@ static size_t next_chunk(void)
     }
 }
 
+/* The BodyLength of the message at p (its second field, 9=, digits only); *body: where the body starts (after that
+ * field's SOH, or n when the field does not end within the n bytes). */
+static size_t body_len(const uint8_t *p, size_t n, size_t *body)
+{
+    const uint8_t *s1 = memchr(p, FIX_SOH, n);
+    FZ_CHECK(s1 && (size_t)(s1 - p) + 3 <= n && s1[1] == '9' && s1[2] == '=');
+    size_t bl = 0, i = (size_t)(s1 - p) + 3;
+    for (; i < n && p[i] != FIX_SOH; i++) {
+        FZ_CHECK(p[i] >= '0' && p[i] <= '9');
+        bl = bl * 10 + (size_t)(p[i] - '0');
+    }
+    *body = i < n ? i + 1 : n;
+    return bl;
+}
+
 /* Recomputed from the raw bytes, independently of the codec: 9= is the byte count from after its SOH up to "10=",
  * 10= is the sum of every byte before "10=" modulo 256, written with three digits. */
 static void check_frame(const uint8_t *p, size_t n)
@@ -56,14 +71,8 @@ static void check_frame(const uint8_t *p, size_t n)
     for (size_t i = 0; i < n - 7; i++) sum += p[i];
     unsigned ck = (unsigned)(p[n - 4] - '0') * 100u + (unsigned)(p[n - 3] - '0') * 10u + (unsigned)(p[n - 2] - '0');
     FZ_CHECK(ck == sum % 256u);
-    const uint8_t *s1 = memchr(p, FIX_SOH, n);
-    FZ_CHECK(s1 && s1[1] == '9' && s1[2] == '=');
-    size_t bl = 0, i = (size_t)(s1 - p) + 3;
-    for (; i < n && p[i] != FIX_SOH; i++) {
-        FZ_CHECK(p[i] >= '0' && p[i] <= '9');
-        bl = bl * 10 + (size_t)(p[i] - '0');
-    }
-    FZ_CHECK(bl == n - 7 - (i + 1));
+    size_t body;
+    FZ_CHECK(body_len(p, n, &body) == n - 7 - body);
 }
 
 /* The first bytes of a message delivered as FIX_FRAME_TOO_LONG: "8=FIX...", its BodyLength announcing a message
@@ -72,14 +81,8 @@ static void check_long_head(const uint8_t *p, size_t n)
 {
     FZ_CHECK(n >= 20 && n <= FIX_MAX_MSG_LEN && p[n - 1] == FIX_SOH);
     FZ_CHECK(memcmp(p, "8=FIX", 5) == 0);
-    const uint8_t *s1 = memchr(p, FIX_SOH, n);
-    FZ_CHECK(s1 && s1[1] == '9' && s1[2] == '=');
-    size_t bl = 0, i = (size_t)(s1 - p) + 3;
-    for (; i < n && p[i] != FIX_SOH; i++) {
-        FZ_CHECK(p[i] >= '0' && p[i] <= '9');
-        bl = bl * 10 + (size_t)(p[i] - '0');
-    }
-    FZ_CHECK(i < n && i + 1 + bl + 7 > FIX_MAX_MSG_LEN && i + 1 + bl + 7 <= FIX_MAX_LONG_MSG_LEN);
+    size_t body, bl = body_len(p, n, &body);
+    FZ_CHECK(body < n && body + bl + 7 > FIX_MAX_MSG_LEN && body + bl + 7 <= FIX_MAX_LONG_MSG_LEN);
 }
 
 /* The value of a FIX float written s (n chars) with dec implied decimals, worked out here with 128-bit arithmetic,

@@ -63,36 +63,15 @@ def problem(text):
 
 
 with rig:
-    rig.exch_dir.mkdir(parents=True, exist_ok=True)
-    cfg = rig.exch_dir / "exchange.cfg"
-    base = (ROOT / "tools/exchange/exchange.cfg").read_text()
     if os.environ.get("BURST_STOCK_EXCHANGE"):  # the exchange's own wall-clock timers, to see what they do to a simulation
-        cfg.write_text(base)
+        cfg = ROOT / "tools/exchange/exchange.cfg"
     else:
-        cfg.write_text(re.sub(r"(?m)^CheckLatency=Y$", "CheckLatency=N\nTestRequestDelayMultiplier=1000\nHeartBeatTimeoutMultiplier=1000", base))
-        rig.check("HeartBeatTimeoutMultiplier=1000" in cfg.read_text(), f"could not set the simulation's timers in {cfg}")
-    ctl = rig.exch_dir / "control.fifo"
-    if ctl.exists():
-        ctl.unlink()
-    os.mkfifo(ctl)
+        cfg = rig.sim_time_exchange_cfg()
+    ctl = rig.control_fifo()
     frames = OUT / f"{NAME}.frames"
     net = rig.netns()
     tf = rig.start_soc(*net, f"+eth-frame-log={frames}", cycles=40000000000)
     rig.start_exchange("--settings", str(cfg), "--control", str(ctl))
-
-    def exch_ctl(line):
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                fd = os.open(ctl, os.O_WRONLY | os.O_NONBLOCK)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    rig.fail("the exchange did not read its control FIFO")
-                time.sleep(0.05)
-        os.set_blocking(fd, True)
-        os.write(fd, (line + "\n").encode())
-        os.close(fd)
 
     def exch_out():
         return rig.exch_out.read_text(errors="replace")
@@ -119,7 +98,7 @@ with rig:
 
     # 2. the burst
     c1, c2, c3, c4 = N // 100, N // 4, N // 2, N * 3 // 4
-    exch_ctl(f"burst {N} coalesced symbol=MSFT bid=99.95 ask=100.05 cross={c1}:100.15,{c2}:99.85,{c3}:100.25,{c4}:99.75 testreq={c3},{N}")
+    rig.exch_ctl(f"burst {N} coalesced symbol=MSFT bid=99.95 ask=100.05 cross={c1}:100.15,{c2}:99.85,{c3}:100.25,{c4}:99.75 testreq={c3},{N}")
     rig.step = f"waiting up to {WAIT_S} s for the exchange's BURST ACKED (or the end of the session)"
     start = time.monotonic()
     end_re = re.compile(r"(?m)^BURST (ACKED|LOST|ABORTED|ERROR)|^LOGOUT TFISH1|^CONTROL ERROR")

@@ -23,6 +23,7 @@ stopped, exit 1. SIGTERM (run.sh's wall-clock limit) stops everything too and sa
 import ctypes
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -341,6 +342,41 @@ class Rig:
 
     def exchange_msgs(self):
         return fix_msgs(self.exch_msglog) if self.exch_msglog.exists() else []
+
+    def sim_time_exchange_cfg(self):
+        """The exchange's settings (in its log folder) for a SoC whose clock runs in simulated time, 100 to 1,000 times
+        slower than the exchange's wall clock: QuickFIX/J's SendingTime check off and its heartbeat timers 1,000 times
+        longer, so that the simulator's speed, not the SoC, would otherwise end the session. Returns the file."""
+        self.exch_dir.mkdir(parents=True, exist_ok=True)
+        cfg = self.exch_dir / "exchange.cfg"
+        base = (ROOT / "tools/exchange/exchange.cfg").read_text()
+        cfg.write_text(re.sub(r"(?m)^CheckLatency=Y$", "CheckLatency=N\nTestRequestDelayMultiplier=1000\nHeartBeatTimeoutMultiplier=1000", base))
+        self.check("HeartBeatTimeoutMultiplier=1000" in cfg.read_text(), f"could not set the simulation's timers in {cfg}")
+        return cfg
+
+    def control_fifo(self):
+        """A new FIFO for the exchange's --control (tools/exchange/README.md); exch_ctl writes commands to it."""
+        self.exch_dir.mkdir(parents=True, exist_ok=True)
+        self.exch_fifo = self.exch_dir / "control.fifo"
+        if self.exch_fifo.exists():
+            self.exch_fifo.unlink()
+        os.mkfifo(self.exch_fifo)
+        return self.exch_fifo
+
+    def exch_ctl(self, line):
+        """One command line to the running exchange's control FIFO (control_fifo)."""
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                fd = os.open(self.exch_fifo, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.fail("the exchange did not read its control FIFO")
+                time.sleep(0.05)
+        os.set_blocking(fd, True)
+        os.write(fd, (line + "\n").encode())
+        os.close(fd)
 
 
 def free_port():

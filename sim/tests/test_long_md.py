@@ -16,13 +16,12 @@ Checks:
  - the console said why for each (`fix: rejected a message (reason 99: Message longer than 1024 bytes: not
    processed)`), and the session events hold no resend request or disconnection.
 """
-import os
 import re
 import sys
 import time
 from datetime import datetime, timezone
 
-from soc import ROOT, Rig, seq_check
+from soc import Rig, seq_check
 
 TEXT = "Message longer than 1024 bytes: not processed"
 rig = Rig("long-md", root=True)
@@ -35,37 +34,15 @@ def problem(text):
 
 
 with rig:
-    rig.exch_dir.mkdir(parents=True, exist_ok=True)
-    cfg = rig.exch_dir / "exchange.cfg"
-    base = (ROOT / "tools/exchange/exchange.cfg").read_text()
-    # the SoC's clock runs in simulated time, far slower than the exchange's wall clock (sim/tests/accept_burst.py)
-    cfg.write_text(re.sub(r"(?m)^CheckLatency=Y$", "CheckLatency=N\nTestRequestDelayMultiplier=1000\nHeartBeatTimeoutMultiplier=1000", base))
-    rig.check("HeartBeatTimeoutMultiplier=1000" in cfg.read_text(), f"could not set the simulation's timers in {cfg}")
-    ctl = rig.exch_dir / "control.fifo"
-    if ctl.exists():
-        ctl.unlink()
-    os.mkfifo(ctl)
+    cfg = rig.sim_time_exchange_cfg()  # (the SoC's clock runs in simulated time: sim/tests/soc.py)
+    ctl = rig.control_fifo()
     net = rig.netns()
     tf = rig.start_soc(*net, cycles=20000000000)
     rig.start_exchange("--settings", str(cfg), "--control", str(ctl))
 
-    def exch_ctl(line):
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                fd = os.open(ctl, os.O_WRONLY | os.O_NONBLOCK)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    rig.fail("the exchange did not read its control FIFO")
-                time.sleep(0.05)
-        os.set_blocking(fd, True)
-        os.write(fd, (line + "\n").encode())
-        os.close(fd)
-
     def burst(n, shape, extra, what):
         before = len(re.findall(r"(?m)^BURST (ACKED|LOST|ABORTED|ERROR)", rig.exch_out.read_text(errors="replace")))
-        exch_ctl(f"burst {n} {shape} symbol=MSFT testreq={n} {extra}".strip())
+        rig.exch_ctl(f"burst {n} {shape} symbol=MSFT testreq={n} {extra}".strip())
         rig.step = f"waiting for the exchange's BURST ACKED after {what}"
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline:
