@@ -47,7 +47,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from soc import OUT, PY, ROOT, Rig, seq_check
+from soc import OUT, PY, ROOT, Rig
 
 DIGEST = os.environ.get("BURST_DIGEST") == "1"  # sim/tests/test_digest.py: the same burst with digestion on
 N = int(os.environ.get("BURST_MESSAGES", "2000"))   # the issue's 2,000 W, digestion on or off
@@ -183,14 +183,8 @@ with rig:
     rr = [m for m in msgs if "|35=2|" in m]
     if rr:
         problem(f"exchange log: {len(rr)} ResendRequest(s): {rr[0][:160]}")
-    for side in ("TFISH1", "EXCH"):
-        ok, text = seq_check(rig.exch_msglog, side)
-        if not ok:
-            problem(f"exchange log: {side}'s MsgSeqNums: {text}")
-    lo = [re.search(r"\|49=([A-Z0-9]*)\|", m).group(1) for m in msgs if "|35=5|" in m]
-    if lo != ["TFISH1", "EXCH"]:
-        why = [re.search(r"\|58=([^|]*)\|", m) for m in msgs if "|35=5|" in m and "|49=EXCH|" in m]
-        problem(f"exchange log: Logouts {lo} (want only the SoC's final one, then the answer): {why[0].group(1) if why and why[0] else ''}")
+    for text in rig.session_log_problems(msgs):
+        problem(text)
 
     # the fires' triggers, from the capture (checked against the stop.fired events)
     rig.close()

@@ -343,6 +343,22 @@ class Rig:
     def exchange_msgs(self):
         return fix_msgs(self.exch_msglog) if self.exch_msglog.exists() else []
 
+    def session_log_problems(self, msgs):
+        """What the exchange's message log (msgs: exchange_msgs) says against a session that ended cleanly: a gap in
+        either side's MsgSeqNums (sim/tests/seqnums.py), or a Logout other than the SoC's final one and its answer.
+        A list of texts, empty when there is none."""
+        out = []
+        for side in ("TFISH1", "EXCH"):
+            ok, text = seq_check(self.exch_msglog, side)
+            if not ok:
+                out.append(f"exchange log: {side}'s MsgSeqNums: {text}")
+        lo = [re.search(r"\|49=([A-Z0-9]*)\|", m).group(1) for m in msgs if "|35=5|" in m]
+        if lo != ["TFISH1", "EXCH"]:
+            why = [re.search(r"\|58=([^|]*)\|", m) for m in msgs if "|35=5|" in m and "|49=EXCH|" in m]
+            out.append(f"exchange log: Logouts {lo} (want only the SoC's final one, then the answer): "
+                       f"{why[0].group(1) if why and why[0] else ''}")
+        return out
+
     def sim_time_exchange_cfg(self):
         """The exchange's settings (in its log folder) for a SoC whose clock runs in simulated time, 100 to 1,000 times
         slower than the exchange's wall clock: QuickFIX/J's SendingTime check off and its heartbeat timers 1,000 times

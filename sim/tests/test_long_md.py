@@ -21,7 +21,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from soc import Rig, seq_check
+from soc import Rig
 
 TEXT = "Message longer than 1024 bytes: not processed"
 rig = Rig("long-md", root=True)
@@ -121,13 +121,8 @@ with rig:
     theirs_rej = [m for m in msgs if "|49=EXCH|" in m and "|35=3|" in m]
     if theirs_rej:
         problem(f"exchange log: the exchange rejected {len(theirs_rej)} message(s): {theirs_rej[0][:200]}")
-    for side in ("TFISH1", "EXCH"):
-        ok, text = seq_check(rig.exch_msglog, side)
-        if not ok:
-            problem(f"exchange log: {side}'s MsgSeqNums: {text}")
-    lo = [re.search(r"\|49=([A-Z0-9]*)\|", m).group(1) for m in msgs if "|35=5|" in m]
-    if lo != ["TFISH1", "EXCH"]:
-        problem(f"exchange log: Logouts {lo} (want only the SoC's final one, then the answer)")
+    for text in rig.session_log_problems(msgs):
+        problem(text)
     gaps = list(rig.tf.gaps)
     if gaps:
         problem(f"events missed (sequence numbers skipped): {gaps}")
