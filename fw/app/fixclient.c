@@ -288,10 +288,13 @@ static const fix_session_ops_t sess_ops = {sess_send, sess_disconnect, sess_even
 
 static const char *const entry_names[3] = {"bid", "offer", "trade"};
 
-/* A bid, offer or trade with a price becomes the symbol's last of its kind. */
-static void md_note(md_last_t *last, const fix_md_entry_t *e) {
-    if (e->type < '0' || e->type > '2' || !e->has_price) return;
-    last->px[e->type - '0'] = e->price;
+/* The message's first bid, offer and trade with a price (FIX lists the best level first) become the symbol's last;
+ * `seen`: the kinds the message has given already. The hardware's top of book keeps the same (BookRx). */
+static void md_note(md_last_t *last, const fix_md_entry_t *e, unsigned *seen) {
+    unsigned k = (unsigned)(e->type - '0');
+    if (k > 2 || !e->has_price || (*seen >> k & 1u)) return;
+    *seen |= 1u << k;
+    last->px[k] = e->price;
 }
 
 static void on_market_data(void *ctx, const fix_md_snapshot_t *md) {
@@ -309,9 +312,10 @@ static void on_market_data(void *ctx, const fix_md_snapshot_t *md) {
         if (fc.md[i].symbol[0] && strcmp(fc.md[i].symbol, md->symbol) == 0) last = &fc.md[i];
     if (last) {
         last->updates++;
-        for (size_t i = 0; i < md->n; i++) md_note(last, &md->e[i]);
-        fix_md_entry_t e; /* and the entries past the kept ones: the last price of each kind is the message's last */
-        for (fix_cursor_t it = {0}; fix_md_next_more(md, &it, &e);) md_note(last, &e);
+        unsigned seen = 0;
+        for (size_t i = 0; i < md->n; i++) md_note(last, &md->e[i], &seen);
+        fix_md_entry_t e; /* and the entries past the kept ones */
+        for (fix_cursor_t it = {0}; seen != 7u && fix_md_next_more(md, &it, &e);) md_note(last, &e, &seen);
     }
     if (fc.watch) {
         printf("md: %s", md->symbol);
@@ -384,6 +388,14 @@ static void tcp_connected(struct tcp_conn *c, void *user) {
                             cfg.port, tcp_hw_rcv_nxt(fc.conn), cfg.price_decimals};
 #ifdef TF_HAS_DIGESTION
     digestion_conn_up(); /* staged for the parser's CONFIG */
+#endif
+#ifdef OFFLOAD_RX_BOOK_SLOTS
+    { /* the hardware top of book's slots: the symbols `md` lists after the Logon, in the same order */
+        char buf[SYMBOLS_TEXT_MAX];
+        const char *syms[SYMBOLS_MAX];
+        size_t n = split_symbols(buf, syms);
+        for (size_t i = 0; i < SYMBOLS_MAX && i < OFFLOAD_RX_BOOK_SLOTS; i++) offload_rx_book_stage((unsigned)i, i < n ? syms[i] : "");
+    }
 #endif
     if (!offload_rx_follow(&oc)) printf("fix: offload parser refused\n");
     offload_conn_up();
@@ -864,10 +876,24 @@ static int cmd_md(int argc, char **argv) {
     (void)argc;
     (void)argv;
     int32_t n = 0;
-    /* the last bid, offer and trade seen per subscribed symbol ("0": none yet) */
+    /* the last bid, offer and trade seen per subscribed symbol ("0": none yet); while the hardware digests market
+     * data firmware does not see it, and the hardware's top of book (the same values, from every 35=W the parser
+     * committed) is the source where the SoC has one */
     for (int i = 0; i < SYMBOLS_MAX; i++) {
         const md_last_t *m = &fc.md[i];
-        if (m->symbol[0]) mp_event("md", "sym:s updates:u bid:p offer:p trade:p", m->symbol, m->updates, m->px[0], m->px[1], m->px[2]), n++;
+        if (!m->symbol[0]) continue;
+        uint32_t updates = m->updates;
+        const int64_t *px = m->px;
+        const char *src = "fw";
+#ifdef OFFLOAD_RX_BOOK_SLOTS
+        offload_rx_book_t b;
+        int64_t hw[3];
+        if (digestion_wanted() && strlen(m->symbol) <= OFFLOAD_RX_SYM_CHARS && offload_rx_book_read((unsigned)i, &b)) {
+            for (int t = 0; t < 3; t++) hw[t] = (b.have >> t & 1u) ? b.px[t] : 0;
+            updates = b.updates, px = hw, src = "hw";
+        }
+#endif
+        mp_event("md", "sym:s updates:u bid:p offer:p trade:p src:s", m->symbol, updates, px[0], px[1], px[2], src), n++;
     }
     mp_result = n;
     return 0;

@@ -161,4 +161,25 @@ bool offload_rx_digest_sync(uint32_t pos, uint32_t msg) {
 
 uint32_t offload_rx_digest_drops(void) { return rd(OFFLOAD_RX_DIGEST_DROPS); }
 #endif
+#ifdef OFFLOAD_RX_BOOK_SLOTS
+void offload_rx_book_stage(unsigned k, const char *symbol) {
+    size_t n = 0;
+    while (symbol[n]) n++;
+    wr_chars(OFFLOAD_RX_BOOK_SYM0_LO + 8u * k, n <= OFFLOAD_RX_SYM_CHARS ? symbol : "", 2);
+}
+
+bool offload_rx_book_read(unsigned k, offload_rx_book_t *b) {
+    if (!command(CMD_READ_STATE, k, NULL)) return false;
+    uint32_t flags = rd(OFFLOAD_RX_BOOK_FLAGS);
+    b->updates = rd(OFFLOAD_RX_BOOK_UPDATES);
+    b->have = (uint8_t)(flags & 7u);
+    for (unsigned t = 0; t < 3; t++) {
+        uint64_t mag = ((uint64_t)rd(OFFLOAD_RX_BOOK_BID_HI + 8u * t) << 32) | rd(OFFLOAD_RX_BOOK_BID_LO + 8u * t);
+        /* the floor at the implied decimals, as fix_parse_decimal_trunc gives it: a negative value with digits cut
+         * is one lower */
+        b->px[t] = (flags >> (4 + t) & 1u) ? -(int64_t)mag - (int64_t)(flags >> (8 + t) & 1u) : (int64_t)mag;
+    }
+    return true;
+}
+#endif
 #endif

@@ -61,6 +61,19 @@ bool offload_rx_digest_sync(uint32_t pos, uint32_t msg);
 /* Good segments whose descriptor found the hardware's FIFO full (passed without one). */
 uint32_t offload_rx_digest_drops(void);
 #endif
+#ifdef OFFLOAD_RX_BOOK_SLOTS
+/* The hardware top of book (DESIGN.md "Top of book"): per slot, the first bid, offer and trade price of the last
+ * 35=W of its symbol the parser committed. Slot k's symbol, staged for the next CONFIG (offload_rx_follow): "" or
+ * one longer than OFFLOAD_RX_SYM_CHARS leaves the slot unused. A changed symbol clears the slot. */
+void offload_rx_book_stage(unsigned k, const char *symbol);
+typedef struct {
+    uint32_t updates; /* 35=W of the symbol since the slot was set */
+    uint8_t have;     /* bit t: px[t] is kept (0 bid, 1 offer, 2 trade) */
+    int64_t px[3];    /* fixed point at the connection's decimals, the floor (fix_parse_decimal_trunc's) */
+} offload_rx_book_t;
+/* Slot k as of the last good segment (READ_STATE: between frames). */
+bool offload_rx_book_read(unsigned k, offload_rx_book_t *b);
+#endif
 #endif
 
 #endif

@@ -47,7 +47,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from soc import OUT, PY, ROOT, Rig
+from soc import OUT, PY, ROOT, Rig, md_problem
 
 DIGEST = os.environ.get("BURST_DIGEST") == "1"  # sim/tests/test_digest.py: the same burst with digestion on
 N = int(os.environ.get("BURST_MESSAGES", "2000"))   # the 2,000 W, digestion on or off
@@ -98,7 +98,9 @@ with rig:
 
     # 2. the burst
     c1, c2, c3, c4 = N // 100, N // 4, N // 2, N * 3 // 4
-    rig.exch_ctl(f"burst {N} coalesced symbol=MSFT bid=99.95 ask=100.05 cross={c1}:100.15,{c2}:99.85,{c3}:100.25,{c4}:99.75 testreq={c3},{N}")
+    # (with digestion on, two levels a side: the hardware's top of book must keep the first, the best)
+    rig.exch_ctl(f"burst {N} coalesced symbol=MSFT bid=99.95 ask=100.05 cross={c1}:100.15,{c2}:99.85,{c3}:100.25,{c4}:99.75 testreq={c3},{N}"
+                 + (" depth=2" if DIGEST else ""))
     rig.step = f"waiting up to {WAIT_S} s for the exchange's BURST ACKED (or the end of the session)"
     start = time.monotonic()
     end_re = re.compile(r"(?m)^BURST (ACKED|LOST|ABORTED|ERROR)|^LOGOUT TFISH1|^CONTROL ERROR")
@@ -169,6 +171,12 @@ with rig:
 
     # the exchange's log
     msgs = rig.exchange_msgs()
+    if DIGEST:  # `md` from the hardware's top of book: every W of the session counted, the last one's best levels
+        row = next((m for m in tf.md() if m["sym"] == "MSFT"), None)
+        print(f"   | md after the session: {row}")
+        why = md_problem(row, msgs, "MSFT", "hw")
+        if why:
+            problem(why)
     if DIGEST:  # every W the exchange sent on this session exactly once: the hardware's and firmware's together
         w_sent = sum(1 for m in msgs if "|35=W|" in m and "|49=EXCH|" in m)
         if dg1["hw_msgs"] + st["md_msgs"] != w_sent:

@@ -57,6 +57,35 @@ def fix_msgs(path):
         return f.read().replace(b"\x01", b"|").decode("ascii", errors="replace").splitlines()
 
 
+def last_md(msgs, symbol, sender="EXCH"):
+    """What `md` must show for symbol after msgs (exchange_msgs: the exchange's log): the number of 35=W the sender sent
+    for it, and the last one's first bid, offer and trade price (269 = 0, 1, 2; the exchange lists the best level
+    first), as Decimals, None where it has none. Firmware's `md` and the hardware's top of book keep the same."""
+    from decimal import Decimal
+    ws = [m for m in msgs if "|35=W|" in m and f"|49={sender}|" in m and f"|55={symbol}|" in m]
+    px = [None, None, None]
+    kind = None
+    for field in (ws[-1].split("|") if ws else []):
+        tag, _, v = field.partition("=")
+        if tag == "269":
+            kind = "012".find(v) if len(v) == 1 else -1
+        elif tag == "270" and kind is not None and kind >= 0 and px[kind] is None:
+            px[kind] = Decimal(v)
+    return len(ws), px
+
+
+def md_problem(row, msgs, symbol, src):
+    """None, or what is wrong with an `md` row (tfctl's md()) for symbol against the exchange's log (last_md), the row
+    from `src` ("hw": the hardware's top of book, "fw": firmware's)."""
+    from decimal import Decimal
+    n, px = last_md(msgs, symbol)
+    if row is None:
+        return f"`md` has no row for {symbol}"
+    got = (row.get("src"), row["updates"], [Decimal(row[k]) for k in ("bid", "offer", "trade")])
+    want = (src, n, [p if p is not None else Decimal(0) for p in px])
+    return None if got == want else f"`md` for {symbol}: (source, updates, bid/offer/trade) {got}, the exchange's log says {want}"
+
+
 def seq_check(path, sender):
     """(ok, text) of sim/tests/seqnums.py: the sender's MsgSeqNums in a QuickFIX message log without a gap."""
     r = subprocess.run([sys.executable, str(ROOT / "sim/tests/seqnums.py"), str(path), sender], capture_output=True, text=True)

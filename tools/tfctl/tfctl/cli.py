@@ -94,7 +94,7 @@ def cmd_cancel(tf, args):
 def cmd_md(tf, args):
     rows = tf.md()
     _out(args, rows, "\n".join(f"{m['sym']:8} {m['updates']:>6} updates  bid {m['bid']}  offer {m['offer']}  trade {m['trade']}"
-                               for m in rows) or "no market data yet")
+                               + ("  (hardware top of book)" if m.get("src") == "hw" else "") for m in rows) or "no market data yet")
 
 
 def cmd_session(tf, args):

@@ -87,7 +87,7 @@ object OffloadRx {
   object EngState extends SpinalEnum { val IDLE, TOKEN, PRE, PRE_APPLY, CONVERT, NORMALIZE, SWEEP, POST, POST_APPLY, ACK = newElement() }
 }
 
-case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Component {
+case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int = 0) extends Component {
   import OffloadRx._
   val N = config.entries
   val io = new Bundle {
@@ -1583,6 +1583,59 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     io.checked := Delay(rx.fireSeq.eofRR && good2, digestedLatency - 2, init = False)
   }
 
+  // Hardware top of book (BookRx; bookSlots > 0, digestion builds): the first bid, offer and trade of the last
+  // committed 35=W of each of up to four symbols. The slots' symbols are staged like the rest of the configuration
+  // (taken with every accepted command, applied by CMD CONFIG); CMD READ_STATE with ENTRY = slot also copies that
+  // slot's values into the BOOK_ registers, where they stay until the next command. (Kept last in this file, with
+  // its registers: SpinalHDL names a `when` by its source line, and the boards without a book must stay the same
+  // netlists.)
+  val book = (bookSlots > 0) generate new Area {
+    require(config.digest, "the top of book is for digestion builds (firmware parses every W otherwise)")
+    val sym = Vec.fill(bookSlots)(Vec.fill(2)(Reg(Bits(32 bits)) init 0))
+    for (k <- 0 until bookSlots; h <- 0 until 2)
+      regs.wo(s"BOOK_SYM${k}_${if (h == 0) "LO" else "HI"}", 0x100 + 8 * k + 4 * h, sym(k)(h),
+        s"staged, applied by CMD CONFIG: book slot $k's symbol, characters ${4 * h}..${4 * h + 3} (the first in bits 7:0), NUL padded; all NUL: unused. " +
+          "A changed symbol clears the slot, as a DECIMALS change clears every slot")
+    val xSym = Vec.fill(bookSlots)(Reg(Bits(64 bits)) init 0)
+    xSym.foreach(_.addTag(crossClockDomain))
+    when(sysCmd.cmd.valid && !sysCmd.busy && sysCmd.opOk) { for (k <- 0 until bookSlots) xSym(k) := sym(k)(1) ## sym(k)(0) }
+
+    val r = new ClockingArea(rxCd) {
+      import rx._
+      val unit = BookRx(bookSlots)
+      unit.io.byte.valid := feed
+      unit.io.byte.payload := b.asBits
+      unit.io.bodyStart := scan.aBodyStart
+      unit.io.commit := scan.evCommit
+      unit.io.decimals := cfgDecimals
+      unit.io.segCommit := hk.commit
+      unit.io.segRestore := hk.restore
+      unit.io.reset := ctl.scannerReset
+      val applying = ctl.st === EngState.PRE_APPLY
+      unit.io.config.valid := applying && sysCmd.xOp === Op.CONFIG && !ctl.decimalsBad
+      unit.io.config.syms := xSym
+      unit.io.config.clear := ctl.decimalsChanged
+      unit.io.readSlot := sysCmd.xEntry.resized
+      val out = Reg(BookSlot())
+      out.addTag(crossClockDomain)
+      out.updates.init(0)
+      for (p <- out.px) { p.valid.init(False); p.neg.init(False); p.inexact.init(False); p.mag.init(0) }
+      when(applying && sysCmd.xOp === Op.READ_STATE) { out := unit.io.read }
+    }
+    val o = r.out
+    val names = Seq("BID", "OFFER", "TRADE")
+    regs.ro("BOOK_FLAGS", 0x120, "book slot ENTRY of the last CMD READ_STATE (stable until the next command): per price, whether it is kept and how to read it",
+      (0 until 3).flatMap(t => Seq(
+        o.px(t).valid -> RegField(s"${names(t)}_VALID", t, 1, s"the ${names(t).toLowerCase} price is kept"),
+        o.px(t).neg -> RegField(s"${names(t)}_NEG", 4 + t, 1, "negative: the value is -MAG, one less if INEXACT"),
+        o.px(t).inexact -> RegField(s"${names(t)}_INEXACT", 8 + t, 1, "digits other than 0 past the implied decimals were cut"))): _*)
+    regs.ro("BOOK_UPDATES", 0x124, o.updates, "35=W of the slot's symbol committed since the slot was set (saturates)")
+    for (t <- 0 until 3) {
+      regs.ro(s"BOOK_${names(t)}_LO", 0x128 + 8 * t, o.px(t).mag(31 downto 0), s"the ${names(t).toLowerCase} price's magnitude at the implied decimals, bits 31:0")
+      regs.ro(s"BOOK_${names(t)}_HI", 0x12C + 8 * t, o.px(t).mag(BookRx.magWidth - 1 downto 32), "bits 46:32")
+    }
+  }
+
   /** Build constants for the C header. */
   def headerConstants: Seq[(String, String, String)] = Seq(
     ("OFFLOAD_RX_ENTRIES", s"${N}U", "trigger table entries"),
@@ -1591,6 +1644,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain) extends Compone
     ("OFFLOAD_RX_MAX_DECIMALS", s"${maxDecimals}U", "implied decimals 0..this"),
     ("OFFLOAD_RX_LOG_SLOTS", s"${logSlots - 1}U", "trade log slots (fires whose price was not logged have RECORD_VALID 0)"),
     ("OFFLOAD_RX_STAMP_TO_PINS", "6U", "FIRE_STAMP minus this = the eth_rx cycle the byte was on the RX pins (LiteEth default)")) ++
-    (if (config.digest) Seq(("OFFLOAD_RX_DIGEST", "1", "market-data digestion: DIGEST_ registers, CMD DIGEST_SYNC"),
-      ("OFFLOAD_RX_DIGEST_COMPID", s"${DigestRx.maxCompId}U", "longest CompID digestion compares")) else Nil)
+    ((if (config.digest) Seq(("OFFLOAD_RX_DIGEST", "1", "market-data digestion: DIGEST_ registers, CMD DIGEST_SYNC"),
+      ("OFFLOAD_RX_DIGEST_COMPID", s"${DigestRx.maxCompId}U", "longest CompID digestion compares")) else Nil) ++
+    (if (bookSlots > 0) Seq(("OFFLOAD_RX_BOOK_SLOTS", s"${bookSlots}U", "hardware top of book: slots (BOOK_ registers)")) else Nil))
 }

@@ -2,9 +2,10 @@
 //   <out>/Soc.v (+ TfRam inline), <out>/soc.h (address map, registers, build constants), <out>/memory.ld
 // Usage: runMain triggerfish.soc.GenSoc --target sim|ecp5 --out DIR [--version HEX] [--ram-init HEX]
 //        [--cpu VexRiscv.v] [--eth-phy gmii|rgmii_ecp5|mii|rmii|none] [--mac-dir DIR]
-//        [--offload yes|no] [--offload-entries N] [--eth-rx-slots N] [--digest yes|no] [--ram-kib N]
+//        [--offload yes|no] [--offload-entries N] [--eth-rx-slots N] [--digest yes|no] [--ram-kib N] [--book yes|no]
 // The SoC options (the last line) are GenBoard's too, read and checked by GenArgs: --digest yes puts market-data
-// digestion in the offload and the frame buffers' veto (SocEthConfig.offloadDigest); an option left out stays as
+// digestion in the offload and the frame buffers' veto (SocEthConfig.offloadDigest), with the hardware top of
+// book beside it (SocEthConfig.offloadBook) unless --book no; an option left out stays as
 // the target's base configuration has it (SocConfig.sim, SocConfig.ecp5).
 // --mac-dir: where the LiteEth MAC Verilog and its port list are (default build/liteeth).
 package triggerfish.soc

@@ -22,10 +22,10 @@ case class SocEthConfig(
   buffers: EthBuffersConfig = EthBuffersConfig(),
   offload: Boolean = true,     // the stop-order offload: receive parser + trigger table, order engine
   offloadEntries: Int = 64,    // trigger table entries of the receive parser (OffloadRxConfig.entries)
-  offloadDigest: Boolean = false  // market-data digestion (OffloadRxConfig.digest) and the frame buffers' veto of
-                                  // digested segments; off until firmware takes the descriptors (docs/DESIGN.md)
+  offloadDigest: Boolean = false, // market-data digestion (OffloadRxConfig.digest), the frame buffers' veto (DESIGN.md)
+  offloadBook: Int = 0            // hardware top of book: slots (OffloadRx bookSlots, BookRx), 0 or 4, with digestion
 ) {
-  require(!offloadDigest || offload, "offloadDigest needs the offload")
+  require(!offloadDigest || offload, "offloadDigest needs the offload"); require(offloadBook == 0 || offloadDigest, "offloadBook needs offloadDigest")
   def macName = s"liteeth_mac_$phy"
   def macVerilog = s"$macDir/$macName.v"
   def macPorts = s"$macDir/$macName.ports.txt"
@@ -230,7 +230,7 @@ class Soc(val config: SocConfig) extends Component {
 
     // The stop-order offload: the parser listens at the same tap point; its fires go to the order engine,
     // whose frames enter the transmit arbiter's order input.
-    val offRx = if (e.offload) Some(OffloadRx(OffloadRxConfig(entries = e.offloadEntries, digest = e.offloadDigest), rxCd)) else None
+    val offRx = if (e.offload) Some(OffloadRx(OffloadRxConfig(entries = e.offloadEntries, digest = e.offloadDigest), rxCd, e.offloadBook)) else None
     val engine = if (e.offload) Some(OrderEngine(OrderEngineConfig(), rxCd, txCd)) else None
     for (r <- offRx; g <- engine) {
       r.io.rx << rxTap

@@ -10,10 +10,11 @@ import scala.collection.mutable.ArrayBuffer
 import scala.util.Random
 
 object OffloadRxSim {
-  private val compiled = mutable.Map[OffloadRxConfig, SimCompiled[OffloadRx]]()
-  def compile(cfg: OffloadRxConfig): SimCompiled[OffloadRx] = synchronized {
-    compiled.getOrElseUpdate(cfg, TfSim.config.compile(
-      OffloadRx(cfg, ClockDomain.external("eth_rx")).setDefinitionName(s"OffloadRx_${cfg.entries}${if (cfg.digest) "_digest" else ""}")))
+  private val compiled = mutable.Map[(OffloadRxConfig, Int), SimCompiled[OffloadRx]]()
+  def compile(cfg: OffloadRxConfig, bookSlots: Int = 0): SimCompiled[OffloadRx] = synchronized {
+    compiled.getOrElseUpdate((cfg, bookSlots), TfSim.config.compile(
+      OffloadRx(cfg, ClockDomain.external("eth_rx"), bookSlots).setDefinitionName(
+        s"OffloadRx_${cfg.entries}${if (cfg.digest) "_digest" else ""}${if (bookSlots > 0) s"_book$bookSlots" else ""}")))
   }
   // The connection the tests use (the SoC's simulation addresses).
   val ourMac = 0x025446000002L

@@ -33,13 +33,18 @@ class GenArgsSpec extends AnyFunSuite {
     assert(args().socOptions(base) == base)
     val c = args("--digest", "yes", "--ram-kib", "128", "--eth-rx-slots", "16").socOptions(base)
     assert(c.ramBytes == 131072)
-    assert(c.eth.get == base.eth.get.copy(offloadDigest = true, buffers = base.eth.get.buffers.copy(rxSlots = 16)))
+    assert(c.eth.get == base.eth.get.copy(offloadDigest = true, offloadBook = 4, buffers = base.eth.get.buffers.copy(rxSlots = 16)))
     assert(c.copy(ramBytes = base.ramBytes, eth = base.eth) == base)
     val e = args("--offload", "no", "--offload-entries", "8").socOptions(base).eth.get
     assert(!e.offload && e.offloadEntries == 8 && !e.offloadDigest && e.buffers == base.eth.get.buffers)
     // the simulation's SoC as the Makefile asks for it (SIM_SOC_FLAGS)
-    val sim = args("--digest", "yes", "--ram-kib", "96", "--eth-rx-slots", "16").socOptions(SocConfig.sim)
+    val sim = args("--digest", "yes", "--ram-kib", "96", "--eth-rx-slots", "16", "--book", "yes").socOptions(SocConfig.sim)
     assert(sim.ramBytes == 96 * 1024 && sim.eth.get.offloadDigest && sim.eth.get.buffers.rxSlots == 16)
+    assert(sim.eth.get.offloadBook == 4 && base.eth.get.offloadBook == 0)
+    // digestion brings the top of book (a board's DIGEST := yes) unless --book no
+    assert(args("--digest", "yes").socOptions(base).eth.get.offloadBook == 4)
+    assert(args("--digest", "yes", "--book", "no").socOptions(SocConfig.sim).eth.get.offloadBook == 0)
+    assert(args("--digest", "no").socOptions(base).eth.get.offloadBook == 0)
     // a SoC without Ethernet has nothing for the Ethernet options to change
     assert(args("--digest", "yes").socOptions(base.copy(eth = None)).eth.isEmpty)
   }
@@ -47,6 +52,9 @@ class GenArgsSpec extends AnyFunSuite {
   test("SocOptions: the SoC's own checks still apply") {
     assert(intercept[IllegalArgumentException](args("--offload", "no", "--digest", "yes").socOptions(SocConfig.ecp5))
       .getMessage.contains("offloadDigest needs the offload"))
+    assert(intercept[IllegalArgumentException](args("--book", "yes").socOptions(SocConfig.ecp5))
+      .getMessage.contains("offloadBook needs offloadDigest"))
+    assert(refused(args("--book", "4").socOptions) == "Gen: --book yes|no, not 4")
     assert(intercept[IllegalArgumentException](args("--ram-kib", "90").socOptions(SocConfig.ecp5))
       .getMessage.contains("ramBytes must be a multiple of 4 KiB"))
   }
