@@ -105,6 +105,7 @@ static uint32_t crc32(const std::vector<uint8_t> &d, size_t n) {
 
 int main(int argc, char **argv) {
     Verilated::commandArgs(argc, argv);
+    gate_ram_setup(plusarg("ram-placeholder", ""), plusarg("ram-firmware", ""));
     auto top = std::make_unique<VGateTb>();
     const uint64_t sys_hz = plusnum("sys-hz", 37500000);
     const uint64_t baud = plusnum("baud", 115200);

@@ -26,8 +26,6 @@
 #include <string>
 #include <vector>
 
-#include "verilated.h"
-
 namespace {
 
 const int SLICE = 512;
@@ -51,12 +49,6 @@ struct State {
     std::set<int> widths;
 };
 State &st() { static State s; return s; }
-
-std::string plusarg(const char *name) {
-    const char *v = Verilated::commandArgsPlusMatch(name);
-    std::string s(v ? v : ""), key = std::string("+") + name + "=";
-    return s.compare(0, key.size(), key) == 0 ? s.substr(key.size()) : std::string();
-}
 
 std::vector<uint32_t> read_words(const std::string &path) {
     FILE *f = fopen(path.c_str(), "r");
@@ -82,8 +74,6 @@ void load() {
     State &s = st();
     if (s.loaded) return;
     s.loaded = true;
-    s.placeholder_path = plusarg("ram-placeholder");
-    s.firmware_path = plusarg("ram-firmware");
     if (s.placeholder_path.empty() || s.firmware_path.empty()) {
         fprintf(stderr, "gate: this simulator's block RAMs hold the netlist's placeholder: give +ram-placeholder=FILE and "
                         "+ram-firmware=FILE (tools/gate-sim.sh run does)\n");
@@ -111,6 +101,11 @@ void load() {
 }
 
 }  // namespace
+
+void gate_ram_setup(const std::string &placeholder, const std::string &firmware) {
+    st().placeholder_path = placeholder;
+    st().firmware_path = firmware;
+}
 
 extern "C" int gate_ram_cell(const char *name, int kind, int units) {
     load();
