@@ -15,16 +15,23 @@ Checks:
    (the subscription's, the market maker's quotes and the two ordinary ones), and none of the long ones;
  - the console said why for each (`fix: rejected a message (reason 99: Message longer than 1024 bytes: not
    processed)`), and the session events hold no resend request or disconnection.
+With LONG_MD_DIGEST=1 (sim/tests/test_long_md_digest.py) digestion is on: the hardware takes a long W of the session
+whole (its BodyLength has 4 digits), and firmware gives up what it kept of one whose owner was undecided (a head it
+held; the counts are printed). Then every W the exchange sent is taken exactly once, by the hardware or by firmware, and a long one that
+firmware took is answered with the Reject; at least the three sent one per segment are the hardware's; no
+ResendRequest, gap or early Logout; `md` (the hardware's top of book) counts every W and shows the last one's prices.
 """
+import os
 import re
 import sys
 import time
 from datetime import datetime, timezone
 
-from soc import Rig
+from soc import Rig, md_problem
 
 TEXT = "Message longer than 1024 bytes: not processed"
-rig = Rig("long-md", root=True)
+DIGEST = os.environ.get("LONG_MD_DIGEST") == "1"
+rig = Rig("long-md-digest" if DIGEST else "long-md", root=True)
 problems = []
 
 
@@ -64,6 +71,9 @@ with rig:
     rig.console("fix start")
     logon = rig.wait("logon", 120, "the logon")
     rig.check("MSFT" in logon["symbols"].split(",") and logon["md_req"] >= 0, f"no market data subscription for MSFT: {logon.data}")
+    if DIGEST:
+        rig.console("offload digest on")
+        rig.wait("offload.digest", 120, "digestion switched on", lambda e: e["on"])
 
     # 2. long W one per segment, long W cut anywhere, then ordinary W
     burst(3, "segment", "depth=20", "3 long W, one per segment")
@@ -76,14 +86,17 @@ with rig:
     if st["session"] != "active":
         problem(f"the session at the end: client {st['client']}, session {st['session']}")
     rej = rig.find("session", lambda e: e["what"] == "reject_sent")
-    if len(rej) != 6 or any(e["arg"] != 99 or e["text"] != TEXT for e in rej):
-        problem(f"session events: {len(rej)} reject_sent (want 6, reason 99, '{TEXT}'): {[e.data for e in rej[:2]]}")
+    want_rej = len(rej) if DIGEST else 6   # (with digestion: the long W firmware took, checked against the log below)
+    if len(rej) != want_rej or any(e["arg"] != 99 or e["text"] != TEXT for e in rej):
+        problem(f"session events: {len(rej)} reject_sent (want {want_rej}, reason 99, '{TEXT}'): {[e.data for e in rej[:2]]}")
     bad = rig.find("session", lambda e: e["what"] in ("resend_requested", "disconnecting", "garbled"))
     if bad:
         problem(f"session events: {[e.data for e in bad[:2]]}")
     said = rig.sim_log().count(f"fix: rejected a message (reason 99: {TEXT})")
-    if said != 6:
-        problem(f"the console said 'fix: rejected a message (reason 99: {TEXT})' {said} times, want 6")
+    if said != want_rej:
+        problem(f"the console said 'fix: rejected a message (reason 99: {TEXT})' {said} times, want {want_rej}")
+    dg = rig.counters("offload")["digest"] if DIGEST else {}   # (this connection's)
+    hw = dg.get("hw_msgs", 0)
 
     rig.console("fix stop")
     rig.step = "waiting for the session to end after fix stop"
@@ -91,6 +104,7 @@ with rig:
     while tf.status()["client"] != "off" and time.monotonic() < deadline:
         time.sleep(1)
     rig.pump()
+    md_row = next((m for m in tf.md() if m["sym"] == "MSFT"), None)   # (no market data after the session's end)
 
     # the exchange's log: each long W answered by one Reject naming it, nothing else
     msgs = rig.exchange_msgs()
@@ -99,7 +113,17 @@ with rig:
     if len(long_w) != 6:
         problem(f"exchange log: {len(long_w)} W of more than 40 entries (want 6)")
     short_w = [m for m in msgs if "|35=W|" in m and "|49=EXCH|" in m and m.count("|269=") <= 40]
-    if st["md_msgs"] != len(short_w) or len(short_w) < 2:
+    if DIGEST:
+        # every W once: the hardware's, firmware's parsed, firmware's long ones answered
+        if hw + st["md_msgs"] + len(rej) != len(long_w) + len(short_w):
+            problem(f"the hardware took {hw} W, firmware parsed {st['md_msgs']} and rejected {len(rej)} long ones: "
+                    f"{hw + st['md_msgs'] + len(rej)}, the exchange sent {len(long_w) + len(short_w)}")
+        if len(rej) > 3:
+            problem(f"firmware took {len(rej)} of the long W; the 3 sent one per segment must be the hardware's")
+        why = md_problem(md_row, msgs, "MSFT", "hw")
+        if why:
+            problem(why)
+    elif st["md_msgs"] != len(short_w) or len(short_w) < 2:
         problem(f"the firmware took {st['md_msgs']} W; the exchange sent {len(short_w)} that are not long (want them all, "
                 "at least the 2 ordinary ones of the last burst)")
     sizes = [len(m) for m in long_w]
@@ -108,7 +132,9 @@ with rig:
     ours = [m for m in msgs if "|49=TFISH1|" in m]
     rejects = [m for m in ours if "|35=3|" in m]
     refs = [re.search(r"\|45=(\d+)\|", m).group(1) for m in rejects if re.search(r"\|45=(\d+)\|", m)]
-    if sorted(refs, key=int) != sorted(seqs, key=int):
+    if DIGEST and not set(refs) <= set(seqs):
+        problem(f"exchange log: the SoC's Rejects refer to {refs}, not all of them long W ({seqs})")
+    elif not DIGEST and sorted(refs, key=int) != sorted(seqs, key=int):
         problem(f"exchange log: the SoC's Rejects refer to {refs}, the long W were {seqs}")
     for m in rejects:
         if not ("|372=W|" in m and "|373=99|" in m and f"|58={TEXT}|" in m):
@@ -127,9 +153,16 @@ with rig:
     if gaps:
         problem(f"events missed (sequence numbers skipped): {gaps}")
     print(f"   | long W: {len(long_w)} of {min(sizes) if sizes else 0} to {max(sizes) if sizes else 0} bytes, MsgSeqNums "
-          f"{','.join(seqs)}; the SoC's Rejects refer to {','.join(refs)}")
+          f"{','.join(seqs)}; the SoC's Rejects refer to {','.join(refs)}"
+          + (f"; the hardware took {hw} W (segments digested {dg['digested']}, passed {dg['passed']}; undecided heads "
+             f"{dg['held']}: {dg['held_taken']} taken by the hardware), firmware parsed {st['md_msgs']}; md {md_row}" if DIGEST else ""))
     if problems:
-        print(f"FAIL long-md: {len(problems)} check(s) failed: {problems[0]}")
+        print(f"FAIL {rig.name}: {len(problems)} check(s) failed: {problems[0]}")
         sys.exit(1)
-    rig.ok("long-md (6 W of about 1,300 bytes, one per segment and cut across segments: each answered by a Reject "
-           "naming it, its MsgSeqNum counted, no ResendRequest or gap, TestRequests answered, the session kept)")
+    if DIGEST:
+        rig.ok(f"long-md-digest (6 W of about 1,300 bytes with digestion on: {6 - len(rej)} taken whole by the hardware, "
+               f"{len(rej)} by firmware and answered by a Reject, every W once, md from the hardware's top of book, "
+               "no ResendRequest or gap, the session kept)")
+    else:
+        rig.ok("long-md (6 W of about 1,300 bytes, one per segment and cut across segments: each answered by a Reject "
+               "naming it, its MsgSeqNum counted, no ResendRequest or gap, TestRequests answered, the session kept)")
