@@ -187,30 +187,10 @@ class OffloadRxBookSpec extends AnyFunSuite {
         ends = msgs.scanLeft(0)(_ + _.length).tail
         applied = 0; inorder = 0
         val b = msgs.flatMap(Fix.bytes).toIndexedSeq
-        val cuts = rnd.nextInt(3) match {
-          case 0 => ends.init
-          case 1 => (1 until b.length / 1400 + 1).map(_ * 1400)
-          case _ => Seq.fill(rnd.nextInt(b.length / 30 + 1))(1 + rnd.nextInt(b.length))
+        val sent = h.sendStream(start, b, ends.init, oneIn = 10) { (i, z) =>
+          if (rnd.nextInt(6) == 0 || z == b.length) check(s"connection $conn segment $i")
         }
-        val bounds = 0 +: cuts.filter(c => c > 0 && c < b.length).distinct.sorted :+ b.length
-        val segs = bounds.sliding(2).flatMap { case Seq(a, z) => (a until z by 1400).map(x => (x, math.min(z, x + 1400))) }.toSeq
-        var seq = start
-        for (((a, z), i) <- segs.zipWithIndex) {
-          val payload = b.slice(a, z)
-          rnd.nextInt(10) match {
-            case 0 => h.send(h.tcp(seq, payload).copy(badTcpSum = true).bytes); corrupt += 1
-            case 1 => h.send(h.tcp(seq, payload).bytes, fcsErr = true); corrupt += 1
-            case 2 if i + 1 < segs.length =>
-              val (a2, z2) = segs(i + 1); h.send(h.tcp((start + a2) & 0xFFFFFFFFL, b.slice(a2, z2)).bytes); future += 1
-            case 3 if a > 0 =>
-              val from = math.max(0, a - 1 - rnd.nextInt(200))
-              if (rnd.nextBoolean()) h.send(h.tcp((start + from) & 0xFFFFFFFFL, b.slice(from, a)).bytes)
-              else { h.send(h.tcp((start + from) & 0xFFFFFFFFL, b.slice(from, z)).bytes); overlap += 1; seq = (start + z) & 0xFFFFFFFFL }
-            case _ =>
-          }
-          if (seq != ((start + z) & 0xFFFFFFFFL)) { h.send(h.tcp(seq, payload).bytes); seq = (start + z) & 0xFFFFFFFFL }
-          if (rnd.nextInt(6) == 0 || i == segs.length - 1) check(s"connection $conn segment $i")
-        }
+        corrupt += sent.corruptIds.length; future += sent.future; overlap += sent.overlap
         assert(applied == msgs.length, s"seed $seed: the model applied $applied of ${msgs.length} messages")
       }
       println(s"[book-offload-rx] seed $seed: $checks checks, $reads slot reads, $kept prices kept, $updatesSeen updates " +

@@ -101,39 +101,17 @@ class OffloadRxDigestSpec extends AnyFunSuite {
         assert(dp.sync(start, 1) && model.resync(start, 1))
         val msgs = gen.stream(10 + rnd.nextInt(50), mostlyW = 75)
         val b = msgs.flatMap(Fix.bytes).toIndexedSeq
-        val cuts = rnd.nextInt(3) match {
-          case 0 => msgs.scanLeft(0)(_ + _.length).tail.init
-          case 1 => (1 until b.length / 1400 + 1).map(_ * 1400)
-          case _ => Seq.fill(rnd.nextInt(b.length / 30 + 1))(1 + rnd.nextInt(b.length))
-        }
-        val bounds = (0 +: cuts.filter(c => c > 0 && c < b.length).distinct.sorted :+ b.length)
-        val segs = bounds.sliding(2).flatMap { case Seq(a, z) => (a until z by 1400).map(x => (x, math.min(z, x + 1400))) }.toSeq
-        var seq = start
         var sinceCheck = 0
         var checkEvery = 8
-        for (((a, z), i) <- segs.zipWithIndex) {
-          val payload = b.slice(a, z)
-          rnd.nextInt(12) match {
-            case 0 => corruptIds += h.send(h.tcp(seq, payload).copy(badTcpSum = true).bytes).id; corrupt += 1
-            case 1 => corruptIds += h.send(h.tcp(seq, payload).bytes, fcsErr = true).id; corrupt += 1
-            case 2 if i + 1 < segs.length =>   // the next one first: from the future, ignored
-              val (a2, z2) = segs(i + 1); h.send(h.tcp((start + a2) & 0xFFFFFFFFL, b.slice(a2, z2)).bytes); future += 1
-            case 3 if a > 0 =>                  // a retransmission of old bytes, whole (ignored) or overlapping (the new part parsed)
-              val from = math.max(0, a - 1 - rnd.nextInt(200))
-              if (rnd.nextBoolean()) h.send(h.tcp((start + from) & 0xFFFFFFFFL, b.slice(from, a)).bytes)
-              else { h.send(h.tcp((start + from) & 0xFFFFFFFFL, b.slice(from, z)).bytes); overlap += 1; seq = (start + z) & 0xFFFFFFFFL }
-            case _ =>
-          }
-          if (seq != ((start + z) & 0xFFFFFFFFL)) { h.send(h.tcp(seq, payload).bytes); seq = (start + z) & 0xFFFFFFFFL }
+        val sent = h.sendStream(start, b, msgs.scanLeft(0)(_ + _.length).tail.init, oneIn = 12) { (i, z) =>
           sinceCheck += 1
-          if (sinceCheck >= checkEvery || i == segs.length - 1) {
+          if (sinceCheck >= checkEvery || z == b.length) {
             check(s"connection $conn segment $i")
             sinceCheck = 0
             checkEvery = if (rnd.nextInt(6) == 0) 40 else 8   // now and then firmware is late: the FIFO fills
             if (!model.expMsg.isDefined && rnd.nextBoolean()) {
               // firmware resynchronises at the parser's position: the MsgSeqNum of the message that starts there
-              val at = (z).toInt
-              val msg = DigestModel.read(b, at).flatMap(_.value("34")).filter(v => v.nonEmpty && v.length <= 9 && v.forall(_.isDigit))
+              val msg = DigestModel.read(b, z).flatMap(_.value("34")).filter(v => v.nonEmpty && v.length <= 9 && v.forall(_.isDigit))
                 .map(_.toLong).filter(_ > 0).getOrElse(1L)
               val want = model.resync(model.nextSeq, msg)
               assert(dp.sync(model.nextSeq, msg) == want, s"seed $seed: resync at ${model.nextSeq} to $msg")
@@ -141,6 +119,7 @@ class OffloadRxDigestSpec extends AnyFunSuite {
             }
           }
         }
+        corruptIds ++= sent.corruptIds; corrupt += sent.corruptIds.length; future += sent.future; overlap += sent.overlap
       }
       assert(dp.drops == overflows, s"DIGEST_DROPS ${dp.drops}, $overflows segments found the FIFO full")
       // Each io.digested pulse names the last frame that ended before it, DigestedLatency cycles earlier.

@@ -117,6 +117,45 @@ class OffloadRxHarness(val dut: OffloadRx, val rnd: Random, sysPeriod: Int = 100
   def tcp(seq: Long, payload: Seq[Int], flags: Int = 0x18): Net.Tcp =
     Net.Tcp(peerMac, ourMac, peerIp, ourIp, peerPort, ourPort, seq, 1, flags, payload)
 
+  /** What sendStream sent besides the segments themselves. */
+  case class StreamStats(corruptIds: Seq[Int], future: Int, overlap: Int)
+
+  /** Sends the byte stream b from sequence number start as TCP segments cut at the message ends (msgEnds: offsets
+    * in b), at the 1400-byte MSS, or anywhere, with, about once in `oneIn` segments each: a corrupt copy before it
+    * (bad TCP checksum or bad FCS), the next segment first (from the future: ignored), a retransmission of old bytes
+    * (whole: ignored; or overlapping the new ones, whose new part is parsed). `after(i, z)` runs after segment i, which
+    * ends at offset z of b. */
+  def sendStream(start: Long, b: IndexedSeq[Int], msgEnds: Seq[Int], oneIn: Int)(after: (Int, Int) => Unit): StreamStats = {
+    val cuts = rnd.nextInt(3) match {
+      case 0 => msgEnds
+      case 1 => (1 until b.length / 1400 + 1).map(_ * 1400)
+      case _ => Seq.fill(rnd.nextInt(b.length / 30 + 1))(1 + rnd.nextInt(b.length))
+    }
+    val bounds = 0 +: cuts.filter(c => c > 0 && c < b.length).distinct.sorted :+ b.length
+    val segs = bounds.sliding(2).flatMap { case Seq(a, z) => (a until z by 1400).map(x => (x, math.min(z, x + 1400))) }.toSeq
+    def at(offset: Int): Long = (start + offset) & 0xFFFFFFFFL
+    val corrupt = ArrayBuffer[Int]()
+    var future, overlap = 0
+    var seq = start
+    for (((a, z), i) <- segs.zipWithIndex) {
+      val payload = b.slice(a, z)
+      rnd.nextInt(oneIn) match {
+        case 0 => corrupt += send(tcp(seq, payload).copy(badTcpSum = true).bytes).id
+        case 1 => corrupt += send(tcp(seq, payload).bytes, fcsErr = true).id
+        case 2 if i + 1 < segs.length =>
+          val (a2, z2) = segs(i + 1); send(tcp(at(a2), b.slice(a2, z2)).bytes); future += 1
+        case 3 if a > 0 =>
+          val from = math.max(0, a - 1 - rnd.nextInt(200))
+          if (rnd.nextBoolean()) send(tcp(at(from), b.slice(from, a)).bytes)
+          else { send(tcp(at(from), b.slice(from, z)).bytes); overlap += 1; seq = at(z) }
+        case _ =>
+      }
+      if (seq != at(z)) { send(tcp(seq, payload).bytes); seq = at(z) }
+      after(i, z)
+    }
+    StreamStats(corrupt.toSeq, future, overlap)
+  }
+
   /** Waits until every queued frame is out and its end-of-segment work (fires, counters) is done. */
   def drain(): Unit = {
     while (queue.nonEmpty || cur != null) sysCd.waitSampling(20)
