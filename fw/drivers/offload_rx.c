@@ -175,6 +175,7 @@ bool offload_rx_book_read(unsigned k, offload_rx_book_t *b) {
     b->have = (uint8_t)(flags & 7u);
     for (unsigned t = 0; t < 3; t++) {
         uint64_t mag = ((uint64_t)rd(OFFLOAD_RX_BOOK_BID_HI + 8u * t) << 32) | rd(OFFLOAD_RX_BOOK_BID_LO + 8u * t);
+        for (uint32_t s = (flags >> (12 + 4 * t)) & 15u; s; s--) mag *= 10u; /* the fraction digits it lacks */
         /* the floor at the implied decimals, as fix_parse_decimal_trunc gives it: a negative value with digits cut
          * is one lower */
         b->px[t] = (flags >> (4 + t) & 1u) ? -(int64_t)mag - (int64_t)(flags >> (8 + t) & 1u) : (int64_t)mag;

@@ -12,10 +12,12 @@
 // verdict: a bad segment restores the state at its start.
 //
 // A price is kept as the floor of its value at the implied decimals, as firmware's fix_parse_decimal_trunc gives
-// it: the magnitude truncated to DECIMALS fraction digits, the sign, and whether digits other than 0 were cut
-// (then a negative value is one lower). A price of 10^14 or more at the implied decimals (more integer digits than
-// 14 - DECIMALS), or not a FIX price (an optional '-', digits, at most one '.'), is not kept: the entry counts as
-// absent. A symbol longer than 8 characters matches no slot.
+// it: its digits up to DECIMALS fraction digits (MAG) and how many fraction digits it lacks (SCALE: the value at the
+// implied decimals is MAG * 10^SCALE, a multiplication firmware does when it reads one, not the hardware at every
+// price), the sign, and whether digits other than 0 were cut (then a negative value is one lower). A price of 10^14
+// or more at the implied decimals (more integer digits than 14 - DECIMALS), or not a FIX price (an optional '-',
+// digits, at most one '.'), is not kept: the entry counts as absent. A symbol longer than 8 characters matches no
+// slot.
 package triggerfish.offload
 
 import spinal.core._
@@ -28,15 +30,19 @@ object BookRx {
   val maxDigits = 14
   val types = 3                // 269 = '0' bid, '1' offer, '2' trade
   val TYPE_NONE = 3
+  /** A register of BookPx that powers up (and resets) as "not kept". */
+  def initPx(p: BookPx): Unit = { p.valid.init(False); p.neg.init(False); p.inexact.init(False); p.scale.init(0); p.mag.init(0) }
   // the field whose value is being read
   val F_OTHER = 0; val F_55 = 1; val F_269 = 2; val F_270 = 3
 }
 
-/** One kept price: the magnitude at the implied decimals (truncated), its sign and whether digits were cut. */
+/** One kept price: its digits (the magnitude at the implied decimals is mag * 10^scale, truncated), its sign and
+  * whether digits were cut. */
 case class BookPx() extends Bundle {
   val valid = Bool()
   val neg = Bool()
   val inexact = Bool()
+  val scale = UInt(4 bits)
   val mag = UInt(BookRx.magWidth bits)
 }
 
@@ -72,6 +78,7 @@ case class BookRx(slots: Int) extends Component {
   val snapPairs = ArrayBuffer[(Data, Data)]()
   def snap[T <: Data](r: T): T = { snapPairs += ((r, Reg(cloneOf(r)))); r }
   def satInc(x: UInt): Unit = when(x =/= x.maxValue) { x := x + 1 }
+  def times10(x: UInt): UInt = ((x |<< 3) + (x |<< 1)).resize(x.getWidth)   // (shifts: no multiplier)
 
   // ---- the byte, registered with its classes
   val v = RegNext(io.byte.valid) init False
@@ -114,13 +121,6 @@ case class BookRx(slots: Int) extends Component {
   val maxInt = RegNext(U(maxDigits, 4 bits) - io.decimals) init maxDigits   // integer digits that fit
   val dec = io.decimals
 
-  // the price that ended, scaled to the implied decimals a cycle later
-  val endV = RegInit(False)
-  val endT = Reg(UInt(2 bits)) init 0
-  val endAcc = Reg(UInt(magWidth bits)) init 0
-  val endScale = Reg(UInt(4 bits)) init 0
-  val endNeg, endInexact = Reg(Bool()) init False
-  endV := False
 
   when(v) {
     when(bodyStart) {
@@ -158,9 +158,10 @@ case class BookRx(slots: Int) extends Component {
             when(!tLong && tFirst(7 downto 2) === B"001100" && tFirst(1 downto 0) =/= 3) { etype := tFirst(1 downto 0).asUInt }
           }
           is(F_270) {
-            val usable = etype =/= TYPE_NONE && pAny && !pBad && !pOver
-            endV := usable && !pend(etype).valid
-            endT := etype; endAcc := acc; endScale := dec - fracN; endNeg := pNeg; endInexact := pInexact
+            when(etype =/= TYPE_NONE && pAny && !pBad && !pOver && !pend(etype).valid) {
+              val p = pend(etype)
+              p.valid := True; p.neg := pNeg; p.inexact := pInexact; p.mag := acc; p.scale := dec - fracN
+            }
           }
           default {}
         }
@@ -180,10 +181,10 @@ case class BookRx(slots: Int) extends Component {
               when(!pDot) {
                 when(pSig || d =/= 0) {
                   pSig := True
-                  when(intN === maxInt) { pOver := True } otherwise { intN := intN + 1; acc := (acc * 10 + d).resized }
+                  when(intN === maxInt) { pOver := True } otherwise { intN := intN + 1; acc := times10(acc) + d }
                 }
               } elsewhen (fracN =/= dec) {
-                fracN := fracN + 1; acc := (acc * 10 + d).resized
+                fracN := fracN + 1; acc := times10(acc) + d
               } elsewhen (d =/= 0) { pInexact := True }
             } elsewhen (isDot) {
               when(pDot) { pBad := True }
@@ -198,16 +199,7 @@ case class BookRx(slots: Int) extends Component {
     }
   }
 
-  // the price padded to the implied decimals: times 10^(DECIMALS - fraction digits), a cycle after its SOH (the
-  // message's commit is at least 7 bytes later)
-  val pow10 = Vec((0 to 15).map(k => U(if (k <= 8) BigInt(10).pow(k) else BigInt(0), 27 bits)))
-  when(endV) {
-    val p = pend(endT)
-    p.valid := True; p.neg := endNeg; p.inexact := endInexact
-    p.mag := (endAcc * pow10(endScale)).resized
-  }
-
-  // the message commits (its CheckSum's SOH; its last price ended at least 7 bytes before)
+  // the message commits (its CheckSum's SOH)
   when(commit) {
     for (k <- 0 until slots) when(hit(k)) {
       satInc(slot(k).updates)
@@ -217,7 +209,8 @@ case class BookRx(slots: Int) extends Component {
 
   // ---- segments, resets and configuration, last so that they win
   def snapOf[T <: Data](w: T): T = snapPairs.find(_._1 eq w).get._2.asInstanceOf[T]
-  def clearSlot(s: BookSlot): Unit = { s.updates := 0; for (p <- s.px) { p.valid := False; p.neg := False; p.inexact := False; p.mag := 0 } }
+  def clearPx(p: BookPx): Unit = { p.valid := False; p.neg := False; p.inexact := False; p.scale := 0; p.mag := 0 }
+  def clearSlot(s: BookSlot): Unit = { s.updates := 0; s.px.foreach(clearPx) }
   when(io.segCommit) { for ((w, s) <- snapPairs) s := w }
   when(io.segRestore) { for ((w, s) <- snapPairs) w := s }
   when(io.reset) {
@@ -235,9 +228,9 @@ case class BookRx(slots: Int) extends Component {
   // a slot never updated reads as all zero (the registers' power-up state is the reset's)
   for (s <- Seq(slot, snapOf(slot)); k <- 0 until slots) {
     s(k).updates.init(0)
-    for (p <- s(k).px) { p.valid.init(False); p.neg.init(False); p.inexact.init(False); p.mag.init(0) }
+    s(k).px.foreach(BookRx.initPx)
   }
-  for (p <- pend ++ snapOf(pend)) { p.valid.init(False); p.neg.init(False); p.inexact.init(False); p.mag.init(0) }
+  (pend ++ snapOf(pend)).foreach(BookRx.initPx)
 
   io.read := snapOf(slot)(io.readSlot)
 }

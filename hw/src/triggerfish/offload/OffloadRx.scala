@@ -1619,7 +1619,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       val out = Reg(BookSlot())
       out.addTag(crossClockDomain)
       out.updates.init(0)
-      for (p <- out.px) { p.valid.init(False); p.neg.init(False); p.inexact.init(False); p.mag.init(0) }
+      out.px.foreach(BookRx.initPx)
       when(applying && sysCmd.xOp === Op.READ_STATE) { out := unit.io.read }
     }
     val o = r.out
@@ -1628,10 +1628,11 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       (0 until 3).flatMap(t => Seq(
         o.px(t).valid -> RegField(s"${names(t)}_VALID", t, 1, s"the ${names(t).toLowerCase} price is kept"),
         o.px(t).neg -> RegField(s"${names(t)}_NEG", 4 + t, 1, "negative: the value is -MAG, one less if INEXACT"),
-        o.px(t).inexact -> RegField(s"${names(t)}_INEXACT", 8 + t, 1, "digits other than 0 past the implied decimals were cut"))): _*)
+        o.px(t).inexact -> RegField(s"${names(t)}_INEXACT", 8 + t, 1, "digits other than 0 past the implied decimals were cut"),
+        o.px(t).scale -> RegField(s"${names(t)}_SCALE", 12 + 4 * t, 4, "the value at the implied decimals is MAG * 10^SCALE (the fraction digits it lacks)"))): _*)
     regs.ro("BOOK_UPDATES", 0x124, o.updates, "35=W of the slot's symbol committed since the slot was set (saturates)")
     for (t <- 0 until 3) {
-      regs.ro(s"BOOK_${names(t)}_LO", 0x128 + 8 * t, o.px(t).mag(31 downto 0), s"the ${names(t).toLowerCase} price's magnitude at the implied decimals, bits 31:0")
+      regs.ro(s"BOOK_${names(t)}_LO", 0x128 + 8 * t, o.px(t).mag(31 downto 0), s"the ${names(t).toLowerCase} price's digits, up to DECIMALS past the point (MAG), bits 31:0")
       regs.ro(s"BOOK_${names(t)}_HI", 0x12C + 8 * t, o.px(t).mag(BookRx.magWidth - 1 downto 32), "bits 46:32")
     }
   }

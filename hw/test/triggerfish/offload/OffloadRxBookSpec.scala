@@ -80,14 +80,19 @@ class OffloadRxBookSpec extends AnyFunSuite {
         val w = (0 until 4).map(i => s.lift(4 * half + i).map(_.toLong).getOrElse(0L) << (8 * i)).sum
         bus.write(off(s"BOOK_SYM${k}_${if (half == 0) "LO" else "HI"}"), w)
       }
-    /** (updates, bid, offer, trade) of slot k as of the last good segment. */
-    def read(k: Int): (Long, Seq[Option[BookPrice]]) = {
+    /** (updates, bid, offer, trade) of slot k as of the last good segment; decimals: the implied decimals (a price's
+      * SCALE is at most that). */
+    def read(k: Int, decimals: Int): (Long, Seq[Option[BookPrice]]) = {
       h.cmd(OffloadRx.Op.READ_STATE, k)
       val flags = bus.read(off("BOOK_FLAGS"))
       val px = Seq("BID", "OFFER", "TRADE").zipWithIndex.map { case (n, t) =>
         if ((flags >> t & 1) == 0) None
-        else Some(BookPrice(BigInt(bus.read(off(s"BOOK_${n}_HI")) & 0x7FFF) << 32 | BigInt(bus.read(off(s"BOOK_${n}_LO")) & 0xFFFFFFFFL),
-          (flags >> (4 + t) & 1) != 0, (flags >> (8 + t) & 1) != 0))
+        else {
+          val scale = (flags >> (12 + 4 * t) & 15).toInt
+          assert(scale <= decimals, s"slot $k $n: SCALE $scale, more than the $decimals implied decimals")
+          val mag = BigInt(bus.read(off(s"BOOK_${n}_HI")) & 0x7FFF) << 32 | BigInt(bus.read(off(s"BOOK_${n}_LO")) & 0xFFFFFFFFL)
+          Some(BookPrice(mag * BigInt(10).pow(scale), (flags >> (4 + t) & 1) != 0, (flags >> (8 + t) & 1) != 0))
+        }
       }
       (bus.read(off("BOOK_UPDATES")) & 0xFFFFFFFFL, px)
     }
@@ -160,7 +165,7 @@ class OffloadRxBookSpec extends AnyFunSuite {
         h.drain()
         catchUp()
         for (k <- 0 until Slots) {
-          val (u, px) = bp.read(k)
+          val (u, px) = bp.read(k, model.decimals)
           val want = (model.updates(k), model.px(k).toSeq)
           assert((u, px) == want, s"seed $seed $where slot $k (${model.syms(k)}): hardware ($u, $px), model $want")
           reads += 1; kept += px.count(_.isDefined); updatesSeen += u
