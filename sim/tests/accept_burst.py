@@ -177,7 +177,7 @@ with rig:
         why = md_problem(row, msgs, "MSFT", "hw")
         if why:
             problem(why)
-    if DIGEST:  # every W the exchange sent on this session exactly once: the hardware's and firmware's together
+        # every W the exchange sent on this session exactly once: the hardware's and firmware's together
         w_sent = sum(1 for m in msgs if "|35=W|" in m and "|49=EXCH|" in m)
         if dg1["hw_msgs"] + st["md_msgs"] != w_sent:
             problem(f"the hardware digested {dg1['hw_msgs']} W and firmware parsed {st['md_msgs']}: "

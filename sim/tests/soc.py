@@ -64,12 +64,12 @@ def last_md(msgs, symbol, sender="EXCH"):
     from decimal import Decimal
     ws = [m for m in msgs if "|35=W|" in m and f"|49={sender}|" in m and f"|55={symbol}|" in m]
     px = [None, None, None]
-    kind = None
+    kind = -1  # (269 = 0, 1, 2; -1: none, or another type)
     for field in (ws[-1].split("|") if ws else []):
         tag, _, v = field.partition("=")
         if tag == "269":
             kind = "012".find(v) if len(v) == 1 else -1
-        elif tag == "270" and kind is not None and kind >= 0 and px[kind] is None:
+        elif tag == "270" and kind >= 0 and px[kind] is None:
             px[kind] = Decimal(v)
     return len(ws), px
 

@@ -25,9 +25,9 @@ import spinal.lib._
 import scala.collection.mutable.ArrayBuffer
 
 object BookRx {
-  val symChars = 8
+  val symChars = OffloadRx.symChars     // the trigger table's: a symbol an entry can hold
   val magWidth = 47            // < 10^14 < 2^47
-  val maxDigits = 14
+  val maxDigits = OffloadRx.maxDigits   // a price < 10^14 at the implied decimals, as the trigger table takes
   val types = 3                // 269 = '0' bid, '1' offer, '2' trade
   val TYPE_NONE = 3
   /** A register of BookPx that powers up (and resets) as "not kept". */
@@ -121,7 +121,7 @@ case class BookRx(slots: Int) extends Component {
   val maxInt = RegNext(U(maxDigits, 4 bits) - io.decimals) init maxDigits   // integer digits that fit
   val dec = io.decimals
 
-
+  // ---- one byte a cycle: the field it is in, and at its SOH what the field said
   when(v) {
     when(bodyStart) {
       inTag := True; tagBcd := 0; tagLen := 0; fld := F_OTHER
