@@ -8,8 +8,10 @@
 //   the order path (one registered stage): a request names a prepared ticket (an order whose symbol, side,
 //     quantity, limit price and notional are known in advance: an armed template, or a firmware order written into
 //     the send ring); the verdict is registered in the same cycle, so it is valid in the next. Every check is a
-//     compare against a register: kill, ticket prepared, restricted, quantity, notional, collar (bounds lo/hi per
-//     symbol), position room (long/short) and credit room, throttle tokens, poisoned-frame count. No multiply.
+//     compare against a register or a per-symbol table entry (LUT RAM): kill, ticket prepared, restricted, quantity,
+//     notional, collar (bounds lo/hi per symbol), position room (long/short) and credit room, throttle tokens,
+//     poisoned-frame count. No multiply. This one-cycle path is 21 ns on ECP5 (47.6 MHz, README "Size and speed"):
+//     it must be pipelined before the gate goes into the 125 MHz eth_tx domain.
 //   the slow path (one sequencer, one job at a time): ticket preparation (the notional qty x price, 32 cycles of
 //     shift-add), fills and cancels (their notional), configuration writes (validated: a bad one is answered with
 //     an error and changes nothing; the rate's token period is a 80-cycle division) and the collar bounds of a
@@ -155,16 +157,39 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   // ---------------- state
   val tickets = Mem(RiskTicket(cfg), cfg.tickets)
   val ticketOk = Reg(Bits(cfg.tickets bits)) init 0
-  val pos = Vec.fill(n)(Reg(SInt(posWidth bits)) init 0)
-  val openBuy = Vec.fill(n)(Reg(UInt(openWidth bits)) init 0)
-  val openSell = Vec.fill(n)(Reg(UInt(openWidth bits)) init 0)
-  val longRoom = Vec.fill(n)(Reg(SInt(roomWidth bits)) init 0)     // maxLong - pos - openBuy
-  val shortRoom = Vec.fill(n)(Reg(SInt(roomWidth bits)) init 0)    // maxShort + pos - openSell
-  val ref = Vec.fill(n)(Reg(UInt(priceWidth bits)) init 0)         // latest reference (0: none)
+  // Per-symbol tables in LUT RAM (TRELLIS_DPR16X4 on ECP5, RAM32M/RAM64M on 7-series): each is read
+  // asynchronously by the order path at the request's symbol and by the sequencer at its job's symbol (yosys keeps a
+  // copy per read port), and written through one port, which the sweep after reset, the order path's booking and
+  // the sequencer take in turns: they never fall in the same cycle (asserted below). In flip-flops, with a 16:1
+  // multiplexer per read and a write multiplexer per register, the same state cost 16,046 LUT4 and 6,409 FF.
+  def symTable[T <: BitVector](gen: => T): Mem[T] = { val m = Mem(HardType(gen), n); m.initBigInt(Seq.fill(n)(BigInt(0))); m }
+  val pos = symTable(SInt(posWidth bits))
+  val openBuy = symTable(UInt(openWidth bits))
+  val openSell = symTable(UInt(openWidth bits))
+  val longRoom = symTable(SInt(roomWidth bits))      // maxLong - pos - openBuy
+  val shortRoom = symTable(SInt(roomWidth bits))     // maxShort + pos - openSell
+  val lo = symTable(UInt(priceWidth bits))           // the collar; not cleared after reset: used only where `bounded`
+  val hi = symTable(UInt(priceWidth bits))
+  val ref = symTable(UInt(priceWidth bits))          // the latest reference, where `hasRef`; read by the sequencer only
+  val hasRef = Reg(Bits(n bits)) init 0
   val pending = Reg(Bits(n bits)) init 0                             // its bounds are to be computed
-  val lo = Vec.fill(n)(Reg(UInt(priceWidth bits)) init 0)
-  val hi = Vec.fill(n)(Reg(UInt(priceWidth bits)) init 0)
   val bounded = Reg(Bits(n bits)) init 0                             // lo/hi valid
+  /** A table's write port: the last `apply` in a cycle's logic writes (at most one is active, see above). */
+  class SymWrite[T <: Data](ram: Mem[T]) extends Area {
+    val en = False
+    val addr = UInt(cfg.symW bits).assignDontCare()
+    val data = ram.wordType().assignDontCare()
+    ram.write(addr, data, enable = en)
+    def apply(a: UInt, d: T): Unit = { en := True; addr := a; data := d }
+    def clear(a: UInt): Unit = { en := True; addr := a; data.assignFromBits(B(0, widthOf(data) bits)) }
+  }
+  val posW = new SymWrite(pos); val openBuyW = new SymWrite(openBuy); val openSellW = new SymWrite(openSell)
+  val longRoomW = new SymWrite(longRoom); val shortRoomW = new SymWrite(shortRoom)
+  val loW = new SymWrite(lo); val hiW = new SymWrite(hi); val refW = new SymWrite(ref)
+  // the sweep: after reset, the usage tables are cleared, one symbol a cycle; meanwhile the sequencer takes no job
+  // (no order can be accepted either: no ticket is prepared before the sequencer has run)
+  val sweeping = RegInit(True)
+  val sweepAt = Reg(UInt(cfg.symW bits)) init 0
   val restricted = Reg(Bits(n bits)) init 0
   val maxQty = Reg(UInt(qtyWidth bits)) init 0
   val maxNotional = Reg(UInt(notionalWidth bits)) init 0
@@ -188,9 +213,9 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   val t = tickets.readAsync(rq.ticket)
   val s = t.symbol
   val killNow = io.kill || killed
-  // each per-symbol register read once per index (a read is a 16:1 multiplexer; yosys does not share them)
-  val sOpenBuy = openBuy(s); val sOpenSell = openSell(s); val sLong = longRoom(s); val sShort = shortRoom(s)
-  val sLo = lo(s); val sHi = hi(s)
+  val sOpenBuy = openBuy.readAsync(s); val sOpenSell = openSell.readAsync(s)
+  val sLong = longRoom.readAsync(s); val sShort = shortRoom.readAsync(s)
+  val sLo = lo.readAsync(s); val sHi = hi.readAsync(s)
   val room = Mux(t.sell, sShort, sLong)
   val fail = Vec(
     killNow,                                                         // KILLED
@@ -215,11 +240,11 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   io.verdict.reason := RegNext(reason)
   when(accept) {
     when(t.sell) {
-      openSell(s) := sOpenSell + t.qty
-      shortRoom(s) := sShort - t.qty.intoSInt.resize(roomWidth)
+      openSellW(s, sOpenSell + t.qty)
+      shortRoomW(s, sShort - t.qty.intoSInt.resize(roomWidth))
     } otherwise {
-      openBuy(s) := sOpenBuy + t.qty
-      longRoom(s) := sLong - t.qty.intoSInt.resize(roomWidth)
+      openBuyW(s, sOpenBuy + t.qty)
+      longRoomW(s, sLong - t.qty.intoSInt.resize(roomWidth))
     }
     openNotional := openNotional + t.notional
     creditRoom := creditRoom - t.notional.intoSInt.resize(creditRoomWidth)
@@ -292,20 +317,24 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   tickets.write(jTicket, ticketData, enable = ticketWrite)
 
   // the sequencer's symbol: each register read once, written through one port each (the values and enables below)
-  val jPos = pos(jSym); val jOpenBuy = openBuy(jSym); val jOpenSell = openSell(jSym)
-  val jLong = longRoom(jSym); val jShort = shortRoom(jSym)
+  val jPos = pos.readAsync(jSym); val jOpenBuy = openBuy.readAsync(jSym); val jOpenSell = openSell.readAsync(jSym)
+  val jLong = longRoom.readAsync(jSym); val jShort = shortRoom.readAsync(jSym)
   val wPos = cloneOf(jPos); val wOpenBuy = cloneOf(jOpenBuy); val wOpenSell = cloneOf(jOpenSell)
   val wLong = cloneOf(jLong); val wShort = cloneOf(jShort)
   wPos := jPos; wOpenBuy := jOpenBuy; wOpenSell := jOpenSell; wLong := jLong; wShort := jShort
   val wSym = False
 
   val pendingPick = pending & (~pending.asUInt + 1).asBits   // the lowest pending symbol
-  val canApply = !rq.valid
+  // the tables' write ports: a sequencer write waits for a cycle without a request (the order path's booking), and a
+  // REFERENCE write for one without a reference update too (one write port to `ref`)
+  val refConf = job === J.CONF && jItem === C_REFERENCE
+  val canApply = !rq.valid && !(refConf && io.refUpdate.valid)
 
   switch(state) {
     is(S.IDLE) {
       mulB := 0; acc := 0; count := 0; quo := 0
-      when(io.config.valid) {
+      when(sweeping) {
+      } elsewhen (io.config.valid) {
         io.config.ready := True
         job := J.CONF; jItem := io.config.item; jSym8 := io.config.symbol; jValue := io.config.value
         // RATE: period = ceil(clockHz / rate), the dividend clockHz + rate - 1 (the rate is checked in APPLY)
@@ -330,7 +359,7 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
         job := J.BOUNDS
         jSym8 := OHToUInt(pendingPick).resized
         pending := pending & ~pendingPick
-        val r = MuxOH(pendingPick, ref)
+        val r = ref.readAsync(OHToUInt(pendingPick))
         jPrice := r
         mulA := r.resized; mulB := bps.resized
         divisor := 10000; rem := 0
@@ -406,7 +435,7 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
                 ok := v =/= 0 && v <= lit(maxBps)
                 when(ok) {
                   bps := v.resized
-                  for (i <- 0 until n) when(ref(i) =/= 0) { pending(i) := True }
+                  pending := pending | hasRef
                 }
               }
               is(C_MAX_LONG) {
@@ -433,14 +462,15 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
               }
               is(C_POISON_CAP) { ok := v =/= 0 && v < lit(BigInt(1) << poisonWidth); when(ok) { poisonCap := v.resized } }
               is(C_RESTRICT) { ok := symOk && v <= lit(1); when(ok) { restricted(jSym) := v(0) } }
-              is(C_REFERENCE) { ok := symOk && v =/= 0 && v < lit(refLimit); when(ok) { ref(jSym) := v.resized; pending(jSym) := True } }
+              is(C_REFERENCE) { ok := symOk && v =/= 0 && v < lit(refLimit); when(ok) {
+                refW(jSym, v.resized); hasRef(jSym) := True; pending(jSym) := True } }
             }
             configDoneW.valid := True; configDoneW.payload := ok
           }
           is(J.BOUNDS) {
             val d = quo.resize(priceWidth)
-            lo(jSym) := jPrice - d
-            hi(jSym) := jPrice + d
+            loW(jSym, jPrice - d)
+            hiW(jSym, jPrice + d)
             bounded(jSym) := True
             boundsW.valid := True
             boundsW.symbol := jSym; boundsW.ref := jPrice; boundsW.lo := jPrice - d; boundsW.hi := jPrice + d
@@ -452,15 +482,24 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   }
 
   when(wSym) {       // never in a cycle with a request (APPLY waits for one without): no conflict with the order path
-    pos(jSym) := wPos; openBuy(jSym) := wOpenBuy; openSell(jSym) := wOpenSell; longRoom(jSym) := wLong; shortRoom(jSym) := wShort
+    posW(jSym, wPos); openBuyW(jSym, wOpenBuy); openSellW(jSym, wOpenSell); longRoomW(jSym, wLong); shortRoomW(jSym, wShort)
   }
   assert(!(wSym && rq.valid), "RiskGate: a sequencer write in a cycle with a request", FAILURE)
+
+  when(sweeping) {
+    Seq(posW, openBuyW, openSellW, longRoomW, shortRoomW).foreach(_.clear(sweepAt))
+    sweepAt := sweepAt + 1
+    when(sweepAt === n - 1) { sweeping := False }
+  }
+  assert(!(sweeping && (accept || wSym || state =/= S.IDLE)), "RiskGate: a table written during the sweep after reset", FAILURE)
 
   // reference updates: after the sequencer, so that one arriving as its symbol's job starts marks it pending again
   val ru = io.refUpdate
   when(ru.valid) {
     when(ru.symbol < n && ru.price =/= 0 && !ru.price.msb) {
-      ref(ru.symbol.resize(cfg.symW)) := ru.price
+      refW(ru.symbol.resize(cfg.symW), ru.price)
+      assert(!(state === S.APPLY && canApply && refConf), "RiskGate: two writes to the reference table in one cycle", FAILURE)
+      hasRef(ru.symbol.resize(cfg.symW)) := True
       pending(ru.symbol.resize(cfg.symW)) := True
     } otherwise { refDropped := refDropped + 1 }
   }

@@ -54,7 +54,7 @@ class RiskGateSpec extends AnyFunSuite {
   val Cfg = RiskGateConfig(symbols = 16, tickets = 32, clockHz = 1000, maxBurst = 255)   // 1000 Hz: a minute is 60000 cycles
   lazy val compiled: SimCompiled[RiskGate] = TfSim.config.compile {
     val g = RiskGate(Cfg)
-    (g.openBuy ++ g.openSell ++ g.pos).foreach(_.simPublic()); g.openNotional.simPublic(); g.window.simPublic();
+    Seq(g.openBuy, g.openSell, g.pos).foreach(_.simPublic()); g.openNotional.simPublic(); g.window.simPublic(); g.sweeping.simPublic()
     g
   }
 
@@ -64,7 +64,8 @@ class RiskGateSpec extends AnyFunSuite {
   case class Verdict(cycle: Long, ticket: Int, accepted: Boolean, reason: Int)
 
   /** Drives the gate one cycle at a time (step), keeping the model and the ledger in step with it. */
-  class Bench(val dut: RiskGate, val name: String) {
+  /** `restart`: the clock already runs (an earlier Bench on the same simulation); this one resets the gate again. */
+  class Bench(val dut: RiskGate, val name: String, restart: Boolean = false) {
     val cd = dut.clockDomain
     val model = new RiskGateModel(Cfg)
     val ledger = new RiskLedger(Cfg.symbols)
@@ -88,13 +89,23 @@ class RiskGateSpec extends AnyFunSuite {
     dut.io.request.valid #= false; dut.io.prepare.valid #= false; dut.io.feedback.valid #= false
     dut.io.config.valid #= false; dut.io.refUpdate.valid #= false
     dut.io.kill #= false; dut.io.killReset #= false; dut.io.poisoned #= false
-    cd.forkStimulus(10)
-    cd.assertReset(); cd.waitSampling(3); cd.deassertReset(); sleep(1)   // mid-cycle: outputs settled
+    if (!restart) {
+      cd.forkStimulus(10)
+      cd.assertReset(); cd.waitSampling(3); cd.deassertReset(); sleep(1)   // mid-cycle: outputs settled
+    } else {      // one cycle past an edge (step's end): reset over three edges, released one time unit after the third
+      cd.assertReset(); sleep(30); cd.deassertReset()
+    }
     // the poisoned-frame window runs from the gate's reset, which forkStimulus also pulses: its phase in cycle 0
     val window0 = dut.window.toLong
     model.window = window0
 
     def fail(msg: String): Nothing = throw new AssertionError(s"$name cycle $cycle: $msg")
+    /** A symbol's (open buys, open sells, position), read from the gate's tables (LUT RAM). */
+    def usage(s: Int): (Long, Long, Long) = {
+      val p = dut.pos.getBigInt(s)
+      (dut.openBuy.getBigInt(s).toLong, dut.openSell.getBigInt(s).toLong,
+        (if (p.testBit(RiskGate.posWidth - 1)) p - (BigInt(1) << RiskGate.posWidth) else p).toLong)
+    }
 
     def step(): Unit = {
       val c = cycle
@@ -201,9 +212,10 @@ class RiskGateSpec extends AnyFunSuite {
         ledger.collar(s) = Some((b.ref.toBigInt, ledger.bps))
         boundsAt += ((cycle, s, b.ref.toBigInt))
       }
-      // the gate's usage registers equal the model's sums, every cycle
-      for (s <- 0 until Cfg.symbols) {
-        val got = (dut.openBuy(s).toLong, dut.openSell(s).toLong, dut.pos(s).toLong)
+      // the gate's usage tables equal the model's sums, every cycle (but while the sweep after reset clears them:
+      // then no order can be accepted nor a job taken, so nothing reads them)
+      if (!dut.sweeping.toBoolean) for (s <- 0 until Cfg.symbols) {
+        val got = usage(s)
         val want = (model.openBuy(s), model.openSell(s), model.pos(s))
         if (got != want) fail(s"symbol $s (openBuy, openSell, position): gate $got, model $want")
       }
@@ -272,6 +284,14 @@ class RiskGateSpec extends AnyFunSuite {
       for (_ <- 0 until 5) { b.req = Some((7, false)); b.step() }                  // the write's cycle and 4 more
       b.settle()
       assert(b.prepLat.last == 34 + 5, s"prepare under requests: ${b.prepLat.last}")
+      // a REFERENCE write waits for a cycle without a reference update too (the reference table has one write port)
+      b.confQ.enqueue(Conf(C_REFERENCE, 3, 20000))
+      b.step()                                                                   // taken here
+      for (_ <- 0 until 4) { b.refUpd = Some((4, 15000)); b.step() }             // the write's cycle and 3 more
+      b.settle()
+      assert(b.confLat.last == (C_REFERENCE -> (2L + 4)), s"REFERENCE under reference updates: ${b.confLat.last}")
+      assert(b.boundsAt.map(x => (x._2, x._3)).toSet.subsetOf(Set((2, BigInt(12345)), (3, BigInt(20000)), (4, BigInt(15000)))) &&
+        b.boundsAt.map(_._2).toSet == Set(2, 3, 4), s"bounds ${b.boundsAt}")
     }
   }
 
@@ -336,6 +356,42 @@ class RiskGateSpec extends AnyFunSuite {
         b.settle()
       }
       assert(rises.length == 3)
+    }
+  }
+
+  test("reset: the usage tables (LUT RAM) are swept clear, one symbol a cycle, before the sequencer takes a job") {
+    compiled.doSim("reset", TfSim.seed(6)) { dut =>
+      val b = new Bench(dut, "reset")
+      standardSetup(b, rateHz = 1000, burst = 64)
+      // every symbol: a buy of 100 (ticket s) and a sell of 50 (ticket 16 + s) accepted, 30 of the buy filled
+      for (s <- 0 until Cfg.symbols) {
+        val px = 10000 + 10 * s
+        assert(b.prepare(Prep(s, s, false, 100, px)) == ((true, ACCEPTED)))
+        assert(b.prepare(Prep(16 + s, s, true, 50, px)) == ((true, ACCEPTED)))
+      }
+      b.waitFullBucket()
+      for (t <- 0 until 32) assert(b.request(t).accepted, s"ticket $t")
+      for (w <- b.ledger.working.toList if !w.sell) b.feedQ.enqueue(Feed(false, w.sym, false, 30, w.price, Some(w)))
+      b.settle()
+      for (s <- 0 until Cfg.symbols) assert(b.usage(s) == ((70L, 50L, 30L)), s"symbol $s before the reset: ${b.usage(s)}")
+
+      val r = new Bench(dut, "reset (after)", restart = true)
+      r.confQ.enqueue(Conf(C_MAX_QTY, 0, 400))
+      var taken = -1L
+      while (taken < 0) { r.step(); if (r.confQ.isEmpty) taken = r.cycle - 1 else if (r.cycle > 100) r.fail("no job taken") }
+      // cycles 0..15 sweep the 16 symbols; the sequencer takes its first job in the next
+      println(s"[risk] reset: the first configuration write taken in cycle $taken after the reset (${Cfg.symbols} symbols swept)")
+      assert(taken == 16, s"the first job taken in cycle $taken")
+      assert(!dut.sweeping.toBoolean)
+      for (s <- 0 until Cfg.symbols) assert(r.usage(s) == ((0L, 0L, 0L)), s"symbol $s after the reset: ${r.usage(s)}")
+      assert(dut.openNotional.toBigInt == 0)
+      // the limits bind from zero again: four buys of 375 fill MAX_LONG 1500 exactly (the old 100 would leave 1400)
+      standardSetup(r, rateHz = 1000, burst = 64)
+      assert(r.prepare(Prep(0, 5, false, 375, 10050)) == ((true, ACCEPTED)))
+      r.waitFullBucket()
+      assert((0 until 4).forall(_ => r.request(0).accepted))
+      assert(r.request(0).reason == LONG_LIMIT)
+      assert(r.usage(5) == ((1500L, 0L, 0L)))
     }
   }
 
