@@ -47,7 +47,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from soc import OUT, PY, ROOT, Rig, md_problem
+from soc import OUT, PY, ROOT, Rig, md_problem, md_row
 
 DIGEST = os.environ.get("BURST_DIGEST") == "1"  # sim/tests/test_digest.py: the same burst with digestion on
 N = int(os.environ.get("BURST_MESSAGES", "2000"))   # the 2,000 W, digestion on or off
@@ -172,7 +172,7 @@ with rig:
     # the exchange's log
     msgs = rig.exchange_msgs()
     if DIGEST:  # `md` from the hardware's top of book: every W of the session counted, the last one's best levels
-        row = next((m for m in tf.md() if m["sym"] == "MSFT"), None)
+        row = md_row(tf, "MSFT")
         print(f"   | md after the session: {row}")
         why = md_problem(row, msgs, "MSFT", "hw")
         if why:

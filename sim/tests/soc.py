@@ -74,6 +74,11 @@ def last_md(msgs, symbol, sender="EXCH"):
     return len(ws), px
 
 
+def md_row(tf, symbol):
+    """`md`'s row for symbol (tfctl's md()), or None."""
+    return next((m for m in tf.md() if m["sym"] == symbol), None)
+
+
 def md_problem(row, msgs, symbol, src):
     """None, or what is wrong with an `md` row (tfctl's md()) for symbol against the exchange's log (last_md), the row
     from `src` ("hw": the hardware's top of book, "fw": firmware's)."""

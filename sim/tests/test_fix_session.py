@@ -23,7 +23,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from soc import FW_ELF, ROOT, Rig, seq_check
+from soc import FW_ELF, ROOT, Rig, md_row, seq_check
 
 sys.path.insert(0, str(ROOT / "tools" / "latency"))
 from analyze import read_pcap  # noqa: E402  (the project's pcap reader)
@@ -45,7 +45,7 @@ with rig:
               f"no market data subscription for MSFT at the logon: {logon.data}")
 
     def msft():
-        return next((m for m in tf.md() if m["sym"] == "MSFT"), None)
+        return md_row(tf, "MSFT")
 
     def priced(m):
         return m and m["updates"] >= 1 and all(re.match(r"^[1-9]", m[k]) for k in ("bid", "offer", "trade"))

@@ -27,7 +27,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from soc import Rig, md_problem
+from soc import Rig, md_problem, md_row
 
 TEXT = "Message longer than 1024 bytes: not processed"
 DIGEST = os.environ.get("LONG_MD_DIGEST") == "1"
@@ -106,7 +106,7 @@ with rig:
     while tf.status()["client"] != "off" and time.monotonic() < deadline:
         time.sleep(1)
     rig.pump()
-    md_row = next((m for m in tf.md() if m["sym"] == "MSFT"), None)   # (no market data after the session's end)
+    md_row = md_row(tf, "MSFT")   # (no market data after the session's end)
 
     # the exchange's log: each long W answered by one Reject naming it, nothing else
     msgs = rig.exchange_msgs()
