@@ -1,22 +1,21 @@
 // The pre-trade risk gate's core (issue 17): a standalone stage in the order engine's eth_tx domain that decides,
-// for every order request, accepted or refused with a reason, one cycle after the request, every time.
+// for every order request, accepted or refused with a reason, three cycles after the request, every time.
 // Not wired into the order engine yet; hw/src/triggerfish/risk/README.md describes the interface, the checks, their
 // timing and what the engine integration must do. The rules are those of the reference model
 // (hw/test/triggerfish/risk/RiskGateModel.scala); RiskGateSpec checks every verdict against it.
 //
 // Two paths:
-//   the order path (one registered stage): a request names a prepared ticket (an order whose symbol, side,
-//     quantity, limit price and notional are known in advance: an armed template, or a firmware order written into
-//     the send ring); the verdict is registered in the same cycle, so it is valid in the next. Every check is a
-//     compare against a register or a per-symbol table entry (LUT RAM): kill, ticket prepared, restricted, quantity,
-//     notional, collar (bounds lo/hi per symbol), position room (long/short) and credit room, throttle tokens,
-//     poisoned-frame count. No multiply. This one-cycle path is 21 ns on ECP5 (47.6 MHz, README "Size and speed"):
-//     it must be pipelined before the gate goes into the 125 MHz eth_tx domain.
+//   the order path (three registered stages, one request in flight): a request names a prepared ticket (an order
+//     whose symbol, side, quantity, limit price and notional are known in advance: an armed template, or a firmware
+//     order written into the send ring). Stage 0 reads the ticket and its symbol's table entries (LUT RAM), stage 1
+//     compares them with the limits, stage 2 adds kill, throttle and the poisoned-frame cap, gives the reason and
+//     books an accepted order; the verdict is valid in the next cycle. No multiply.
 //   the slow path (one sequencer, one job at a time): ticket preparation (the notional qty x price, 32 cycles of
 //     shift-add), fills and cancels (their notional), configuration writes (validated: a bad one is answered with
 //     an error and changes nothing; the rate's token period is a 80-cycle division) and the collar bounds of a
 //     symbol whose reference price or the band changed (ref x bps / 10000: multiply and divide, 112 cycles).
-//     A job's effect is written in a cycle without a request (requests are never delayed) and answered in the next.
+//     A job's effect is computed (CHECK) and written (APPLY) in cycles without a request in flight (requests are
+//     never delayed by it) and answered in the next.
 package triggerfish.risk
 
 import spinal.core._
@@ -65,11 +64,11 @@ object RiskGate {
     "RATE", "BURST", "POISON_CAP", "RESTRICT", "REFERENCE")
 
   // Fixed latencies (cycles), pinned by RiskGateSpec.
-  val VerdictLatency = 1                        // request in cycle c -> verdict valid in c+1
+  val VerdictLatency = 3                        // request taken in cycle c -> verdict valid in c+3; the next taken then
   val PrepareLatency = 1 + mulCycles + 1        // prepare taken in c -> prepared valid in c+34 (no request in c+33)
-  val FeedbackLatency = 1 + mulCycles + 1       // 34
-  val ConfigLatency = 2                         // taken in c -> answer in c+2 (no request in c+1); RATE: below
-  val RateLatency = 1 + divCycles + 1           // 82
+  val FeedbackLatency = 1 + mulCycles + 2       // 35 (CHECK, then APPLY)
+  val ConfigLatency = 3                         // taken in c -> CHECK in c+1, APPLY in c+2, answer in c+3; RATE: below
+  val RateLatency = 1 + divCycles + 2           // 83
   val BoundsLatency = 1 + mulCycles + divCycles + 1  // a symbol's job picked in c -> bounds valid in c+114
 }
 
@@ -136,7 +135,7 @@ case class RiskTicket(cfg: RiskGateConfig) extends Bundle {
 case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   import RiskGate._
   val io = new Bundle {
-    val request = slave(Flow(RiskRequest(cfg)))
+    val request = slave(Stream(RiskRequest(cfg)))  // ready: no request in flight (one every VerdictLatency cycles)
     val verdict = master(Flow(RiskVerdict(cfg)))
     val prepare = slave(Stream(RiskPrepare(cfg)))
     val prepared = master(Flow(RiskPrepared(cfg)))
@@ -208,50 +207,84 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   io.killed := killed
   io.refDropped := refDropped
 
-  // ---------------- the order path: one registered stage
+  // ---------------- the order path: three registered stages, one request in flight
+  // stage 0, the request's cycle c: its ticket's row, then the row's symbol's table entries, read asynchronously and
+  //   registered (kill seen in c too);
+  // stage 1, c+1: the compares against the limits, registered as fail flags, and the bookings' new values;
+  // stage 2, c+2: kill, throttle and the poisoned-frame cap on the state of this cycle, the reason, the booking.
+  // The verdict is valid in c+3. While a request is in flight (c..c+2) no other is taken (`ready` low) and the
+  // sequencer writes nothing (canApply below), so the entries read in c are those the booking in c+2 updates.
   val rq = io.request
+  val busy1, busy2 = RegInit(False)                                  // stage 1, stage 2 hold a request
+  rq.ready := !busy1 && !busy2
+  val take = rq.valid && rq.ready
+  busy1 := take
+  busy2 := busy1
+
   val t = tickets.readAsync(rq.ticket)
   val s = t.symbol
-  val killNow = io.kill || killed
   val sOpenBuy = openBuy.readAsync(s); val sOpenSell = openSell.readAsync(s)
   val sLong = longRoom.readAsync(s); val sShort = shortRoom.readAsync(s)
   val sLo = lo.readAsync(s); val sHi = hi.readAsync(s)
-  val room = Mux(t.sell, sShort, sLong)
-  val fail = Vec(
-    killNow,                                                         // KILLED
-    !ticketOk(rq.ticket),                                            // NO_TICKET
-    restricted(s),                                                   // RESTRICTED
-    t.qty > maxQty,                                                  // MAX_QTY
-    t.notional > maxNotional,                                        // MAX_NOTIONAL
-    !bounded(s) || t.price < sLo || t.price > sHi,                   // COLLAR
-    !t.sell && room < t.qty.intoSInt.resize(roomWidth),              // LONG_LIMIT
-    t.sell && room < t.qty.intoSInt.resize(roomWidth),               // SHORT_LIMIT
-    creditRoom < t.notional.intoSInt.resize(creditRoomWidth),        // CREDIT
-    tokens === 0,                                                    // THROTTLE
-    poisonCount >= poisonCap)                                        // POISON
+  val sRestricted = restricted(s); val sBounded = bounded(s)
+  val r1 = new Area {                                                // stage 1's registers
+    val ticket = RegNext(rq.ticket); val fw = RegNext(rq.fw)
+    val row = RegNext(t)
+    val ok = RegNext(ticketOk(rq.ticket))
+    val kill = RegNext(io.kill || killed)
+    val restricted = RegNext(sRestricted)
+    val bounded = RegNext(sBounded)
+    val lo = RegNext(sLo); val hi = RegNext(sHi)
+    val room = RegNext(Mux(t.sell, sShort, sLong))
+    val open = RegNext(Mux(t.sell, sOpenSell, sOpenBuy))
+  }
+  val r2 = new Area {                                                // stage 2's registers
+    val ticket = RegNext(r1.ticket); val fw = RegNext(r1.fw)
+    val symbol = RegNext(r1.row.symbol); val sell = RegNext(r1.row.sell)
+    val qty = RegNext(r1.row.qty); val notional = RegNext(r1.row.notional)
+    val kill = RegNext(r1.kill)
+    val q = r1.row.qty.intoSInt.resize(roomWidth)
+    val fail = RegNext(Vec(                                          // reasons NO_TICKET .. CREDIT
+      !r1.ok,                                                        // NO_TICKET
+      r1.restricted,                                                 // RESTRICTED
+      r1.row.qty > maxQty,                                           // MAX_QTY
+      r1.row.notional > maxNotional,                                 // MAX_NOTIONAL
+      !r1.bounded || r1.row.price < r1.lo || r1.row.price > r1.hi,   // COLLAR
+      !r1.row.sell && r1.room < q,                                   // LONG_LIMIT
+      r1.row.sell && r1.room < q,                                    // SHORT_LIMIT
+      creditRoom < r1.row.notional.intoSInt.resize(creditRoomWidth)))  // CREDIT
+    // the booking's values (nothing else writes these between c and c+2)
+    val newOpen = RegNext(r1.open + r1.row.qty)
+    val newRoom = RegNext(r1.room - q)
+    val newOpenNotional = RegNext(openNotional + r1.row.notional)
+    val newCreditRoom = RegNext(creditRoom - r1.row.notional.intoSInt.resize(creditRoomWidth))
+  }
+  val killNow = r2.kill || io.kill || killed
+  val fail = Vec(Seq(killNow) ++ r2.fail ++ Seq(tokens === 0, poisonCount >= poisonCap))
   val reason = UInt(4 bits)
   reason := ACCEPTED
   for (i <- fail.indices.reverse) when(fail(i)) { reason := U(i + 1, 4 bits) }
-  val accept = rq.valid && reason === ACCEPTED
-  io.verdict.valid := RegNext(rq.valid) init False
-  io.verdict.ticket := RegNext(rq.ticket)
-  io.verdict.fw := RegNext(rq.fw)
+  val accept = busy2 && reason === ACCEPTED
+  io.verdict.valid := RegNext(busy2) init False
+  io.verdict.ticket := RegNext(r2.ticket)
+  io.verdict.fw := RegNext(r2.fw)
   io.verdict.accepted := RegNext(accept) init False
   io.verdict.reason := RegNext(reason)
   when(accept) {
-    when(t.sell) {
-      openSellW(s, sOpenSell + t.qty)
-      shortRoomW(s, sShort - t.qty.intoSInt.resize(roomWidth))
+    when(r2.sell) {
+      openSellW(r2.symbol, r2.newOpen)
+      shortRoomW(r2.symbol, r2.newRoom)
     } otherwise {
-      openBuyW(s, sOpenBuy + t.qty)
-      longRoomW(s, sLong - t.qty.intoSInt.resize(roomWidth))
+      openBuyW(r2.symbol, r2.newOpen)
+      longRoomW(r2.symbol, r2.newRoom)
     }
-    openNotional := openNotional + t.notional
-    creditRoom := creditRoom - t.notional.intoSInt.resize(creditRoomWidth)
+    openNotional := r2.newOpenNotional
+    creditRoom := r2.newCreditRoom
   }
   assert(!(accept && killNow), "RiskGate: an order accepted while killed", FAILURE)
-  assert(!(accept && (t.qty > maxQty || t.notional > maxNotional || tokens === 0)),
+  assert(!(accept && (r2.qty > maxQty || r2.notional > maxNotional || tokens === 0)),
     "RiskGate: an order over the quantity or notional limit, or without a token, accepted", FAILURE)
+  assert(!(rq.valid && rq.ready && (busy1 || busy2)), "RiskGate: two requests in flight", FAILURE)
 
   // ---------------- throttle: the counter runs in every cycle in which the bucket is not full or a token is taken;
   // every `period`-th such cycle adds a token at its end (so a steady demand gets exactly one order every `period`)
@@ -276,7 +309,7 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
 
   // ---------------- the slow path: one sequencer
   object J extends SpinalEnum { val PREP, FEED, CONF, BOUNDS = newElement() }
-  object S extends SpinalEnum { val IDLE, MUL, DIV, APPLY = newElement() }
+  object S extends SpinalEnum { val IDLE, MUL, DIV, CHECK, APPLY = newElement() }
   val state = RegInit(S.IDLE)
   val job = Reg(J())
   val jTicket = Reg(UInt(cfg.ticketW bits))
@@ -319,16 +352,39 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   // the sequencer's symbol: each register read once, written through one port each (the values and enables below)
   val jPos = pos.readAsync(jSym); val jOpenBuy = openBuy.readAsync(jSym); val jOpenSell = openSell.readAsync(jSym)
   val jLong = longRoom.readAsync(jSym); val jShort = shortRoom.readAsync(jSym)
-  val wPos = cloneOf(jPos); val wOpenBuy = cloneOf(jOpenBuy); val wOpenSell = cloneOf(jOpenSell)
-  val wLong = cloneOf(jLong); val wShort = cloneOf(jShort)
-  wPos := jPos; wOpenBuy := jOpenBuy; wOpenSell := jOpenSell; wLong := jLong; wShort := jShort
-  val wSym = False
+  // CHECK's results, for the jobs whose effect depends on the usage (a fill or cancel; MAX_LONG, MAX_SHORT and
+  // MAX_CREDIT): computed from this cycle's state and registered, written by APPLY in the next cycle (nothing else
+  // writes the usage in either cycle: both wait for cycles without a request in flight)
+  val cOk = Reg(Bool())                                       // the fill or cancel, or the configuration write, applies
+  val cPos = Reg(SInt(posWidth bits)); val cOpenBuy = Reg(UInt(openWidth bits)); val cOpenSell = Reg(UInt(openWidth bits))
+  val cLong = Reg(SInt(roomWidth bits)); val cShort = Reg(SInt(roomWidth bits))
+  val cOpenNotional = Reg(UInt(notionalWidth bits))
+  val cCreditRoom = Reg(SInt(creditRoomWidth bits))
+  val wSym = False                                            // APPLY writes the symbol's tables with the c* values
+  // a configuration write's validity (its value and symbol are registers, stable from the job's start)
+  val confOk = Bool()
+  locally {
+    val v = jValue
+    val small = v < lit(BigInt(1) << 32)
+    confOk := False
+    switch(jItem) {
+      is(C_MAX_QTY) { confOk := v =/= 0 && small }
+      is(C_MAX_NOTIONAL, C_MAX_CREDIT) { confOk := v =/= 0 }
+      is(C_COLLAR_BPS) { confOk := v =/= 0 && v <= lit(maxBps) }
+      is(C_MAX_LONG, C_MAX_SHORT) { confOk := symOk && small }
+      is(C_RATE) { confOk := v =/= 0 && v <= lit(cfg.clockHz) }
+      is(C_BURST) { confOk := v =/= 0 && v <= lit(cfg.maxBurst) }
+      is(C_POISON_CAP) { confOk := v =/= 0 && v < lit(BigInt(1) << poisonWidth) }
+      is(C_RESTRICT) { confOk := symOk && v <= lit(1) }
+      is(C_REFERENCE) { confOk := symOk && v =/= 0 && v < lit(refLimit) }
+    }
+  }
 
   val pendingPick = pending & (~pending.asUInt + 1).asBits   // the lowest pending symbol
   // the tables' write ports: a sequencer write waits for a cycle without a request (the order path's booking), and a
   // REFERENCE write for one without a reference update too (one write port to `ref`)
   val refConf = job === J.CONF && jItem === C_REFERENCE
-  val canApply = !rq.valid && !(refConf && io.refUpdate.valid)
+  val canApply = !rq.valid && !busy1 && !busy2 && !(refConf && io.refUpdate.valid)
 
   switch(state) {
     is(S.IDLE) {
@@ -341,7 +397,7 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
         val rate = io.config.value(31 downto 0)
         acc := (U(cfg.clockHz, notionalWidth bits) + rate.resize(notionalWidth) - 1)
         divisor := rate; rem := 0
-        state := (io.config.item === C_RATE && io.config.value =/= 0 && io.config.value <= lit(cfg.clockHz)) ? S.DIV | S.APPLY
+        state := (io.config.item === C_RATE && io.config.value =/= 0 && io.config.value <= lit(cfg.clockHz)) ? S.DIV | S.CHECK
       } elsewhen (io.feedback.valid) {
         io.feedback.ready := True
         job := J.FEED; jCancel := io.feedback.cancel; jSym8 := io.feedback.symbol; jSell := io.feedback.sell
@@ -373,7 +429,7 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
       count := count + 1
       when(count === mulCycles - 1) {
         count := 0; quo := 0
-        state := (job === J.BOUNDS) ? S.DIV | S.APPLY
+        state := (job === J.BOUNDS) ? S.DIV | ((job === J.FEED) ? S.CHECK | S.APPLY)
       }
     }
     is(S.DIV) {
@@ -383,9 +439,41 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
       quo := (quo(notionalWidth - 2 downto 0) ## ge).asUInt
       acc := acc |<< 1
       count := count + 1
-      when(count === divCycles - 1) { state := S.APPLY }
+      when(count === divCycles - 1) { state := (job === J.BOUNDS) ? S.APPLY | S.CHECK }
+    }
+    is(S.CHECK) {       // FEED and CONF: what depends on the usage, from this cycle's state, for APPLY in the next
+      when(canApply) {
+        state := S.APPLY
+        val q = jQty.intoSInt.resize(roomWidth)
+        val open = jSell ? jOpenSell | jOpenBuy
+        cOk := (job === J.FEED) ? (symOk && jQty =/= 0 && open >= jQty && openNotional >= acc) | confOk
+        cOpenNotional := openNotional - acc
+        cCreditRoom := (job === J.FEED) ? (creditRoom + acc.intoSInt.resize(creditRoomWidth)) |
+          (jValue.intoSInt.resize(creditRoomWidth) - openNotional.intoSInt.resize(creditRoomWidth))
+        cPos := jPos; cOpenBuy := jOpenBuy; cOpenSell := jOpenSell; cLong := jLong; cShort := jShort
+        when(job === J.FEED) {
+          when(jSell) {
+            cOpenSell := jOpenSell - jQty
+            when(jCancel) { cShort := jShort + q } otherwise {
+              cPos := jPos - jQty.intoSInt.resize(posWidth)
+              cLong := jLong + q
+            }
+          } otherwise {
+            cOpenBuy := jOpenBuy - jQty
+            when(jCancel) { cLong := jLong + q } otherwise {
+              cPos := jPos + jQty.intoSInt.resize(posWidth)
+              cShort := jShort + q
+            }
+          }
+        } otherwise {
+          val v32 = jValue.resize(qtyWidth).intoSInt.resize(roomWidth)
+          when(jItem === C_MAX_LONG) { cLong := v32 - jPos.resize(roomWidth) - jOpenBuy.intoSInt.resize(roomWidth) }
+          when(jItem === C_MAX_SHORT) { cShort := v32 + jPos.resize(roomWidth) - jOpenSell.intoSInt.resize(roomWidth) }
+        }
+      }
     }
     is(S.APPLY) {
+      when(!canApply && (job === J.FEED || job === J.CONF)) { state := S.CHECK }   // computed again, once it may
       when(canApply) {
         state := S.IDLE
         switch(job) {
@@ -400,70 +488,23 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
               (jQty > maxQty) { preparedW.reason := MAX_QTY } elsewhen (acc > maxNotional) { preparedW.reason := MAX_NOTIONAL }
           }
           is(J.FEED) {
-            val open = jSell ? jOpenSell | jOpenBuy
-            val ok = symOk && jQty =/= 0 && open >= jQty && openNotional >= acc
-            fedW.valid := True; fedW.payload := ok
-            val q = jQty.intoSInt.resize(roomWidth)
-            when(ok) {
-              openNotional := openNotional - acc
-              creditRoom := creditRoom + acc.intoSInt.resize(creditRoomWidth)
-              wSym := True
-              when(jSell) {
-                wOpenSell := jOpenSell - jQty
-                when(jCancel) { wShort := jShort + q } otherwise {
-                  wPos := jPos - jQty.intoSInt.resize(posWidth)
-                  wLong := jLong + q
-                }
-              } otherwise {
-                wOpenBuy := jOpenBuy - jQty
-                when(jCancel) { wLong := jLong + q } otherwise {
-                  wPos := jPos + jQty.intoSInt.resize(posWidth)
-                  wShort := jShort + q
-                }
-              }
-            }
+            fedW.valid := True; fedW.payload := cOk
+            when(cOk) { openNotional := cOpenNotional; creditRoom := cCreditRoom; wSym := True }
           }
           is(J.CONF) {
             val v = jValue
-            val small = v < lit(BigInt(1) << 32)
-            val ok = Bool()
-            ok := False
+            val ok = cOk                                 // the write's validity, from CHECK
             switch(jItem) {
-              is(C_MAX_QTY) { ok := v =/= 0 && small; when(ok) { maxQty := v.resized } }
-              is(C_MAX_NOTIONAL) { ok := v =/= 0; when(ok) { maxNotional := v } }
-              is(C_COLLAR_BPS) {
-                ok := v =/= 0 && v <= lit(maxBps)
-                when(ok) {
-                  bps := v.resized
-                  pending := pending | hasRef
-                }
-              }
-              is(C_MAX_LONG) {
-                ok := symOk && small
-                when(ok) { wSym := True; wLong := v.resize(qtyWidth).intoSInt.resize(roomWidth) - jPos.resize(roomWidth) -
-                  jOpenBuy.intoSInt.resize(roomWidth) }
-              }
-              is(C_MAX_SHORT) {
-                ok := symOk && small
-                when(ok) { wSym := True; wShort := v.resize(qtyWidth).intoSInt.resize(roomWidth) + jPos.resize(roomWidth) -
-                  jOpenSell.intoSInt.resize(roomWidth) }
-              }
-              is(C_MAX_CREDIT) {
-                ok := v =/= 0
-                when(ok) { creditRoom := v.intoSInt.resize(creditRoomWidth) - openNotional.intoSInt.resize(creditRoomWidth) }
-              }
-              is(C_RATE) {
-                ok := v =/= 0 && v <= lit(cfg.clockHz)
-                when(ok) { period := quo.resized; tick := 0; tokens := tokens }
-              }
-              is(C_BURST) {
-                ok := v =/= 0 && v <= lit(cfg.maxBurst)
-                when(ok) { depth := v.resized; tick := 0; tokens := (tokens > v) ? v.resize(cfg.burstW) | tokens }
-              }
-              is(C_POISON_CAP) { ok := v =/= 0 && v < lit(BigInt(1) << poisonWidth); when(ok) { poisonCap := v.resized } }
-              is(C_RESTRICT) { ok := symOk && v <= lit(1); when(ok) { restricted(jSym) := v(0) } }
-              is(C_REFERENCE) { ok := symOk && v =/= 0 && v < lit(refLimit); when(ok) {
-                refW(jSym, v.resized); hasRef(jSym) := True; pending(jSym) := True } }
+              is(C_MAX_QTY) { when(ok) { maxQty := v.resized } }
+              is(C_MAX_NOTIONAL) { when(ok) { maxNotional := v } }
+              is(C_COLLAR_BPS) { when(ok) { bps := v.resized; pending := pending | hasRef } }
+              is(C_MAX_LONG, C_MAX_SHORT) { when(ok) { wSym := True } }
+              is(C_MAX_CREDIT) { when(ok) { creditRoom := cCreditRoom } }
+              is(C_RATE) { when(ok) { period := quo.resized; tick := 0; tokens := tokens } }
+              is(C_BURST) { when(ok) { depth := v.resized; tick := 0; tokens := (tokens > v) ? v.resize(cfg.burstW) | tokens } }
+              is(C_POISON_CAP) { when(ok) { poisonCap := v.resized } }
+              is(C_RESTRICT) { when(ok) { restricted(jSym) := v(0) } }
+              is(C_REFERENCE) { when(ok) { refW(jSym, v.resized); hasRef(jSym) := True; pending(jSym) := True } }
             }
             configDoneW.valid := True; configDoneW.payload := ok
           }
@@ -481,10 +522,10 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
     }
   }
 
-  when(wSym) {       // never in a cycle with a request (APPLY waits for one without): no conflict with the order path
-    posW(jSym, wPos); openBuyW(jSym, wOpenBuy); openSellW(jSym, wOpenSell); longRoomW(jSym, wLong); shortRoomW(jSym, wShort)
+  when(wSym) {       // never while a request is in flight (APPLY waits): no conflict with the order path
+    posW(jSym, cPos); openBuyW(jSym, cOpenBuy); openSellW(jSym, cOpenSell); longRoomW(jSym, cLong); shortRoomW(jSym, cShort)
   }
-  assert(!(wSym && rq.valid), "RiskGate: a sequencer write in a cycle with a request", FAILURE)
+  assert(!(wSym && (rq.valid || busy1 || busy2)), "RiskGate: a sequencer write while a request is in flight", FAILURE)
 
   when(sweeping) {
     Seq(posW, openBuyW, openSellW, longRoomW, shortRoomW).foreach(_.clear(sweepAt))

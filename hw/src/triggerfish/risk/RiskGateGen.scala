@@ -36,7 +36,7 @@ class RiskGateSynthTop(cfg: RiskGateConfig) extends Component {
   io.verdictOut := RegNext(g.verdict.asBits.xorR)
   io.answersOut := RegNext(g.prepared.asBits.xorR ^ g.fed.asBits.xorR ^ g.configDone.asBits.xorR ^ g.bounds.asBits.xorR ^
     g.refDropped.xorR)
-  io.readyOut := RegNext(g.prepare.ready ^ g.feedback.ready ^ g.config.ready)
+  io.readyOut := RegNext(g.request.ready ^ g.prepare.ready ^ g.feedback.ready ^ g.config.ready)
   io.killed := RegNext(g.killed)
 }
 

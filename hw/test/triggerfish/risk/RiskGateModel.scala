@@ -8,6 +8,10 @@ package triggerfish.risk
 import RiskGate._
 
 case class ModelTicket(sym: Int, sell: Boolean, qty: Long, price: BigInt) { val notional: BigInt = price * qty }
+/** A request the gate took in a cycle: its ticket's row, whether a kill was seen then (the input or the latch), and
+  * the reason of the checks the gate makes on that cycle's state (NO_TICKET .. CREDIT; ACCEPTED if none fails).
+  * Decided two cycles later (RiskGateModel.decide). */
+case class ModelTaken(ticket: Int, row: Option[ModelTicket], kill: Boolean, reason: Int)
 
 class RiskGateModel(val cfg: RiskGateConfig) {
   val n = cfg.symbols
@@ -47,25 +51,35 @@ class RiskGateModel(val cfg: RiskGateConfig) {
     case Some((r, b)) => price * 10000 >= r * (10000 - b) && price * 10000 <= r * (10000 + b)
   }
 
-  /** The reason for a request in this cycle (ACCEPTED or the first failing check); `kill` is the input's level. */
-  def verdict(ticket: Int, kill: Boolean): Int = {
-    if (kill || killed) return KILLED
-    val t = tickets(ticket).getOrElse(return NO_TICKET)
-    val s = t.sym
-    if (restricted(s)) RESTRICTED
-    else if (t.qty > maxQty) MAX_QTY
-    else if (t.notional > maxNotional) MAX_NOTIONAL
-    else if (!inCollar(s, t.price)) COLLAR
-    else if (!t.sell && pos(s) + openBuy(s) + t.qty > maxLong(s)) LONG_LIMIT
-    else if (t.sell && openSell(s) - pos(s) + t.qty > maxShort(s)) SHORT_LIMIT
-    else if (openNotional + t.notional > maxCredit) CREDIT
-    else if (tokens == 0) THROTTLE
-    else if (poisonCount >= poisonCap) POISON
-    else ACCEPTED
+  def take(ticket: Int, kill: Boolean): ModelTaken = {
+    val row = tickets(ticket)
+    val reason = row match {
+      case None => NO_TICKET
+      case Some(t) =>
+        val s = t.sym
+        if (restricted(s)) RESTRICTED
+        else if (t.qty > maxQty) MAX_QTY
+        else if (t.notional > maxNotional) MAX_NOTIONAL
+        else if (!inCollar(s, t.price)) COLLAR
+        else if (!t.sell && pos(s) + openBuy(s) + t.qty > maxLong(s)) LONG_LIMIT
+        else if (t.sell && openSell(s) - pos(s) + t.qty > maxShort(s)) SHORT_LIMIT
+        else if (openNotional + t.notional > maxCredit) CREDIT
+        else ACCEPTED
+    }
+    ModelTaken(ticket, row, kill || killed, reason)
   }
 
-  def book(ticket: Int): Unit = {
-    val t = tickets(ticket).get
+  /** The verdict of a request taken two cycles before this one (`kill`: the input now): KILLED if a kill was seen at
+    * the take or is now (input or latch), else the take's checks, then the throttle and the poisoned-frame cap on
+    * this cycle's state. An accepted order is booked now. */
+  def decide(x: ModelTaken, kill: Boolean): Int = {
+    val r = if (x.kill || kill || killed) KILLED else if (x.reason != ACCEPTED) x.reason
+      else if (tokens == 0) THROTTLE else if (poisonCount >= poisonCap) POISON else ACCEPTED
+    if (r == ACCEPTED) book(x.row.get)
+    r
+  }
+
+  def book(t: ModelTicket): Unit = {
     if (t.sell) openSell(t.sym) += t.qty else openBuy(t.sym) += t.qty
     openNotional += t.notional
   }
