@@ -284,7 +284,6 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   assert(!(accept && killNow), "RiskGate: an order accepted while killed", FAILURE)
   assert(!(accept && (r2.qty > maxQty || r2.notional > maxNotional || tokens === 0)),
     "RiskGate: an order over the quantity or notional limit, or without a token, accepted", FAILURE)
-  assert(!(rq.valid && rq.ready && (busy1 || busy2)), "RiskGate: two requests in flight", FAILURE)
 
   // ---------------- throttle: the counter runs in every cycle in which the bucket is not full or a token is taken;
   // every `period`-th such cycle adds a token at its end (so a steady demand gets exactly one order every `period`)
@@ -349,7 +348,7 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   ticketData.symbol := jSym; ticketData.sell := jSell; ticketData.qty := jQty; ticketData.price := jPrice; ticketData.notional := acc
   tickets.write(jTicket, ticketData, enable = ticketWrite)
 
-  // the sequencer's symbol: each register read once, written through one port each (the values and enables below)
+  // the sequencer's symbol: each table read once at it (written through the tables' ports, below)
   val jPos = pos.readAsync(jSym); val jOpenBuy = openBuy.readAsync(jSym); val jOpenSell = openSell.readAsync(jSym)
   val jLong = longRoom.readAsync(jSym); val jShort = shortRoom.readAsync(jSym)
   // CHECK's results, for the jobs whose effect depends on the usage (a fill or cancel; MAX_LONG, MAX_SHORT and
@@ -381,8 +380,8 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   }
 
   val pendingPick = pending & (~pending.asUInt + 1).asBits   // the lowest pending symbol
-  // the tables' write ports: a sequencer write waits for a cycle without a request (the order path's booking), and a
-  // REFERENCE write for one without a reference update too (one write port to `ref`)
+  // the tables' write ports: CHECK and APPLY wait for cycles without a request taken or in flight (the order path's
+  // reads and booking), and a REFERENCE write for one without a reference update too (one write port to `ref`)
   val refConf = job === J.CONF && jItem === C_REFERENCE
   val canApply = !rq.valid && !busy1 && !busy2 && !(refConf && io.refUpdate.valid)
 
@@ -393,7 +392,7 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
       } elsewhen (io.config.valid) {
         io.config.ready := True
         job := J.CONF; jItem := io.config.item; jSym8 := io.config.symbol; jValue := io.config.value
-        // RATE: period = ceil(clockHz / rate), the dividend clockHz + rate - 1 (the rate is checked in APPLY)
+        // RATE: period = ceil(clockHz / rate), the dividend clockHz + rate - 1 (the rate is checked by confOk)
         val rate = io.config.value(31 downto 0)
         acc := (U(cfg.clockHz, notionalWidth bits) + rate.resize(notionalWidth) - 1)
         divisor := rate; rem := 0

@@ -8,10 +8,10 @@ package triggerfish.risk
 import RiskGate._
 
 case class ModelTicket(sym: Int, sell: Boolean, qty: Long, price: BigInt) { val notional: BigInt = price * qty }
-/** A request the gate took in a cycle: its ticket's row, whether a kill was seen then (the input or the latch), and
+/** A request the gate took in a cycle: its ticket's row (None: not prepared), whether a kill was seen then (the input or the latch), and
   * the reason of the checks the gate makes on that cycle's state (NO_TICKET .. CREDIT; ACCEPTED if none fails).
   * Decided two cycles later (RiskGateModel.decide). */
-case class ModelTaken(ticket: Int, row: Option[ModelTicket], kill: Boolean, reason: Int)
+case class ModelTaken(row: Option[ModelTicket], kill: Boolean, reason: Int)
 
 class RiskGateModel(val cfg: RiskGateConfig) {
   val n = cfg.symbols
@@ -66,7 +66,7 @@ class RiskGateModel(val cfg: RiskGateConfig) {
         else if (openNotional + t.notional > maxCredit) CREDIT
         else ACCEPTED
     }
-    ModelTaken(ticket, row, kill || killed, reason)
+    ModelTaken(row, kill || killed, reason)
   }
 
   /** The verdict of a request taken two cycles before this one (`kill`: the input now): KILLED if a kill was seen at
