@@ -106,7 +106,7 @@ with rig:
     while tf.status()["client"] != "off" and time.monotonic() < deadline:
         time.sleep(1)
     rig.pump()
-    md_row = md_row(tf, "MSFT")   # (no market data after the session's end)
+    row = md_row(tf, "MSFT")   # (no market data after the session's end)
 
     # the exchange's log: each long W answered by one Reject naming it, nothing else
     msgs = rig.exchange_msgs()
@@ -122,7 +122,7 @@ with rig:
                     f"{hw + st['md_msgs'] + len(rej)}, the exchange sent {len(long_w) + len(short_w)}")
         if len(rej) > 3:
             problem(f"firmware took {len(rej)} of the long W; the 3 sent one per segment must be the hardware's")
-        why = md_problem(md_row, msgs, "MSFT", "hw")
+        why = md_problem(row, msgs, "MSFT", "hw")
         if why:
             problem(why)
     elif st["md_msgs"] != len(short_w) or len(short_w) < 2:
@@ -157,7 +157,7 @@ with rig:
     print(f"   | long W: {len(long_w)} of {min(sizes) if sizes else 0} to {max(sizes) if sizes else 0} bytes, MsgSeqNums "
           f"{','.join(seqs)}; the SoC's Rejects refer to {','.join(refs)}"
           + (f"; the hardware took {hw} W (segments digested {dg['digested']}, passed {dg['passed']}; undecided heads "
-             f"{dg['held']}: {dg['held_taken']} taken by the hardware), firmware parsed {st['md_msgs']}; md {md_row}" if DIGEST else ""))
+             f"{dg['held']}: {dg['held_taken']} taken by the hardware), firmware parsed {st['md_msgs']}; md {row}" if DIGEST else ""))
     if problems:
         print(f"FAIL {rig.name}: {len(problems)} check(s) failed: {problems[0]}")
         sys.exit(1)
