@@ -67,9 +67,10 @@ object RiskGate {
   val VerdictLatency = 3                        // request taken in cycle c -> verdict valid in c+3; the next taken then
   val PrepareLatency = 1 + mulCycles + 1        // prepare taken in c -> prepared valid in c+34 (no request in c+33)
   val FeedbackLatency = 1 + mulCycles + 2       // 35 (CHECK, then APPLY)
-  val ConfigLatency = 3                         // taken in c -> CHECK in c+1, APPLY in c+2, answer in c+3; RATE: below
+  val ConfigLatency = 4                         // taken in c -> the symbol's entries read in c+1, CHECK in c+2, APPLY
+                                                // in c+3, answer in c+4; RATE: below
   val RateLatency = 1 + divCycles + 2           // 83
-  val BoundsLatency = 1 + mulCycles + divCycles + 1  // a symbol's job picked in c -> bounds valid in c+114
+  val BoundsLatency = 2 + mulCycles + divCycles + 1  // a symbol's job picked in c -> its reference read in c+1 -> bounds valid in c+115
 }
 
 /** A ticket's order: what a template or a send-ring frame will send. `symbol` is 8 bits so that an unknown one
@@ -195,11 +196,13 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   val bps = Reg(UInt(bpsWidth bits)) init 0
   val openNotional = Reg(UInt(notionalWidth bits)) init 0
   val creditRoom = Reg(SInt(creditRoomWidth bits)) init 0           // maxCredit - openNotional
-  val period = Reg(UInt(cfg.periodW bits)) init 0                   // cycles per token (0: not configured)
-  val tick = Reg(UInt(cfg.periodW bits)) init 0
+  val rated = RegInit(False)                                        // RATE configured
+  val periodM1 = Reg(UInt(cfg.periodW bits)) init 0                 // cycles per token, minus one
+  val left = Reg(UInt(cfg.periodW bits)) init 0                     // counted cycles before the next token, minus one
   val depth = Reg(UInt(cfg.burstW bits)) init 0
   val tokens = Reg(UInt(cfg.burstW bits)) init 0
   val poisonCap = Reg(UInt(poisonWidth bits)) init 0
+  val poisonCapM1 = Reg(UInt(poisonWidth bits)) init 0              // poisonCap - 1, where poisonCap is not 0
   val poisonCount = Reg(UInt(poisonWidth bits)) init 0
   val window = Reg(UInt(cfg.minuteW bits)) init 0
   val killed = RegInit(False)
@@ -238,21 +241,51 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
     val room = RegNext(Mux(t.sell, sShort, sLong))
     val open = RegNext(Mux(t.sell, sOpenSell, sOpenBuy))
   }
+  // what the throttle and the poisoned-frame cap will say in c+2, known in c+1 (the sequencer writes neither
+  // meanwhile, and no other request is booked): the tokens and the count after this cycle's update, below
+  val refill = False                                                 // a token added at the end of this cycle
+  val due = rated && left === 0                                      // this is the period's last counted cycle
+  val below = tokens < depth                                         // the bucket is not full
+  val poisonNext = UInt(poisonWidth bits)                            // the count in the next cycle
+  val poisonUp, windowEnd = Bool()                                   // it is poisonCount + 1; it restarts
+  // (in c+1 nothing is accepted, so the refill is due && below whatever the verdict logic says; an assertion after
+  // the throttle checks the lookahead in c+2)
+  val emptyNext = tokens === 0 && !(due && below)
+  // poisonNext >= poisonCap, with both compares made beside the increment, not after it
+  val poisonFullNext = Mux(windowEnd, poisonCap === 0 || (io.poisoned && poisonCap === 1),
+    Mux(poisonUp, poisonCap === 0 || poisonCount >= poisonCapM1, poisonCount >= poisonCap))
   val r2 = new Area {                                                // stage 2's registers
     val ticket = RegNext(r1.ticket); val fw = RegNext(r1.fw)
     val symbol = RegNext(r1.row.symbol); val sell = RegNext(r1.row.sell)
     val qty = RegNext(r1.row.qty); val notional = RegNext(r1.row.notional)
     val kill = RegNext(r1.kill)
     val q = r1.row.qty.intoSInt.resize(roomWidth)
-    val fail = RegNext(Vec(                                          // reasons NO_TICKET .. CREDIT
+    /** a < b (unsigned) for the 80-bit compares: each half compared in c+1 and registered, combined in c+2 (one
+      * carry chain of 41 CCU2C and the OR of the flags after it did not fit one cycle) */
+    def splitLess(a: UInt, b: UInt): Bool = {
+      val w = widthOf(a); val h = w / 2
+      val hiLess = RegNext(a(w - 1 downto h) < b(w - 1 downto h)); val hiEq = RegNext(a(w - 1 downto h) === b(w - 1 downto h))
+      val loLess = RegNext(a(h - 1 downto 0) < b(h - 1 downto 0))
+      hiLess || (hiEq && loLess)
+    }
+    def offset(x: SInt): UInt = (~x.msb ## x(widthOf(x) - 2 downto 0)).asUInt   // signed order as unsigned order
+    val notionalOver = splitLess(maxNotional, r1.row.notional)                  // MAX_NOTIONAL
+    val creditShort = splitLess(offset(creditRoom), offset(r1.row.notional.intoSInt.resize(creditRoomWidth)))  // CREDIT
+    val narrowNext = Vec(
       !r1.ok,                                                        // NO_TICKET
       r1.restricted,                                                 // RESTRICTED
       r1.row.qty > maxQty,                                           // MAX_QTY
-      r1.row.notional > maxNotional,                                 // MAX_NOTIONAL
       !r1.bounded || r1.row.price < r1.lo || r1.row.price > r1.hi,   // COLLAR
       !r1.row.sell && r1.room < q,                                   // LONG_LIMIT
       r1.row.sell && r1.room < q,                                    // SHORT_LIMIT
-      creditRoom < r1.row.notional.intoSInt.resize(creditRoomWidth)))  // CREDIT
+      emptyNext,                                                     // THROTTLE: no token in c+2
+      poisonFullNext)                                                // POISON: the cap reached in c+2
+    val narrow = RegNext(narrowNext)
+    val fail = Vec(narrow(0), narrow(1), narrow(2), notionalOver, narrow(3), narrow(4), narrow(5), creditShort,
+      narrow(6), narrow(7))                                          // reasons NO_TICKET .. POISON, in order
+    // their OR, from flip-flops and without the reasons' priority encoder: the tables' write enables in c+2 depend on
+    // it (the encoder was the critical path at 72.94 MHz)
+    val failAny = fail.orR
     // the booking's values (nothing else writes these between c and c+2)
     val newOpen = RegNext(r1.open + r1.row.qty)
     val newRoom = RegNext(r1.room - q)
@@ -260,11 +293,11 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
     val newCreditRoom = RegNext(creditRoom - r1.row.notional.intoSInt.resize(creditRoomWidth))
   }
   val killNow = r2.kill || io.kill || killed
-  val fail = Vec(Seq(killNow) ++ r2.fail ++ Seq(tokens === 0, poisonCount >= poisonCap))
+  val fail = Vec(Seq(killNow) ++ r2.fail)
   val reason = UInt(4 bits)
   reason := ACCEPTED
   for (i <- fail.indices.reverse) when(fail(i)) { reason := U(i + 1, 4 bits) }
-  val accept = busy2 && reason === ACCEPTED
+  val accept = busy2 && !killNow && !r2.failAny
   io.verdict.valid := RegNext(busy2) init False
   io.verdict.ticket := RegNext(r2.ticket)
   io.verdict.fw := RegNext(r2.fw)
@@ -282,33 +315,45 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
     creditRoom := r2.newCreditRoom
   }
   assert(!(accept && killNow), "RiskGate: an order accepted while killed", FAILURE)
-  assert(!(accept && (r2.qty > maxQty || r2.notional > maxNotional || tokens === 0)),
-    "RiskGate: an order over the quantity or notional limit, or without a token, accepted", FAILURE)
+  assert(!(accept && (r2.qty > maxQty || r2.notional > maxNotional || tokens === 0 || poisonCount >= poisonCap)),
+    "RiskGate: an order over the quantity or notional limit, without a token or over the poisoned-frame cap, accepted",
+    FAILURE)
+  assert(!busy2 || (reason === ACCEPTED) === accept, "RiskGate: the reason and the registered verdict disagree", FAILURE)
 
   // ---------------- throttle: the counter runs in every cycle in which the bucket is not full or a token is taken;
-  // every `period`-th such cycle adds a token at its end (so a steady demand gets exactly one order every `period`)
-  val refill = False
-  when(tokens < depth || accept) {
-    when(period =/= 0 && tick === period - 1) { tick := 0; refill := True } otherwise { tick := tick + 1 }
-  } otherwise { tick := 0 }
-  tokens := tokens + refill.asUInt.resized - accept.asUInt.resized
+  // every period-th such cycle adds a token at its end (so a steady demand gets exactly one order every period)
+  // (counted down, so that no subtraction lies between the counter and `refill`, which the verdict waits for)
+  when(below || accept) {
+    when(due) { left := periodM1; refill := True } otherwise { left := left - 1 }
+  } otherwise { left := periodM1 }
+  // tokens + refill - accept, the verdict selecting among values computed beside it
+  tokens := Mux(accept, Mux(due, tokens, tokens - 1), Mux(due && below, tokens + 1, tokens))
+  // the throttle's and the cap's flags were computed in c+1 for c+2: they must be what this cycle's state says
+  assert(!busy2 || (r2.fail(THROTTLE - 2) === (tokens === 0) && r2.fail(POISON - 2) === (poisonCount >= poisonCap)),
+    "RiskGate: the throttle's or the poisoned-frame cap's lookahead is wrong", FAILURE)
   assert(tokens <= depth, "RiskGate: more tokens than the bucket holds", FAILURE)
 
   // ---------------- poisoned frames per minute (fixed windows of one minute from reset)
+  poisonNext := poisonCount
+  poisonUp := False
+  windowEnd := False
   when(window === U(cfg.minuteCycles - 1, cfg.minuteW bits)) {
     window := 0
-    poisonCount := io.poisoned.asUInt.resized
+    poisonNext := io.poisoned.asUInt.resized
+    windowEnd := True
   } otherwise {
     window := window + 1
-    when(io.poisoned && poisonCount =/= poisonCount.maxValue) { poisonCount := poisonCount + 1 }
+    when(io.poisoned && poisonCount =/= poisonCount.maxValue) { poisonNext := poisonCount + 1; poisonUp := True }
   }
+  poisonCount := poisonNext
+  assert(poisonFullNext === (poisonNext >= poisonCap), "RiskGate: the poisoned-frame cap's lookahead is wrong", FAILURE)
 
   // ---------------- kill switch
   when(io.kill) { killed := True } elsewhen (io.killReset) { killed := False }
 
   // ---------------- the slow path: one sequencer
   object J extends SpinalEnum { val PREP, FEED, CONF, BOUNDS = newElement() }
-  object S extends SpinalEnum { val IDLE, MUL, DIV, CHECK, APPLY = newElement() }
+  object S extends SpinalEnum { val IDLE, LOAD, MUL, DIV, CHECK, APPLY = newElement() }
   val state = RegInit(S.IDLE)
   val job = Reg(J())
   val jTicket = Reg(UInt(cfg.ticketW bits))
@@ -348,9 +393,14 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   ticketData.symbol := jSym; ticketData.sell := jSell; ticketData.qty := jQty; ticketData.price := jPrice; ticketData.notional := acc
   tickets.write(jTicket, ticketData, enable = ticketWrite)
 
-  // the sequencer's symbol: each table read once at it (written through the tables' ports, below)
-  val jPos = pos.readAsync(jSym); val jOpenBuy = openBuy.readAsync(jSym); val jOpenSell = openSell.readAsync(jSym)
-  val jLong = longRoom.readAsync(jSym); val jShort = shortRoom.readAsync(jSym)
+  // the sequencer's symbol: each table read once at it (written through the tables' ports, below) and registered, so
+  // that CHECK's arithmetic starts from flip-flops. The registers hold the entries of the job's symbol as they are in
+  // this cycle when, in the previous one, the job had its symbol (not IDLE) and no table was written (no booking;
+  // the sequencer writes only in APPLY, which ends the job; the sweep ends before the first job): `readOk`.
+  val jPos = RegNext(pos.readAsync(jSym)); val jOpenBuy = RegNext(openBuy.readAsync(jSym))
+  val jOpenSell = RegNext(openSell.readAsync(jSym))
+  val jLong = RegNext(longRoom.readAsync(jSym)); val jShort = RegNext(shortRoom.readAsync(jSym))
+  val readOk = RegNext(state =/= S.IDLE && !accept) init False
   // CHECK's results, for the jobs whose effect depends on the usage (a fill or cancel; MAX_LONG, MAX_SHORT and
   // MAX_CREDIT): computed from this cycle's state and registered, written by APPLY in the next cycle (nothing else
   // writes the usage in either cycle: both wait for cycles without a request in flight)
@@ -359,7 +409,7 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   val cLong = Reg(SInt(roomWidth bits)); val cShort = Reg(SInt(roomWidth bits))
   val cOpenNotional = Reg(UInt(notionalWidth bits))
   val cCreditRoom = Reg(SInt(creditRoomWidth bits))
-  val wSym = False                                            // APPLY writes the symbol's tables with the c* values
+  val cWSym = Reg(Bool()) init False                          // APPLY is to write the symbol's tables with the c* values
   // a configuration write's validity (its value and symbol are registers, stable from the job's start)
   val confOk = Bool()
   locally {
@@ -380,14 +430,21 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   }
 
   val pendingPick = pending & (~pending.asUInt + 1).asBits   // the lowest pending symbol
+  // a reference update, taken a cycle after it arrives with its validity checked (a 48-bit test, kept off the path to
+  // the tables' write ports)
+  val ru = new Area {
+    val valid = RegNext(io.refUpdate.valid) init False
+    val symbol = RegNext(io.refUpdate.symbol); val price = RegNext(io.refUpdate.price)
+    val ok = RegNext(io.refUpdate.symbol < n && io.refUpdate.price =/= 0 && !io.refUpdate.price.msb)
+  }
   // the tables' write ports: CHECK and APPLY wait for cycles without a request taken or in flight (the order path's
   // reads and booking), and a REFERENCE write for one without a reference update too (one write port to `ref`)
   val refConf = job === J.CONF && jItem === C_REFERENCE
-  val canApply = !rq.valid && !busy1 && !busy2 && !(refConf && io.refUpdate.valid)
+  val canApply = !rq.valid && !busy1 && !busy2 && !(refConf && ru.valid)
 
   switch(state) {
     is(S.IDLE) {
-      mulB := 0; acc := 0; count := 0; quo := 0
+      mulB := 0; acc := 0; count := 0; quo := 0; cWSym := False
       when(sweeping) {
       } elsewhen (io.config.valid) {
         io.config.ready := True
@@ -414,12 +471,15 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
         job := J.BOUNDS
         jSym8 := OHToUInt(pendingPick).resized
         pending := pending & ~pendingPick
-        val r = ref.readAsync(OHToUInt(pendingPick))
-        jPrice := r
-        mulA := r.resized; mulB := bps.resized
-        divisor := 10000; rem := 0
-        state := S.MUL
+        state := S.LOAD
       }
+    }
+    is(S.LOAD) {        // BOUNDS: the symbol's reference (read here, a cycle after the pick: not behind its priority logic)
+      val r = ref.readAsync(jSym)
+      jPrice := r
+      mulA := r.resized; mulB := bps.resized
+      divisor := 10000; rem := 0
+      state := S.MUL
     }
     is(S.MUL) {
       when(mulB(0)) { acc := acc + mulA }
@@ -441,11 +501,13 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
       when(count === divCycles - 1) { state := (job === J.BOUNDS) ? S.APPLY | S.CHECK }
     }
     is(S.CHECK) {       // FEED and CONF: what depends on the usage, from this cycle's state, for APPLY in the next
-      when(canApply) {
+      when(canApply && readOk) {
         state := S.APPLY
         val q = jQty.intoSInt.resize(roomWidth)
         val open = jSell ? jOpenSell | jOpenBuy
-        cOk := (job === J.FEED) ? (symOk && jQty =/= 0 && open >= jQty && openNotional >= acc) | confOk
+        val ok = (job === J.FEED) ? (symOk && jQty =/= 0 && open >= jQty && openNotional >= acc) | confOk
+        cOk := ok
+        cWSym := ok && (job === J.FEED || jItem === C_MAX_LONG || jItem === C_MAX_SHORT)
         cOpenNotional := openNotional - acc
         cCreditRoom := (job === J.FEED) ? (creditRoom + acc.intoSInt.resize(creditRoomWidth)) |
           (jValue.intoSInt.resize(creditRoomWidth) - openNotional.intoSInt.resize(creditRoomWidth))
@@ -488,7 +550,7 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
           }
           is(J.FEED) {
             fedW.valid := True; fedW.payload := cOk
-            when(cOk) { openNotional := cOpenNotional; creditRoom := cCreditRoom; wSym := True }
+            when(cOk) { openNotional := cOpenNotional; creditRoom := cCreditRoom }
           }
           is(J.CONF) {
             val v = jValue
@@ -497,11 +559,11 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
               is(C_MAX_QTY) { when(ok) { maxQty := v.resized } }
               is(C_MAX_NOTIONAL) { when(ok) { maxNotional := v } }
               is(C_COLLAR_BPS) { when(ok) { bps := v.resized; pending := pending | hasRef } }
-              is(C_MAX_LONG, C_MAX_SHORT) { when(ok) { wSym := True } }
+              is(C_MAX_LONG, C_MAX_SHORT) { }                                  // the tables, below
               is(C_MAX_CREDIT) { when(ok) { creditRoom := cCreditRoom } }
-              is(C_RATE) { when(ok) { period := quo.resized; tick := 0; tokens := tokens } }
-              is(C_BURST) { when(ok) { depth := v.resized; tick := 0; tokens := (tokens > v) ? v.resize(cfg.burstW) | tokens } }
-              is(C_POISON_CAP) { when(ok) { poisonCap := v.resized } }
+              is(C_RATE) { when(ok) { rated := True; periodM1 := quo.resize(cfg.periodW) - 1; left := quo.resize(cfg.periodW) - 1; tokens := tokens } }
+              is(C_BURST) { when(ok) { depth := v.resized; left := periodM1; tokens := (tokens > v) ? v.resize(cfg.burstW) | tokens } }
+              is(C_POISON_CAP) { when(ok) { poisonCap := v.resized; poisonCapM1 := (v - 1).resized } }
               is(C_RESTRICT) { when(ok) { restricted(jSym) := v(0) } }
               is(C_REFERENCE) { when(ok) { refW(jSym, v.resized); hasRef(jSym) := True; pending(jSym) := True } }
             }
@@ -521,7 +583,11 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
     }
   }
 
-  when(wSym) {       // never while a request is in flight (APPLY waits): no conflict with the order path
+  // a fill's or cancel's, MAX_LONG's or MAX_SHORT's table writes: their condition registered in CHECK, so that the
+  // tables' write enables in APPLY wait only for canApply (never while a request is in flight: no conflict with the
+  // order path)
+  val wSym = state === S.APPLY && canApply && cWSym
+  when(wSym) {
     posW(jSym, cPos); openBuyW(jSym, cOpenBuy); openSellW(jSym, cOpenSell); longRoomW(jSym, cLong); shortRoomW(jSym, cShort)
   }
   assert(!(wSym && (rq.valid || busy1 || busy2)), "RiskGate: a sequencer write while a request is in flight", FAILURE)
@@ -533,10 +599,10 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   }
   assert(!(sweeping && (accept || wSym || state =/= S.IDLE)), "RiskGate: a table written during the sweep after reset", FAILURE)
 
-  // reference updates: after the sequencer, so that one arriving as its symbol's job starts marks it pending again
-  val ru = io.refUpdate
+  // reference updates (registered at the input, `ru` above): after the sequencer, so that one arriving as its
+  // symbol's job starts marks it pending again
   when(ru.valid) {
-    when(ru.symbol < n && ru.price =/= 0 && !ru.price.msb) {
+    when(ru.ok) {
       refW(ru.symbol.resize(cfg.symW), ru.price)
       assert(!(state === S.APPLY && canApply && refConf), "RiskGate: two writes to the reference table in one cycle", FAILURE)
       hasRef(ru.symbol.resize(cfg.symW)) := True

@@ -280,7 +280,7 @@ class RiskGateSpec extends AnyFunSuite {
     assert(b.config(C_RATE, rateHz)); assert(b.config(C_BURST, burst)); assert(b.config(C_POISON_CAP, 3))
   }
 
-  test("latencies: verdict 3 cycles, prepare 34, feedback 35, configuration 3, rate 83, a reference's bounds 117") {
+  test("latencies: verdict 3 cycles, prepare 34, feedback 35, configuration 4, rate 83, a reference's bounds 119") {
     compiled.doSim("latencies", TfSim.seed(1)) { dut =>
       val b = new Bench(dut, "latencies")
       b.steps(5)
@@ -296,10 +296,10 @@ class RiskGateSpec extends AnyFunSuite {
       b.feedQ.enqueue(Feed(true, 2, false, 1, 12345, None)); b.settle()          // nothing open: refused
       println(s"[risk] latencies (cycles from the cycle the gate takes the item to its answer): config ${b.confLat.map(_._2)}, " +
         s"prepare ${b.prepLat}, feedback ${b.feedLat}, bounds ${b.boundsAt.map(_._1 - before)} after the REFERENCE write")
-      assert(b.confLat.toSeq == Seq(C_MAX_QTY -> 3L, C_RATE -> 83L, C_COLLAR_BPS -> 3L, C_REFERENCE -> 3L))
+      assert(b.confLat.toSeq == Seq(C_MAX_QTY -> 4L, C_RATE -> 83L, C_COLLAR_BPS -> 4L, C_REFERENCE -> 4L))
       assert(b.prepLat.toSeq == Seq(34L) && b.feedLat.toSeq == Seq(35L))
-      assert(b.boundsAt.map(_._1 - before).toSeq == Seq(117L))                   // written 3 + 114 cycles after the write is taken
-      assert(Seq(ConfigLatency, RateLatency, PrepareLatency, FeedbackLatency, ConfigLatency + BoundsLatency) == Seq(3, 83, 34, 35, 117))
+      assert(b.boundsAt.map(_._1 - before).toSeq == Seq(119L))                   // written 4 + 115 cycles after the write is taken
+      assert(Seq(ConfigLatency, RateLatency, PrepareLatency, FeedbackLatency, ConfigLatency + BoundsLatency) == Seq(4, 83, 34, 35, 119))
       // a slow-path write waits while a request is in flight: a request taken in the write's cycle delays it by the
       // three cycles of its stages, and the next one (taken as soon as the gate is ready) by three more
       b.prepQ.enqueue(Prep(1, 2, false, 10, 12345))
@@ -311,9 +311,9 @@ class RiskGateSpec extends AnyFunSuite {
       // a REFERENCE write waits for a cycle without a reference update too (the reference table has one write port)
       b.confQ.enqueue(Conf(C_REFERENCE, 3, 20000))
       b.step()                                                                   // taken here
-      for (_ <- 0 until 4) { b.refUpd = Some((4, 15000)); b.step() }             // the write's cycle and 3 more
+      for (_ <- 0 until 4) { b.refUpd = Some((4, 15000)); b.step() }             // written a cycle later, over APPLY's cycle
       b.settle()
-      assert(b.confLat.last == (C_REFERENCE -> (3L + 4)), s"REFERENCE under reference updates: ${b.confLat.last}")
+      assert(b.confLat.last == (C_REFERENCE -> (4L + 4)), s"REFERENCE under reference updates: ${b.confLat.last}")
       assert(b.boundsAt.map(x => (x._2, x._3)).toSet.subsetOf(Set((2, BigInt(12345)), (3, BigInt(20000)), (4, BigInt(15000)))) &&
         b.boundsAt.map(_._2).toSet == Set(2, 3, 4), s"bounds ${b.boundsAt}")
     }
