@@ -546,7 +546,9 @@ class RiskGateSpec extends AnyFunSuite {
       if (b.confQ.isEmpty && b.confOut.isEmpty && rnd.nextInt(configOdds) == 0) {
         val s = rnd.nextInt(Cfg.symbols)
         val pick = rnd.nextInt(14)
-        val c = (if (generous && (pick == 2 || pick == 4 || pick == 5)) 13 else pick) match {   // generous: far limits stay
+        // generous: far limits stay (credit, long, short and the poisoned-frame cap of 1000: a cap of 1 to 4 written
+        // here refused every order to the minute's end after a poisoned frame or two, 2,202 of 7,439 in one run)
+        val c = (if (generous && (pick == 2 || pick == 4 || pick == 5 || pick == 8)) 13 else pick) match {
           case 0 => Conf(C_MAX_QTY, 0, 100 + rnd.nextInt(500))
           case 1 => Conf(C_MAX_NOTIONAL, 0, BigInt(10000) * (100 + rnd.nextInt(500)))
           case 2 => Conf(C_MAX_CREDIT, 0, BigInt(10000) * (2000 + rnd.nextInt(8000)))
