@@ -328,9 +328,9 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   } otherwise { left := periodM1 }
   // tokens + refill - accept, the verdict selecting among values computed beside it
   tokens := Mux(accept, Mux(due, tokens, tokens - 1), Mux(due && below, tokens + 1, tokens))
-  // the throttle's and the cap's flags were computed in c+1 for c+2: they must be what this cycle's state says
-  assert(!busy2 || (r2.fail(THROTTLE - 2) === (tokens === 0) && r2.fail(POISON - 2) === (poisonCount >= poisonCap)),
-    "RiskGate: the throttle's or the poisoned-frame cap's lookahead is wrong", FAILURE)
+  // the throttle's flag was computed in c+1 for c+2 (assuming no acceptance in c+1): it must be what this cycle's
+  // state says (the cap's lookahead holds in every cycle: its assertion is below)
+  assert(!busy2 || r2.fail(THROTTLE - 2) === (tokens === 0), "RiskGate: the throttle's lookahead is wrong", FAILURE)
   assert(tokens <= depth, "RiskGate: more tokens than the bucket holds", FAILURE)
 
   // ---------------- poisoned frames per minute (fixed windows of one minute from reset)
@@ -561,7 +561,10 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
               is(C_COLLAR_BPS) { when(ok) { bps := v.resized; pending := pending | hasRef } }
               is(C_MAX_LONG, C_MAX_SHORT) { }                                  // the tables, below
               is(C_MAX_CREDIT) { when(ok) { creditRoom := cCreditRoom } }
-              is(C_RATE) { when(ok) { rated := True; periodM1 := quo.resize(cfg.periodW) - 1; left := quo.resize(cfg.periodW) - 1; tokens := tokens } }
+              is(C_RATE) {
+                val p1 = quo.resize(cfg.periodW) - 1                       // the new period, minus one
+                when(ok) { rated := True; periodM1 := p1; left := p1; tokens := tokens }
+              }
               is(C_BURST) { when(ok) { depth := v.resized; left := periodM1; tokens := (tokens > v) ? v.resize(cfg.burstW) | tokens } }
               is(C_POISON_CAP) { when(ok) { poisonCap := v.resized; poisonCapM1 := (v - 1).resized } }
               is(C_RESTRICT) { when(ok) { restricted(jSym) := v(0) } }
