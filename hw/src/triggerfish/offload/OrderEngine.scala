@@ -62,7 +62,7 @@ import triggerfish.soc.{RegField, RegMap}
 case class OrderEngineConfig(
   rxQueueDepth: Int = 16,   // fires waiting in eth_rx while the engine is busy (power of two)
   logWords: Int = 512,      // fire log capacity in 32-bit words (8 per record): 512 = 64 records, one block RAM
-  obufDepth: Int = 8        // bytes between the template RAM pipeline and the output register
+  obufDepth: Int = 8, riskGate: Option[triggerfish.risk.RiskGateConfig] = None   // obuf: bytes between the template RAM pipeline and the output register; riskGate: OrderEngineRisk.scala
 ) {
   require(isPow2(rxQueueDepth) && rxQueueDepth >= 2 && rxQueueDepth <= 256)
   require(isPow2(logWords) && logWords >= 32)
@@ -185,7 +185,7 @@ object OrderEngine {
   val PayloadOff = 54
   val MinLen = 55
   /** Fire log record status. */
-  object St { val SENT = 1; val SUPPRESSED_WIDTH = 3; val SUPPRESSED_TEMPLATE = 4; val width = 4 }   // (2: unused since the lock went)
+  object St { val SENT = 1; val SUPPRESSED_WIDTH = 3; val SUPPRESSED_TEMPLATE = 4; val REFUSED = 5; val width = 4 }   // (2: unused since the lock went; 5: the risk gate's)
   /** SEND register modes. */
   object SendMode { val NUMBER = 0; val KEEP = 1; val RAW = 2 }
   /** Fire log record word 7 (the header): field positions. A fire record has template 0..15 (bit 26 = 0) and its
@@ -1145,6 +1145,10 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     sendMem.write(qWr(qAw - 1 downto 0), push.payload, push.valid)
     when(push.valid) { qWr := qWr + 1 }
   }
+
+  // The pre-trade risk gate on the fire path, when configured (OrderEngineRisk.scala). It is added here, after every
+  // other piece of logic, so that the engine without it (the boards') elaborates exactly as before.
+  val risk = config.riskGate.map(rc => new OrderEngineRisk(this, rc))
 
   regs.window("META", MetaWindow, Slots * 16, "WO",
     "template metadata, 16 bytes per template (META0..META3, see ORDER_TX_META* constants); 32-bit writes only")

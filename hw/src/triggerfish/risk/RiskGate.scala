@@ -138,6 +138,8 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   val io = new Bundle {
     val request = slave(Stream(RiskRequest(cfg)))  // ready: no request in flight (one every VerdictLatency cycles)
     val verdict = master(Flow(RiskVerdict(cfg)))
+    val acceptNow = out Bool()                     // the cycle before an accepted verdict: high (from flip-flops and
+                                                   // `kill`), so that the engine can start the order with the verdict
     val prepare = slave(Stream(RiskPrepare(cfg)))
     val prepared = master(Flow(RiskPrepared(cfg)))
     val feedback = slave(Stream(RiskFeedback()))
@@ -298,6 +300,7 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   reason := ACCEPTED
   for (i <- fail.indices.reverse) when(fail(i)) { reason := U(i + 1, 4 bits) }
   val accept = busy2 && !killNow && !r2.failAny
+  io.acceptNow := accept
   io.verdict.valid := RegNext(busy2) init False
   io.verdict.ticket := RegNext(r2.ticket)
   io.verdict.fw := RegNext(r2.fw)

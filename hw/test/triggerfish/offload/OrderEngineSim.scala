@@ -39,7 +39,7 @@ object OrderSim {
   private val compiled = scala.collection.mutable.Map[OrderEngineConfig, SimCompiled[OrderEngineTestTop]]()
   def compile(cfg: OrderEngineConfig): SimCompiled[OrderEngineTestTop] = synchronized {
     compiled.getOrElseUpdate(cfg, TfSim.config.compile(new OrderEngineTestTop(cfg).setDefinitionName(
-      s"OrderEngineTestTop_q${cfg.rxQueueDepth}_log${cfg.logWords}")))
+      s"OrderEngineTestTop_q${cfg.rxQueueDepth}_log${cfg.logWords}" + (if (cfg.riskGate.isDefined) "_risk" else ""))))
   }
 
   /** Clock periods in simulation time units (10 ps). */

@@ -471,6 +471,9 @@ class OrderEngineSpec extends AnyFunSuite {
     new Bench(dut, clocks, rnd)
   }
 
+  /** Called by the random test once the engine runs (OrderEngineRiskSpec configures the risk gate here). */
+  def afterInit(b: Bench): Unit = ()
+
   /** The random test. */
   def runRandom(name: String, clocks: Clocks, nFires: Int, s: Int, cpuTraffic: Boolean): Unit = {
     compile(cfg).doSim(name, seed = s) { dut =>
@@ -482,6 +485,7 @@ class OrderEngineSpec extends AnyFunSuite {
       // MsgSeqNum 99_950: a carry into the sixth digit within the run; seq near the wrap; time near midnight.
       init(seq = 0xFFFFF000L + rnd.nextInt(0x800), msg = 99950 + rnd.nextInt(20), ipId = 0xFFF0, win = 8192,
         timeMs = DayMs - 1500 - rnd.nextInt(500), div = 99)
+      afterInit(b)
 
       var firesDone = false
       fork {   // the fire generator (eth_rx)

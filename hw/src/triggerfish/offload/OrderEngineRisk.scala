@@ -1,0 +1,203 @@
+// The pre-trade risk gate (triggerfish.risk.RiskGate) on the order engine's fire path (issue 17), built when
+// OrderEngineConfig.riskGate is set. Every hardware fire the engine would start goes through the gate first:
+//
+//   eth_tx  fire in the synchroniser's first flop, the engine free, the template sendable (the start register's
+//           input: the cycle it would decide to start) -> gate request, ticket = template (cycle t)
+//           -> accepted (RiskGate.acceptNow, t+2) -> the start register (t+3): byte 0 on the output in t+3, two
+//              cycles later than without the gate
+//           -> refused (the verdict, t+3) -> no frame: a fire log record with status REFUSED and the reason in word
+//              4's low 16 bits (where a sent order has its IPv4 id), no number consumed, the template stays armed
+//   sys     RISK_* registers: a job (PREPARE a ticket, FEEDBACK a fill or cancel, CONFIG a limit) crosses to eth_tx
+//           through spinal.lib's StreamCCByToggle and its answer comes back through another; KILL (a level,
+//           two flops into eth_tx) refuses every order from the second eth_tx cycle after it is seen and disarms
+//           every template; KILL_RESET clears the gate's latch.
+//
+// The decision point is the request: the engine does not start the fire before the verdict, and once a request is
+// taken nothing else can take the output (a send frame needs the fire synchroniser empty, other fires queue behind
+// it), so an accepted order is always sent and a refused one never is: the gate's books (open quantity, notional,
+// tokens) match the frames on the wire. While the request is in flight the arrival logic's other outcomes (ignore
+// on a disable, suppress) are held off and the engine does not report IDLE.
+//
+// Not done yet (issue 17): firmware's orders through the send ring are not gated (only fires are), reference prices
+// come only from REFERENCE writes (not from the trigger table's trades), no poisoned frames exist yet (issue 16).
+// This file is separate, and OrderEngine instantiates it after all of its own logic, so that an engine without the
+// gate (every board's, while the gate does not meet 125 MHz: hw/src/triggerfish/risk/README.md) elaborates exactly
+// as before, line numbers and signal names included, and the boards' netlists and build caches stay as they are.
+package triggerfish.offload
+
+import spinal.core._
+import spinal.lib._
+import scala.language.reflectiveCalls
+import triggerfish.risk._
+import triggerfish.soc.RegField
+
+/** What crosses from sys to eth_tx for one RISK_GO write. */
+case class RiskJob(cfg: RiskGateConfig) extends Bundle {
+  val op = UInt(2 bits)            // OrderEngineRisk.Op
+  val ticket = UInt(cfg.ticketW bits)
+  val symbol = UInt(8 bits)
+  val item = UInt(4 bits)
+  val sell = Bool()                // PREPARE, FEEDBACK
+  val cancel = Bool()              // FEEDBACK: 0 a fill, 1 a cancel / reject / expiry
+  val qty = UInt(RiskGate.qtyWidth bits)
+  val value = UInt(RiskGate.notionalWidth bits)   // CONFIG's value; PREPARE's and FEEDBACK's price (low 48 bits)
+}
+/** A job's answer: ok, and for PREPARE the static checks' reason now. */
+case class RiskAnswer() extends Bundle {
+  val ok = Bool()
+  val reason = UInt(4 bits)
+}
+
+object OrderEngineRisk {
+  object Op { val PREPARE = 1; val FEEDBACK = 2; val CONFIG = 3 }
+  val Base = 0x100   // the RISK_* registers' offset in ORDER_TX
+  /** Cycles a gated fire's byte 0 comes later than without the gate (request in the start register's decision
+    * cycle, acceptNow two cycles later, the start register one more). */
+  val FireCost = 2
+}
+
+class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
+  import OrderEngine._
+  import OrderEngineRisk._
+  require(rc.tickets >= Templates, s"riskGate: ${rc.tickets} tickets, the engine has $Templates templates")
+  val regs = e.regs
+
+  // ---- sys: the job registers, the kill switch
+  val sys = new Area {
+    val aSymbol, aTicket = Reg(UInt(8 bits)) init 0
+    val aItem = Reg(UInt(4 bits)) init 0
+    val aSell, aCancel = RegInit(False)
+    val qty = Reg(UInt(32 bits)) init 0
+    val v0, v1 = Reg(UInt(32 bits)) init 0
+    val v2 = Reg(UInt(16 bits)) init 0
+    regs.rwFields("RISK_A", Base + 0x00, "the next job's fields (RISK_GO)",
+      (aSymbol, RegField("SYMBOL", 0, 8, "symbol index (PREPARE, FEEDBACK; CONFIG items MAX_LONG, MAX_SHORT, RESTRICT, REFERENCE)"), true),
+      (aTicket, RegField("TICKET", 8, 8, "PREPARE: the ticket, the template slot 0..15 whose order it describes"), true),
+      (aItem, RegField("ITEM", 16, 4, "CONFIG: the item (RiskGate C_*: 0 MAX_QTY .. 10 REFERENCE)"), true),
+      (aSell, RegField("SELL", 20, 1, "PREPARE, FEEDBACK: the order sells"), true),
+      (aCancel, RegField("CANCEL", 21, 1, "FEEDBACK: 1 a cancel, reject or expiry (releases LeavesQty), 0 a fill (LastQty)"), true))
+    regs.rw("RISK_QTY", Base + 0x04, qty, "PREPARE: the order's quantity; FEEDBACK: the quantity filled or released")
+    regs.rw("RISK_V0", Base + 0x08, v0, "value bits 31..0 (CONFIG's value; PREPARE's and FEEDBACK's limit price, the offload's fixed point)")
+    regs.rw("RISK_V1", Base + 0x0C, v1, "value bits 63..32")
+    regs.rw("RISK_V2", Base + 0x10, v2, "value bits 79..64 (CONFIG's MAX_NOTIONAL and MAX_CREDIT only)")
+
+    val busy = RegInit(False)
+    val ok = RegInit(False)
+    val reason = Reg(UInt(4 bits)) init 0
+    val refusedW = RegInit(False)
+    val kill = RegInit(False)
+    val jobs = new StreamCCByToggle(RiskJob(rc), e.sysCd, e.txCd)
+    val answers = new StreamCCByToggle(RiskAnswer(), e.txCd, e.sysCd)
+    answers.io.output.ready := True
+    val go = regs.writeFlow("RISK_GO", Base + 0x14, 2, "write the operation: 1 PREPARE, 2 FEEDBACK, 3 CONFIG (refused while RISK_STATUS.BUSY, or 0)")
+    jobs.io.input.valid := False
+    val job = jobs.io.input.payload
+    job.op := go.payload.asUInt
+    job.ticket := aTicket.resized
+    job.symbol := aSymbol
+    job.item := aItem
+    job.sell := aSell
+    job.cancel := aCancel
+    job.qty := qty
+    job.value := (v2 ## v1 ## v0).asUInt
+    when(go.valid) {
+      when(!busy && jobs.io.input.ready && go.payload.asUInt =/= 0) { jobs.io.input.valid := True; busy := True; refusedW := False }
+        .otherwise { refusedW := True }
+    }
+    when(answers.io.output.valid) { busy := False; ok := answers.io.output.ok; reason := answers.io.output.reason }
+
+    val killedSync = Bool()
+    regs.ro("RISK_STATUS", Base + 0x18, "the gate's status",
+      busy -> RegField("BUSY", 0, 1, "a job is in flight (the gate takes it when no order is being checked: 3 to 119 cycles)"),
+      ok -> RegField("OK", 1, 1, "the last job's answer: applied (0: refused, nothing changed)"),
+      reason -> RegField("REASON", 4, 4, "PREPARE's answer: the reason the static checks give now (0: none fails)"),
+      killedSync -> RegField("KILLED", 8, 1, "the gate's kill latch: every order is refused until KILL_RESET"),
+      refusedW -> RegField("REFUSED", 9, 1, "the last RISK_GO write was refused (BUSY, or operation 0): no job was started"))
+    regs.rwFields("RISK_CTRL", Base + 0x1C, "the kill switch",
+      (kill, RegField("KILL", 0, 1, "1: every new order is refused (KILLED) and every template disarmed; the gate latches it"), true))
+    val killReset = regs.writeFlow("RISK_KILL_RESET", Base + 0x20, 1, "write 1 (with KILL 0): the gate's latch is cleared")
+    val killResetToggle = RegInit(False)
+    when(killReset.valid && killReset.payload(0)) { killResetToggle := !killResetToggle }
+  }
+
+  // ---- eth_tx: the gate and the fire path
+  val tx = new ClockingArea(e.txCd) {
+    val t = e.tx
+    val gate = RiskGate(rc)
+
+    // Jobs: one at a time, to the gate's Stream for its operation; the answer back.
+    val job = sys.jobs.io.output
+    gate.io.prepare.valid := job.valid && job.op === Op.PREPARE
+    gate.io.prepare.ticket := job.ticket
+    gate.io.prepare.symbol := job.symbol
+    gate.io.prepare.sell := job.sell
+    gate.io.prepare.qty := job.qty
+    gate.io.prepare.price := job.value.resized
+    gate.io.feedback.valid := job.valid && job.op === Op.FEEDBACK
+    gate.io.feedback.cancel := job.cancel
+    gate.io.feedback.symbol := job.symbol
+    gate.io.feedback.sell := job.sell
+    gate.io.feedback.qty := job.qty
+    gate.io.feedback.price := job.value.resized
+    gate.io.config.valid := job.valid && job.op === Op.CONFIG
+    gate.io.config.item := job.item
+    gate.io.config.symbol := job.symbol
+    gate.io.config.value := job.value
+    job.ready := job.op.mux(Op.PREPARE -> gate.io.prepare.ready, Op.FEEDBACK -> gate.io.feedback.ready,
+      Op.CONFIG -> gate.io.config.ready, default -> True)
+    // (one answer per job, and the next job comes after its answer has crossed: the queue never holds more than one)
+    val answer = Flow(RiskAnswer())
+    sys.answers.io.input << answer.toStream.queue(2)
+    answer.valid := gate.io.prepared.valid || gate.io.fed.valid || gate.io.configDone.valid
+    answer.ok := (gate.io.prepared.valid && gate.io.prepared.ok) || (gate.io.fed.valid && gate.io.fed.payload) ||
+      (gate.io.configDone.valid && gate.io.configDone.payload)
+    answer.reason := gate.io.prepared.valid ? gate.io.prepared.reason | U(0, 4 bits)
+
+    gate.io.refUpdate.valid := False
+    gate.io.refUpdate.payload.assignDontCare()
+    gate.io.poisoned := False
+
+    // Kill: the level through two flops; the latch reset by a toggle (the write is a pulse in sys).
+    val kill = BufferCC(sys.kill, False)
+    gate.io.kill := kill
+    val killResetSync = BufferCC(sys.killResetToggle, False)
+    val killResetSeen = RegNext(killResetSync) init False
+    gate.io.killReset := killResetSync =/= killResetSeen
+    // Every template is disarmed while the switch is on (after the engine's own updates and commands: last wins).
+    when(kill) { t.armed.clearAll() }
+
+    // The fire path. The start register's input (OrderEngine: startR) is the moment the engine decides to start the
+    // fire; the gate is asked instead, and the start register follows the gate's decision.
+    val decideNow = (t.tS1 =/= t.seen.getAheadValue()) && t.canGo.getAheadValue() && t.sendH.getAheadValue()
+    val asked = RegInit(False)      // this fire's request is in the gate (until the fire is started or refused)
+    gate.io.request.valid := decideNow && !asked
+    gate.io.request.ticket := t.tmplH.resized
+    gate.io.request.fw := False
+    // (only fire requests exist, one at a time: the gate is ready whenever none is asked)
+    assert(!gate.io.request.valid || gate.io.request.ready, "OrderEngineRisk: a fire request while the gate is busy", FAILURE)
+    when(gate.io.request.fire) { asked := True }
+    t.startR.removeAssignments()
+    t.startR := asked && gate.io.acceptNow
+    val refuse = gate.io.verdict.valid && !gate.io.verdict.accepted
+    assert(!gate.io.verdict.valid || asked, "OrderEngineRisk: a verdict without a fire", FAILURE)
+    // While asked: the arrival logic takes no other decision (the fire waits for its verdict); then a refusal takes
+    // the record without a frame (the log had room when the request was made, and nothing pushed since).
+    when(asked) {
+      t.consumeOther := False; t.suppressNow := False
+      t.incIgnored := False; t.incNotArmed := False; t.incLogDrops := False
+      e.xIdle := False
+    }
+    when(refuse) {
+      assert(t.recFree && t.arrived && t.logRoom, "OrderEngineRisk: a refusal without the record free", FAILURE)
+      t.consumeOther := True
+      t.suppressNow := True
+      t.suppressStatus := St.REFUSED
+      t.recIpId := gate.io.verdict.reason.resized   // word 4: the reason instead of an IPv4 id (nothing was sent)
+      asked := False
+    }
+    when(t.startNow) { asked := False }
+    val refusedGray = grayEvents(RegNext(refuse) init False)
+  }
+  sys.killedSync := BufferCC(tx.gate.io.killed, False)
+  e.sys.counter("RISK_REFUSED", Base + 0x24, tx.refusedGray, "fires the risk gate refused (each has a REFUSED record)")
+}
