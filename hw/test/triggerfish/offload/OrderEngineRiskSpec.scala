@@ -10,6 +10,7 @@ import triggerfish.soc.TfSim
 import OrderSim._
 import OrderRef._
 import scala.util.Random
+import scala.language.reflectiveCalls
 
 class OrderEngineRiskSpec extends AnyFunSuite {
   // Pinned, measured: fire.valid sampled -> the order's byte 0 valid at the arbiter's output, same-edge 125 MHz
@@ -72,5 +73,129 @@ class OrderEngineRiskSpec extends AnyFunSuite {
       }
     }
     base.runRandom("gated, same-edge 125 MHz", Clocks(800, 800, 800, sameEdges = true), 1500, seed, cpuTraffic = true)
+  }
+
+  // Pinned: the kill register's rise (sys) -> the gate's kill input (eth_tx), same-edge clocks: two flops.
+  val ExpectedKillCycles = 2
+
+  test(s"refusals: each reason a REFUSED record, no frame, no number taken, the template still armed; feedback frees; kill (seed $seed)") {
+    compile(gatedCfg).doSim("risk_refusals", seed = seed) { dut =>
+      SimTimeout(2000L * 1000 * 1000 * 100)
+      val rnd = new Random(seed)
+      val base = new OrderEngineSpec { override val cfg = gatedCfg }
+      val b = base.makeBench(dut, Clocks(800, 800, 800, sameEdges = true), rnd)
+      b.init(seq = 5000, msg = 20, ipId = 7, win = 8192, timeMs = 36000000L, div = 124999)
+      val g = new Gate(b)
+      val bus = b.bus
+      var refusals = 0
+      def record(): FireRecord = {
+        var k = 0
+        while (bus.read(LOG_COUNT) == 0) { b.sysCd.waitSampling(10); k += 1; assert(k < 2000, "no record") }
+        b.readRecord()
+      }
+      def sent(t: Int, what: String): Unit = {
+        b.fireGroup(Seq(t))
+        val r = record()
+        assert(r.status == OrderEngine.St.SENT, s"$what: status ${r.status} (reason ${r.ipId}), expected SENT")
+        b.checkRecord(r)   // the frame, its numbers, the next numbers
+        b.toRearm.clear(); b.newTemplate(t); b.arm(1L << t)   // (never too narrow for its MsgSeqNum, unlike Bench.rearm's)
+      }
+      def refused(t: Int, reason: Int, what: String): Unit = {
+        b.fireGroup(Seq(t))
+        val r = record()
+        assert(r.status == REFUSED && r.ipId == reason && r.template == t,
+          s"$what: status ${r.status} reason ${r.ipId} template ${r.template}, expected REFUSED ${RiskGate.reasonNames(reason)} for $t")
+        assert(r.recNo == (b.recCount & 0x1F), s"$what: record number"); b.recCount += 1; b.fireRecCount += 1; b.lastStamp = r.rxStamp
+        assert(r.seq == b.expSeq && r.msgSeq == b.expMsg, s"$what: the record shows the next numbers (${r.seq}, ${r.msgSeq}), not (${b.expSeq}, ${b.expMsg})")
+        dut.txCd.waitSampling(400)
+        assert(b.orderFrames.isEmpty, s"$what: a frame was sent")
+        assert((bus.read(ARMED) >> t & 1) == 1, s"$what: template $t no longer armed")
+        refusals += 1
+        assert(bus.read(RISK_REFUSED) == refusals, s"$what: RISK_REFUSED")
+      }
+
+      // Fail-closed: nothing prepared, nothing configured.
+      refused(0, RiskGate.NO_TICKET, "before any configuration")
+      // Bad jobs change nothing and say so.
+      assert(!g.config(RiskGate.C_MAX_QTY, 0), "MAX_QTY 0 refused")
+      assert(!g.config(RiskGate.C_COLLAR_BPS, 10000), "COLLAR_BPS 10000 refused")
+      assert(!g.prepare(0, 200, sell = false, 10, 1000000L)._1, "an unknown symbol's ticket refused")
+      bus.write(RISK_GO, 0)
+      assert((bus.read(RISK_STATUS) & (1 << 9)) != 0, "RISK_GO 0 refused")
+
+      g.generous(4, 1000000L)
+      assert(g.config(RiskGate.C_MAX_QTY, 1000) && g.config(RiskGate.C_COLLAR_BPS, 500))
+      b.sysCd.waitSampling(1000)   // the four symbols' new bounds
+      for (t <- 0 until 16) {
+        val qty = if (t == 5) 2000L else 10L
+        val price = if (t == 6) 1060000L else 1000000L   // 6 % above the reference: outside a 5 % collar
+        val (ok, why) = g.prepare(t, t % 4, sell = false, qty, price)
+        assert(ok && why == (if (t == 5) RiskGate.MAX_QTY else 0), s"ticket $t: ($ok, $why)")
+      }
+      sent(0, "a ticket within every limit")
+      refused(5, RiskGate.MAX_QTY, "quantity 2000 over 1000")
+      refused(6, RiskGate.COLLAR, "a price 6 % over the reference, collar 5 %")
+
+      // Position: symbol 1 may be long 15; each of ticket 1's orders buys 10.
+      assert(g.config(RiskGate.C_MAX_LONG, 15, 1))
+      sent(1, "the first buy of 10 (room 15)")
+      refused(1, RiskGate.LONG_LIMIT, "a second buy of 10 with 10 open (room 5)")
+      assert(!g.job(FEEDBACK, symbol = 1, cancel = true, qty = 11, value = 1000000L)._1, "releasing 11 of 10 open refused")
+      assert(g.job(FEEDBACK, symbol = 1, cancel = true, qty = 10, value = 1000000L)._1, "the cancel of the 10 open")
+      sent(1, "a buy of 10 after the cancel")
+
+      // Restricted symbol.
+      assert(g.config(RiskGate.C_RESTRICT, 1, 2))
+      refused(2, RiskGate.RESTRICTED, "symbol 2 restricted")
+      assert(g.config(RiskGate.C_RESTRICT, 0, 2))
+      sent(2, "symbol 2 no longer restricted")
+
+      // Throttle: one token every 20,000 cycles, a bucket of one.
+      assert(g.config(RiskGate.C_RATE, rc.clockHz / 20000) && g.config(RiskGate.C_BURST, 1))
+      dut.txCd.waitSampling(20000)
+      sent(3, "the bucket's token")
+      refused(4, RiskGate.THROTTLE, "the next order within 20,000 cycles")
+      assert(g.config(RiskGate.C_RATE, rc.clockHz) && g.config(RiskGate.C_BURST, rc.maxBurst))
+
+      // Kill: the gate sees the register two eth_tx cycles after it rises; every template is disarmed; fires are then
+      // not armed (no frame, counted); the latch stays until KILL_RESET.
+      val r = dut.engine.risk.get
+      var riseSys = -1L; var riseGate = -1L
+      val watch = fork {
+        var pS = false; var pG = false
+        while (riseGate < 0) {
+          dut.txCd.waitSampling()
+          val s = r.sys.kill.toBoolean; val gk = r.tx.gate.io.kill.toBoolean
+          if (s && !pS) riseSys = b.dutCycle
+          if (gk && !pG) riseGate = b.dutCycle
+          pS = s; pG = gk
+        }
+      }
+      bus.write(RISK_CTRL, 1)
+      watch.join()
+      assert(riseGate - riseSys == ExpectedKillCycles, s"kill: register in cycle $riseSys, gate input in $riseGate")
+      b.sysCd.waitSampling(20)
+      assert(bus.read(ARMED) == 0, "every template disarmed by the kill")
+      assert((bus.read(RISK_STATUS) & (1 << 8)) != 0, "KILLED")
+      for (t <- 0 until 16) b.armedModel(t) = false
+      val notArmed = bus.read(NOT_ARMED)
+      b.fireGroup(Seq(7))
+      b.sysCd.waitSampling(400)
+      assert(bus.read(LOG_COUNT) == 0 && b.orderFrames.isEmpty && bus.read(NOT_ARMED) == notArmed + 1, "a fire while killed: not armed, no frame")
+      b.arm(1L << 7)
+      b.sysCd.waitSampling(20)
+      assert(bus.read(ARMED) == 0, "ARM_SET has no effect while the switch is on")
+      bus.write(RISK_CTRL, 0)
+      b.sysCd.waitSampling(20)
+      assert((bus.read(RISK_STATUS) & (1 << 8)) != 0, "the latch holds after KILL falls")
+      b.arm(1L << 7)
+      refused(7, RiskGate.KILLED, "the latch refuses an armed template's fire")
+      bus.write(RISK_KILL_RESET, 1)
+      b.sysCd.waitSampling(20)
+      assert((bus.read(RISK_STATUS) & (1 << 8)) == 0, "KILL_RESET clears the latch")
+      sent(7, "after the reset")
+      b.finish(b.fires.length, "risk_refusals")
+      println(s"[risk_refusals] $refusals refusals (every reason but CREDIT, MAX_NOTIONAL, SHORT_LIMIT and POISON), kill -> gate in $ExpectedKillCycles cycles")
+    }
   }
 }

@@ -32,6 +32,7 @@ class OrderEngineTestTop(val cfg: OrderEngineConfig) extends Component {
     io.mac << arbiter.io.output
   }
   engine.tx.cycle.simPublic()
+  engine.risk.foreach { r => r.sys.kill.simPublic(); r.tx.gate.io.kill.simPublic() }
   engine.io.tx.simPublic()
 }
 
@@ -276,6 +277,7 @@ class OrderEngineMacTop(val cfg: OrderEngineConfig, macDir: String) extends Comp
     mac.txFrom(arbiter.io.output)
   }
   engine.tx.cycle.simPublic()
+  engine.risk.foreach { r => r.sys.kill.simPublic(); r.tx.gate.io.kill.simPublic() }
   rxRst.simPublic()
   txRst.simPublic()
 }
