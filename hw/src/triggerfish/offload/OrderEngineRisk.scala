@@ -72,7 +72,7 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     val v2 = Reg(UInt(16 bits)) init 0
     regs.rwFields("RISK_A", Base + 0x00, "the next job's fields (RISK_GO)",
       (aSymbol, RegField("SYMBOL", 0, 8, "symbol index (PREPARE, FEEDBACK; CONFIG items MAX_LONG, MAX_SHORT, RESTRICT, REFERENCE)"), true),
-      (aTicket, RegField("TICKET", 8, 8, "PREPARE: the ticket, the template slot 0..15 whose order it describes"), true),
+      (aTicket, RegField("TICKET", 8, 8, "PREPARE: the ticket, the template slot whose order it describes (0..15 the armable orders, 16..31 the send ring)"), true),
       (aItem, RegField("ITEM", 16, 4, "CONFIG: the item (RiskGate C_*: 0 MAX_QTY .. 10 REFERENCE)"), true),
       (aSell, RegField("SELL", 20, 1, "PREPARE, FEEDBACK: the order sells"), true),
       (aCancel, RegField("CANCEL", 21, 1, "FEEDBACK: 1 a cancel, reject or expiry (releases LeavesQty), 0 a fill (LastQty)"), true))
@@ -115,6 +115,9 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
       refusedW -> RegField("REFUSED", 9, 1, "the last RISK_GO write was refused (BUSY, or operation 0): no job was started"))
     regs.rwFields("RISK_CTRL", Base + 0x1C, "the kill switch",
       (kill, RegField("KILL", 0, 1, "1: every new order is refused (KILLED) and every template disarmed; the gate latches it"), true))
+    val sendGated = Reg(Bits(SendSlots bits)) init 0
+    regs.rw("RISK_SEND_GATED", Base + 0x28, sendGated, "bit s: a SEND of send-ring slot 16 + s is a new order, checked by the gate " +
+      "as ticket 16 + s (written with the slot's template, before its SEND, and kept until its record)")
     val killReset = regs.writeFlow("RISK_KILL_RESET", Base + 0x20, 1, "write 1 (with KILL 0): the gate's latch is cleared")
     val killResetToggle = RegInit(False)
     when(killReset.valid && killReset.payload(0)) { killResetToggle := !killResetToggle }
@@ -168,25 +171,42 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
 
     // The fire path. The start register's input (OrderEngine: startR) is the moment the engine decides to start the
     // fire; the gate is asked instead, and the start register follows the gate's decision.
-    val decideNow = (t.tS1 =/= t.seen.getAheadValue()) && t.canGo.getAheadValue() && t.sendH.getAheadValue()
+    // The send queue's head, when its slot is gated and it would be sent (sendGo), asks the gate instead (ticket
+    // 16 + slot) and is sent or refused on the verdict. Meanwhile the fire path asks nothing and takes no record (a
+    // fire that arrives waits), so the send's commit is as without the gate (OrderEngine: "Why this never collides").
+    val sendGated = quasiStatic(sys.sendGated)
+    val sAsked = RegInit(False)
+    val sAsk = t.sCan && t.sOkR && sendGated(t.sCur.slot) && !sAsked   // (OrderEngine's sendGo, before the override below)
     val asked = RegInit(False)      // this fire's request is in the gate (until the fire is started or refused)
-    gate.io.request.valid := decideNow && !asked
-    gate.io.request.ticket := t.tmplH.resized
-    gate.io.request.fw := False
-    // (only fire requests exist, one at a time: the gate is ready whenever none is asked)
-    assert(!gate.io.request.valid || gate.io.request.ready, "OrderEngineRisk: a fire request while the gate is busy", FAILURE)
-    when(gate.io.request.fire) { asked := True }
+    val decideNow = (t.tS1 =/= t.seen.getAheadValue()) && t.canGo.getAheadValue() && t.sendH.getAheadValue() && !sAsked
+    gate.io.request.valid := (decideNow && !asked) || sAsk
+    gate.io.request.ticket := sAsk ? (U(1, 1 bits) @@ t.sCur.slot).resize(rc.ticketW) | t.tmplH.resize(rc.ticketW)
+    gate.io.request.fw := sAsk
+    // (one request at a time: a fire's needs the fire synchroniser busy, a send's needs it empty)
+    assert(!(decideNow && sAsk), "OrderEngineRisk: a fire and a send ask together", FAILURE)
+    assert(!gate.io.request.valid || gate.io.request.ready, "OrderEngineRisk: a request while the gate is busy", FAILURE)
+    when(gate.io.request.fire && !sAsk) { asked := True }
+    when(gate.io.request.fire && sAsk) { sAsked := True }
     t.startR.removeAssignments()
     t.startR := asked && gate.io.acceptNow
-    val refuse = gate.io.verdict.valid && !gate.io.verdict.accepted
-    assert(!gate.io.verdict.valid || asked, "OrderEngineRisk: a verdict without a fire", FAILURE)
+    val sVerdict = gate.io.verdict.valid && sAsked
+    when(sAsk || (sAsked && !sVerdict)) { t.sendGo := False; t.sendSkip := False }
+    when(sVerdict) { t.sendGo := gate.io.verdict.accepted; t.sendSkip := !gate.io.verdict.accepted; sAsked := False }
+    when(sAsked || sAsked.getAheadValue()) { t.recFree := False }   // (the register: no fire record while the send waits)
+    val sRefusedR = RegNext(sVerdict && !gate.io.verdict.accepted) init False
+    val reasonR = RegNext(gate.io.verdict.reason)
+    when(sRefusedR) { t.recStatus := St.REFUSED; t.recIpId := reasonR.resized }   // (after the send's record block)
+    val refuse = gate.io.verdict.valid && !gate.io.verdict.accepted && asked
+    assert(!gate.io.verdict.valid || asked || sAsked, "OrderEngineRisk: a verdict without a request", FAILURE)
     // While asked: the arrival logic takes no other decision (the fire waits for its verdict); then a refusal takes
     // the record without a frame (the log had room when the request was made, and nothing pushed since).
     when(asked) {
       t.consumeOther := False; t.suppressNow := False
       t.incIgnored := False; t.incNotArmed := False; t.incLogDrops := False
-      e.xIdle := False
     }
+    // Not idle while a request is in flight, nor in the cycle after a send's verdict (xIdle is registered from the
+    // cycle before, when the send's commit, sGoR, was not yet visible).
+    when(asked || sAsked || RegNext(sAsked).init(False)) { e.xIdle := False }
     when(refuse) {
       assert(t.recFree && t.arrived && t.logRoom, "OrderEngineRisk: a refusal without the record free", FAILURE)
       t.consumeOther := True
@@ -196,8 +216,8 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
       asked := False
     }
     when(t.startNow) { asked := False }
-    val refusedGray = grayEvents(RegNext(refuse) init False)
+    val refusedGray = grayEvents(RegNext(refuse || (sVerdict && !gate.io.verdict.accepted)) init False)
   }
   sys.killedSync := BufferCC(tx.gate.io.killed, False)
-  e.sys.counter("RISK_REFUSED", Base + 0x24, tx.refusedGray, "fires the risk gate refused (each has a REFUSED record)")
+  e.sys.counter("RISK_REFUSED", Base + 0x24, tx.refusedGray, "orders the risk gate refused (each has a REFUSED record)")
 }

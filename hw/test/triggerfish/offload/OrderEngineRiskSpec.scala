@@ -25,7 +25,7 @@ class OrderEngineRiskSpec extends AnyFunSuite {
   val R = 0x100
   val RISK_A = R + 0x00; val RISK_QTY = R + 0x04; val RISK_V0 = R + 0x08; val RISK_V1 = R + 0x0C; val RISK_V2 = R + 0x10
   val RISK_GO = R + 0x14; val RISK_STATUS = R + 0x18; val RISK_CTRL = R + 0x1C; val RISK_KILL_RESET = R + 0x20
-  val RISK_REFUSED = R + 0x24
+  val RISK_REFUSED = R + 0x24; val RISK_SEND_GATED = R + 0x28
   val PREPARE = 1; val FEEDBACK = 2; val CONFIG = 3
   val REFUSED = 5   // fire log status (README-tx.md)
 
@@ -62,17 +62,27 @@ class OrderEngineRiskSpec extends AnyFunSuite {
     }
   }
 
-  test(s"random fires through a gate that accepts them: as without it, each isolated fire exactly $ExpectedGatedFireToMacCycles cycles (seed $seed)") {
+  /** OrderEngineSpec's random test (fires, sends, idle sessions, re-arms, CPU frames), every fire and send frame through
+    * a gate configured to accept them all. */
+  def gatedRandom(name: String, clocks: Clocks, s: Int): Unit = {
     val base = new OrderEngineSpec {
       override val cfg = gatedCfg
       override val ExpectedFireToMacCycles = ExpectedGatedFireToMacCycles
+      override val GateCycles = ExpectedGatedFireToMacCycles - 4
       override def afterInit(b: Bench): Unit = {
         val g = new Gate(b)
         g.generous(4, 1000000L)
-        for (t <- 0 until 16) assert(g.prepare(t, t % 4, t % 2 == 1, 1 + t, 1000000L) == ((true, 0)), s"ticket $t")
+        for (t <- 0 until 32) assert(g.prepare(t, t % 4, t % 2 == 1, 1 + t, 1000000L) == ((true, 0)), s"ticket $t")
+        b.bus.write(RISK_SEND_GATED, 0xFFFF)   // every send frame a new order: through the gate too
       }
     }
-    base.runRandom("gated, same-edge 125 MHz", Clocks(800, 800, 800, sameEdges = true), 1500, seed, cpuTraffic = true)
+    base.runRandom(name, clocks, 1500, s, cpuTraffic = true)
+  }
+  test(s"random fires and sends through a gate that accepts them: as without it, each isolated fire exactly $ExpectedGatedFireToMacCycles cycles (seed $seed)") {
+    gatedRandom("gated, same-edge 125 MHz", Clocks(800, 800, 800, sameEdges = true), seed)
+  }
+  test(s"the same with unrelated clocks: rx 8 ns, tx 8.1 ns, sys 20 ns (seed ${seed + 1})") {
+    gatedRandom("gated, unrelated clocks", Clocks(2000, 800, 810), seed + 1)
   }
 
   // Pinned: the kill register's rise (sys) -> the gate's kill input (eth_tx), same-edge clocks: two flops.
@@ -156,6 +166,29 @@ class OrderEngineRiskSpec extends AnyFunSuite {
       sent(3, "the bucket's token")
       refused(4, RiskGate.THROTTLE, "the next order within 20,000 cycles")
       assert(g.config(RiskGate.C_RATE, rc.clockHz) && g.config(RiskGate.C_BURST, rc.maxBurst))
+
+      // Firmware's orders: send-ring slot 2 (ticket 18) gated, slot 3 not.
+      bus.write(RISK_SEND_GATED, 1 << 2)
+      def sendFrame(slot: Int): Template = {
+        val tp = buildSend(rnd, minFixLen(0) + rnd.nextInt(257 - minFixLen(0)), 0, fin = false, 10, 1)
+        b.writeSlot(slot, tp)
+        assert(b.queueSend(slot, tp, rnd.nextLong() & M32))
+        b.slotBusy(slot) = true
+        tp
+      }
+      assert(g.prepare(18, 0, sell = true, 10, 1000000L) == ((true, 0)))
+      sendFrame(2)
+      val s1 = record(); assert(s1.send && s1.status == OrderEngine.St.SENT, s"gated send within the limits: $s1"); b.checkRecord(s1)
+      assert(g.prepare(18, 0, sell = true, 2000, 1000000L) == ((true, RiskGate.MAX_QTY)))
+      sendFrame(2)
+      val s2 = record()
+      assert(s2.send && s2.template == 18 && s2.status == REFUSED && s2.ipId == RiskGate.MAX_QTY, s"gated send over MAX_QTY: $s2")
+      assert(s2.recNo == (b.recCount & 0x1F) && s2.seq == b.expSeq && s2.msgSeq == b.expMsg, s"refused send: record number and next numbers: $s2")
+      b.recCount += 1; b.sendQ.dequeue(); b.slotBusy(2) = false; refusals += 1
+      dut.txCd.waitSampling(400)
+      assert(b.orderFrames.isEmpty && bus.read(RISK_REFUSED) == refusals, "a refused send: no frame, counted")
+      sendFrame(3)   // no ticket, not gated: sent
+      val s3 = record(); assert(s3.send && s3.status == OrderEngine.St.SENT, s"ungated send: $s3"); b.checkRecord(s3)
 
       // Kill: the gate sees the register two eth_tx cycles after it rises; every template is disarmed; fires are then
       // not armed (no frame, counted); the latch stays until KILL_RESET.
