@@ -86,6 +86,7 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     val reason = Reg(UInt(4 bits)) init 0
     val refusedW = RegInit(False)
     val kill = RegInit(False)
+    val enable = RegInit(False)
     val jobs = new StreamCCByToggle(RiskJob(rc), e.sysCd, e.txCd)
     val answers = new StreamCCByToggle(RiskAnswer(), e.txCd, e.sysCd)
     answers.io.output.ready := True
@@ -114,7 +115,8 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
       killedSync -> RegField("KILLED", 8, 1, "the gate's kill latch: every order is refused until KILL_RESET"),
       refusedW -> RegField("REFUSED", 9, 1, "the last RISK_GO write was refused (BUSY, or operation 0): no job was started"))
     regs.rwFields("RISK_CTRL", Base + 0x1C, "the kill switch",
-      (kill, RegField("KILL", 0, 1, "1: every new order is refused (KILLED) and every template disarmed; the gate latches it"), true))
+      (kill, RegField("KILL", 0, 1, "1: every new order is refused (KILLED) and every template disarmed; the gate latches it"), true),
+      (enable, RegField("ENABLE", 1, 1, "1: orders go through the gate (0, the reset value: they do not, unless KILL or the latch is set)"), true))
     val sendGated = Reg(Bits(SendSlots bits)) init 0
     regs.rw("RISK_SEND_GATED", Base + 0x28, sendGated, "bit s: a SEND of send-ring slot 16 + s is a new order, checked by the gate " +
       "as ticket 16 + s (written with the slot's template, before its SEND, and kept until its record)")
@@ -168,6 +170,9 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     gate.io.killReset := killResetSync =/= killResetSeen
     // Every template is disarmed while the switch is on (after the engine's own updates and commands: last wins).
     when(kill) { t.armed.clearAll() }
+    // Orders go through the gate while it is enabled, and always while the switch or the latch is on (so that a kill
+    // binds an unconfigured gate too). Changing ENABLE while a request is in flight does not end it.
+    val on = BufferCC(sys.enable, False) || kill || gate.io.killed
 
     // The fire path. The start register's input (OrderEngine: startR) is the moment the engine decides to start the
     // fire; the gate is asked instead, and the start register follows the gate's decision.
@@ -176,9 +181,10 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     // fire that arrives waits), so the send's commit is as without the gate (OrderEngine: "Why this never collides").
     val sendGated = quasiStatic(sys.sendGated)
     val sAsked = RegInit(False)
-    val sAsk = t.sCan && t.sOkR && sendGated(t.sCur.slot) && !sAsked   // (OrderEngine's sendGo, before the override below)
+    val sAsk = on && t.sCan && t.sOkR && sendGated(t.sCur.slot) && !sAsked   // (OrderEngine's sendGo, before the override below)
     val asked = RegInit(False)      // this fire's request is in the gate (until the fire is started or refused)
-    val decideNow = (t.tS1 =/= t.seen.getAheadValue()) && t.canGo.getAheadValue() && t.sendH.getAheadValue() && !sAsked
+    val startD = (t.tS1 =/= t.seen.getAheadValue()) && t.canGo.getAheadValue() && t.sendH.getAheadValue()  // OrderEngine's
+    val decideNow = on && startD && !sAsked
     gate.io.request.valid := (decideNow && !asked) || sAsk
     gate.io.request.ticket := sAsk ? (U(1, 1 bits) @@ t.sCur.slot).resize(rc.ticketW) | t.tmplH.resize(rc.ticketW)
     gate.io.request.fw := sAsk
@@ -188,7 +194,7 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     when(gate.io.request.fire && !sAsk) { asked := True }
     when(gate.io.request.fire && sAsk) { sAsked := True }
     t.startR.removeAssignments()
-    t.startR := asked && gate.io.acceptNow
+    t.startR := (asked && gate.io.acceptNow) || (!on && !asked && !sAsked && startD)
     val sVerdict = gate.io.verdict.valid && sAsked
     when(sAsk || (sAsked && !sVerdict)) { t.sendGo := False; t.sendSkip := False }
     when(sVerdict) { t.sendGo := gate.io.verdict.accepted; t.sendSkip := !gate.io.verdict.accepted; sAsked := False }

@@ -27,6 +27,7 @@ class OrderEngineRiskSpec extends AnyFunSuite {
   val RISK_GO = R + 0x14; val RISK_STATUS = R + 0x18; val RISK_CTRL = R + 0x1C; val RISK_KILL_RESET = R + 0x20
   val RISK_REFUSED = R + 0x24; val RISK_SEND_GATED = R + 0x28
   val PREPARE = 1; val FEEDBACK = 2; val CONFIG = 3
+  val CTRL_KILL = 1; val CTRL_ON = 2
   val REFUSED = 5   // fire log status (README-tx.md)
 
   /** Firmware's side of the gate, through the registers. */
@@ -74,6 +75,7 @@ class OrderEngineRiskSpec extends AnyFunSuite {
         g.generous(4, 1000000L)
         for (t <- 0 until 32) assert(g.prepare(t, t % 4, t % 2 == 1, 1 + t, 1000000L) == ((true, 0)), s"ticket $t")
         b.bus.write(RISK_SEND_GATED, 0xFFFF)   // every send frame a new order: through the gate too
+        b.bus.write(RISK_CTRL, CTRL_ON)
       }
     }
     base.runRandom(name, clocks, 1500, s, cpuTraffic = true)
@@ -124,7 +126,13 @@ class OrderEngineRiskSpec extends AnyFunSuite {
         assert(bus.read(RISK_REFUSED) == refusals, s"$what: RISK_REFUSED")
       }
 
-      // Fail-closed: nothing prepared, nothing configured.
+      // Off (after reset): orders do not go through the gate, nothing is refused, a fire costs nothing more.
+      b.fireGroup(Seq(0))
+      val r0 = record(); assert(r0.status == OrderEngine.St.SENT, s"gate off: $r0"); b.checkRecord(r0)
+      assert(b.latencies.last._2 == 4L * 800, s"gate off: fire -> MAC ${b.latencies.last._2 / 800.0} cycles, not 4")
+      b.toRearm.clear(); b.newTemplate(0); b.arm(1)
+      bus.write(RISK_CTRL, CTRL_ON)
+      // Fail-closed once on: nothing prepared, nothing configured.
       refused(0, RiskGate.NO_TICKET, "before any configuration")
       // Bad jobs change nothing and say so.
       assert(!g.config(RiskGate.C_MAX_QTY, 0), "MAX_QTY 0 refused")
@@ -204,7 +212,7 @@ class OrderEngineRiskSpec extends AnyFunSuite {
           pS = s; pG = gk
         }
       }
-      bus.write(RISK_CTRL, 1)
+      bus.write(RISK_CTRL, CTRL_ON | CTRL_KILL)
       watch.join()
       assert(riseGate - riseSys == ExpectedKillCycles, s"kill: register in cycle $riseSys, gate input in $riseGate")
       b.sysCd.waitSampling(20)
@@ -218,7 +226,7 @@ class OrderEngineRiskSpec extends AnyFunSuite {
       b.arm(1L << 7)
       b.sysCd.waitSampling(20)
       assert(bus.read(ARMED) == 0, "ARM_SET has no effect while the switch is on")
-      bus.write(RISK_CTRL, 0)
+      bus.write(RISK_CTRL, 0)   // (off: the latch still puts every order through the gate)
       b.sysCd.waitSampling(20)
       assert((bus.read(RISK_STATUS) & (1 << 8)) != 0, "the latch holds after KILL falls")
       b.arm(1L << 7)
@@ -226,6 +234,7 @@ class OrderEngineRiskSpec extends AnyFunSuite {
       bus.write(RISK_KILL_RESET, 1)
       b.sysCd.waitSampling(20)
       assert((bus.read(RISK_STATUS) & (1 << 8)) == 0, "KILL_RESET clears the latch")
+      bus.write(RISK_CTRL, CTRL_ON)
       sent(7, "after the reset")
       b.finish(b.fires.length, "risk_refusals")
       println(s"[risk_refusals] $refusals refusals (every reason but CREDIT, MAX_NOTIONAL, SHORT_LIMIT and POISON), kill -> gate in $ExpectedKillCycles cycles")
