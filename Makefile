@@ -50,7 +50,9 @@ SIM_MAC_V    := build/liteeth/liteeth_mac_gmii.v
 # with `offload digest on`), with 96 KiB of RAM and 16 receive slots: firmware's half of digestion does not fit the
 # Colorlights' 80 KiB (docs/DESIGN.md "Digesting market data"); of the boards only the Zynq ones digest (board.mk DIGEST).
 # Digestion brings the hardware top of book (DESIGN.md "Top of book"; --book says so here).
-SIM_SOC_FLAGS := --digest yes --ram-kib 96 --eth-rx-slots 16 --book yes
+# --risk: the pre-trade risk gate in the order engine (hw/src/triggerfish/risk; off until firmware's `risk on`); no
+# board has it while it does not meet 125 MHz.
+SIM_SOC_FLAGS := --digest yes --ram-kib 96 --eth-rx-slots 16 --book yes --risk yes
 build/hw/sim/Soc.v build/hw/sim/soc.h build/hw/sim/memory.ld &: $(HW_SRCS) build/cpu/VexRiscv.v build.sc $(SIM_MAC_V)
 	@echo "== generating the SoC for simulation"
 	$(MILL) hw.runMain triggerfish.soc.GenSoc --target sim --out build/hw/sim --version $(HW_VERSION) $(SIM_SOC_FLAGS)

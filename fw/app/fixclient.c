@@ -9,6 +9,7 @@
 
 #include "app/netif.h"
 #include "app/offload.h"
+#include "app/risk.h"
 #include "app/stops.h"
 #include "drivers/offload_rx.h"
 #include "drivers/sysctrl.h"
@@ -351,6 +352,9 @@ static void on_execution(void *ctx, const fix_order_t *o, const fix_exec_event_t
     }
     int idx = (int)(o - app.orders);
     bool fill = ev->msg_type == '8' && (ev->exec_type == 'F' || ev->exec_type == '1' || ev->exec_type == '2');
+#ifdef TF_HAS_RISK
+    risk_on_execution(idx, o, fill, ev->last_qty); /* an order the risk gate booked: its fills and its end */
+#endif
     printf("exec: order %d %s %s %s ", idx, o->clordid, o->side == '1' ? "buy" : "sell", o->symbol);
     if (fill) {
         printf("fill %ld @ ", (long)ev->last_qty);

@@ -8,6 +8,7 @@
 #include "app/digestion.h"
 #include "app/fixclient.h"
 #include "app/netif.h"
+#include "app/risk.h"
 #include "app/stops.h"
 #include "drivers/offload_rx.h"
 #include "drivers/order_tx.h"
@@ -59,6 +60,7 @@ static struct {
     uint64_t time_set_ms;
     meta_t meta[STOPS_MAX];
     uint32_t sent, not_sent, errors;
+    uint32_t refused;       /* fires the risk gate refused */
     uint32_t late_cancels;  /* cancels that came after the stop had fired (its order went out all the same) */
     fire_counts_t fires0;   /* the hardware's counts when the connection came up */
     uint32_t resyncs;       /* times the parser was set to firmware's rcv_nxt after it fell behind */
@@ -162,6 +164,8 @@ static void handle_send(const order_tx_record_t *r) {
     ofl.fw_bytes += g->fix_len;
 }
 
+static void unload(unsigned i);
+
 /* One fire-log record. */
 static void handle(const order_tx_record_t *r) {
     if (r->is_send) {
@@ -173,6 +177,18 @@ static void handle(const order_tx_record_t *r) {
     unsigned trig;
     int64_t px = -1;
     while (offload_rx_pop_fire(&trig, &px, &ofl.stamp_scratch) && trig != i) px = -1; /* the parser's record: the price */
+#ifdef TF_HAS_RISK
+    if (r->status == ORDER_TX_REC_STATUS_REFUSED) { /* the risk gate refused it: nothing sent, no number taken */
+        (void)order_tx_arm(1u << i, false);         /* (the engine leaves the template armed) the stop is retired */
+        unload(i);
+        ofl.refused++;
+        if (st) {
+            risk_refused(i, r->ip_id, st->symbol, st->side, st->qty, st->limit_px);
+            stops_refused(i, risk_reason_name(r->ip_id));
+        }
+        return;
+    }
+#endif
     if (r->status != ORDER_TX_REC_STATUS_SENT) {
         /* (no longer for ownership: the engine never suppresses a fire for that; a MsgSeqNum too wide for the
          * template or bad metadata) */
@@ -207,6 +223,9 @@ static void handle(const order_tx_record_t *r) {
     ofl.lat_sum += lat;
     ofl.lat_n++;
     stops_hw_fired(i, px, order, id, r->msgseq, lat);
+#ifdef TF_HAS_RISK
+    risk_booked(order);
+#endif
 }
 
 static void drain(void) {
@@ -389,6 +408,9 @@ static bool load(unsigned i, const stop_t *st) {
     *m = (meta_t){tp.len, tp.fix_len, (uint8_t)tp.msg_off, tp.msg_width, (uint8_t)tp.cs_off, (uint8_t)tp.st_off,
                   (uint8_t)tp.tt_off};
     order_tx_load(i, &tp);
+#ifdef TF_HAS_RISK
+    risk_prepare(i, st->symbol, st->side, st->qty, st->limit_px);
+#endif
     if (!offload_rx_write_entry(i, st->symbol, st->side, st->stop_px, i) || !order_tx_arm(1u << i, true)) {
         error("the trigger table or the engine refused the stop", i);
         return false;

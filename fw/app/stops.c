@@ -6,6 +6,7 @@
 
 #include "app/fixclient.h"
 #include "app/offload.h"
+#include "app/risk.h"
 #include "drivers/timer.h"
 #include "lib/console.h"
 #include "lib/mproto.h"
@@ -122,6 +123,15 @@ void stops_hw_fired(unsigned i, int64_t trade_px, int order, const char *clordid
     fired_pending |= 1u << i;
 }
 
+#ifdef TF_HAS_RISK
+void stops_refused(unsigned i, const char *reason) {
+    if (i >= STOPS_MAX || stops[i].state != STOP_ARMED) return;
+    stops[i].state = STOP_CANCELED;
+    printf("stop %u: refused by the risk gate (%s): retired\n", i, reason);
+    stop_event("stop.refused", i);
+}
+#endif
+
 void stops_fire_fw(unsigned i, int64_t trade_px) {
     stop_t *s = &stops[i];
     /* the entry it kept: only the session can refuse the order (nothing can be sent now) */
@@ -207,6 +217,12 @@ int cmd_stop(int argc, char **argv) {
         printf("usage: stop buy|sell SYM QTY STOP LIMIT [repeat] | cancel N | mode hw|fw\n");
         return 1;
     }
+#ifdef TF_HAS_RISK
+    if (risk_killed()) {
+        printf("error: the risk gate's kill switch is on (risk reset ends it)\n");
+        return 1;
+    }
+#endif
     unsigned i = 0;
     while (i < STOPS_MAX && stops[i].state == STOP_ARMED) i++;
     if (i == STOPS_MAX) {

@@ -61,6 +61,11 @@ unsigned stops_keep(unsigned i);
  * in eth cycles). stops_fire_fw: a firmware stop's trade: its order goes out through the session into the entry it
  * kept; if the session cannot send it, the stop stays armed (said on the console). */
 void stops_hw_fired(unsigned i, int64_t trade_px, int order, const char *clordid, uint32_t msgseq, uint32_t cycles);
+#ifdef TF_HAS_RISK
+/* From the offload: the risk gate refused stop i's order (nothing was sent): the stop is retired (canceled), and
+ * says so (stop.refused). */
+void stops_refused(unsigned i, const char *reason);
+#endif
 void stops_fire_fw(unsigned i, int64_t trade_px);
 /* Writes the machine protocol's stop.fired events of hardware fires (deferred: a fire is adopted in the middle of
  * other work, a stop's cancel or a frame queued, and a line on the UART takes the CPU 100 cycles a character).

@@ -153,4 +153,38 @@ bool order_tx_pop(order_tx_record_t *r) {
     }
     return true;
 }
+
+#ifdef TF_HAS_RISK
+static bool risk_wait(void) {
+    uint32_t t0 = sysctrl_cycles32();
+    while (rd(ORDER_TX_RISK_STATUS) & BIT(ORDER_TX_RISK_STATUS, BUSY))
+        if (sysctrl_cycles32() - t0 > TF_SYS_CLOCK_HZ / 100u) return false;
+    return true;
+}
+
+int order_tx_risk_job(const order_tx_risk_job_t *j, unsigned *reason) {
+    if (!risk_wait()) return -1;
+    wr(ORDER_TX_RISK_A, (j->symbol << ORDER_TX_RISK_A_SYMBOL_SHIFT) | (j->ticket << ORDER_TX_RISK_A_TICKET_SHIFT) |
+                            (j->item << ORDER_TX_RISK_A_ITEM_SHIFT) | ((uint32_t)j->sell << ORDER_TX_RISK_A_SELL_SHIFT) |
+                            ((uint32_t)j->cancel << ORDER_TX_RISK_A_CANCEL_SHIFT));
+    wr(ORDER_TX_RISK_QTY, j->qty);
+    wr(ORDER_TX_RISK_V0, j->v[0]);
+    wr(ORDER_TX_RISK_V1, j->v[1]);
+    wr(ORDER_TX_RISK_V2, j->v[2]);
+    wr(ORDER_TX_RISK_GO, j->op);
+    if (!risk_wait()) return -1;
+    uint32_t st = rd(ORDER_TX_RISK_STATUS);
+    if (st & BIT(ORDER_TX_RISK_STATUS, REFUSED)) return -1;
+    if (reason) *reason = (st >> ORDER_TX_RISK_STATUS_REASON_SHIFT) & ORDER_TX_RISK_STATUS_REASON_MASK;
+    return (st & BIT(ORDER_TX_RISK_STATUS, OK)) ? 1 : 0;
+}
+
+void order_tx_risk_ctrl(bool on, bool kill) {
+    wr(ORDER_TX_RISK_CTRL, (on ? BIT(ORDER_TX_RISK_CTRL, ENABLE) : 0u) | (kill ? BIT(ORDER_TX_RISK_CTRL, KILL) : 0u));
+}
+void order_tx_risk_kill_reset(void) { wr(ORDER_TX_RISK_KILL_RESET, 1u); }
+bool order_tx_risk_killed(void) { return (rd(ORDER_TX_RISK_STATUS) & BIT(ORDER_TX_RISK_STATUS, KILLED)) != 0; }
+uint16_t order_tx_risk_refused(void) { return (uint16_t)rd(ORDER_TX_RISK_REFUSED); }
+void order_tx_risk_send_gated(uint32_t mask) { wr(ORDER_TX_RISK_SEND_GATED, mask); }
+#endif
 #endif

@@ -81,6 +81,25 @@ typedef struct {
 void order_tx_counters(order_tx_counters_t *c);
 /* Takes the oldest complete record; false when none is waiting. */
 bool order_tx_pop(order_tx_record_t *r);
+
+#ifdef TF_HAS_RISK
+/* The pre-trade risk gate in the engine (README-tx.md "Risk gate"). A job: op RISK_OP_*, its fields (those an op does
+ * not use are ignored) and the 80-bit value v[0..2] (least significant word first). Waits for the answer (at most
+ * ~10 ms); returns 1 applied, 0 refused by the gate (nothing changed), -1 no answer. *reason: PREPARE's static
+ * checks now. */
+typedef struct {
+    unsigned op, symbol, ticket, item;
+    bool sell, cancel;
+    uint32_t qty;
+    uint32_t v[3];
+} order_tx_risk_job_t;
+int order_tx_risk_job(const order_tx_risk_job_t *j, unsigned *reason);
+void order_tx_risk_ctrl(bool on, bool kill);
+void order_tx_risk_kill_reset(void);
+bool order_tx_risk_killed(void);
+uint16_t order_tx_risk_refused(void);
+void order_tx_risk_send_gated(uint32_t mask);
+#endif
 #endif
 
 #endif

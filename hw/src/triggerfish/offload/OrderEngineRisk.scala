@@ -224,6 +224,20 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     when(t.startNow) { asked := False }
     val refusedGray = grayEvents(RegNext(refuse || (sVerdict && !gate.io.verdict.accepted)) init False)
   }
+  /** Build constants for the C header (the SoC's, when the engine has the gate). */
+  def headerConstants: Seq[(String, String, String)] =
+    Seq(("TF_HAS_RISK", "1", "the pre-trade risk gate in the order engine (ORDER_TX_RISK_*)"),
+      ("ORDER_TX_REC_STATUS_REFUSED", s"${St.REFUSED}U", "fire log status: refused by the risk gate (word 4 [15:0]: the reason)"),
+      ("RISK_SYMBOLS", s"${rc.symbols}U", "symbols the gate keeps limits and usage for"),
+      ("RISK_TICKETS", s"${rc.tickets}U", "tickets: template slots 0..15, send-ring slots 16..31"),
+      ("RISK_CLOCK_HZ", s"${rc.clockHz}UL", "the gate's clock (eth_tx): RATE's orders per second are counted in it"),
+      ("RISK_MAX_BURST", s"${rc.maxBurst}U", "largest BURST"),
+      ("RISK_OP_PREPARE", s"${Op.PREPARE}U", "RISK_GO: prepare a ticket"),
+      ("RISK_OP_FEEDBACK", s"${Op.FEEDBACK}U", "RISK_GO: a fill or a cancel"),
+      ("RISK_OP_CONFIG", s"${Op.CONFIG}U", "RISK_GO: a limit")) ++
+      RiskGate.configNames.zipWithIndex.map { case (n, i) => (s"RISK_C_$n", s"${i}U", "CONFIG item") } ++
+      RiskGate.reasonNames.zipWithIndex.map { case (n, i) => (s"RISK_R_$n", s"${i}U", "a verdict's reason") }
+
   sys.killedSync := BufferCC(tx.gate.io.killed, False)
   e.sys.counter("RISK_REFUSED", Base + 0x24, tx.refusedGray, "orders the risk gate refused (each has a REFUSED record)")
 }

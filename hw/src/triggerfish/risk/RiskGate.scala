@@ -164,7 +164,7 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   // copy per read port), and written through one port, which the sweep after reset, the order path's booking and
   // the sequencer take in turns: they never fall in the same cycle (asserted below). In flip-flops, with a 16:1
   // multiplexer per read and a write multiplexer per register, the same state cost 16,046 LUT4 and 6,409 FF.
-  def symTable[T <: BitVector](gen: => T): Mem[T] = { val m = Mem(HardType(gen), n); m.initBigInt(Seq.fill(n)(BigInt(0))); m }
+  def symTable[T <: BitVector](gen: => T): Mem[T] = Mem(HardType(gen), n)   // (no initial contents: the sweep clears them)
   val pos = symTable(SInt(posWidth bits))
   val openBuy = symTable(UInt(openWidth bits))
   val openSell = symTable(UInt(openWidth bits))

@@ -19,24 +19,26 @@ class GenArgs(tool: String, args: Array[String]) {
   def count(name: String): Option[Int] = arg(name).map(v =>
     v.toIntOption.filter(_ > 0).getOrElse(sys.error(s"$tool: --$name takes a positive whole number, not $v")))
 
-  /** The SoC options both generators take (board.mk's OFFLOAD, OFFLOAD_ENTRIES, ETH_RX_SLOTS, DIGEST, RAM_KIB).
+  /** The SoC options both generators take (board.mk's OFFLOAD, OFFLOAD_ENTRIES, ETH_RX_SLOTS, DIGEST, RAM_KIB; `--risk`
+    * puts the risk gate in the order engine: the simulation's SoC only, while the gate does not meet 125 MHz).
     * `--digest yes` brings the hardware top of book with it unless `--book no` says otherwise: firmware needs one
     * wherever the hardware digests (board.mk has no setting of its own for it). */
   def socOptions: SocOptions = SocOptions(yesNo("offload"), count("offload-entries"), count("eth-rx-slots"),
-    yesNo("digest"), count("ram-kib"), yesNo("book"))
+    yesNo("digest"), count("ram-kib"), yesNo("book"), yesNo("risk"))
 }
 
 /** What a generator's options change in a SoC configuration; a setting left out (None) stays as the base has it.
   * The Ethernet options apply to a SoC with Ethernet only. */
 case class SocOptions(offload: Option[Boolean] = None, offloadEntries: Option[Int] = None,
                       rxSlots: Option[Int] = None, digest: Option[Boolean] = None, ramKib: Option[Int] = None,
-                      book: Option[Boolean] = None) {
+                      book: Option[Boolean] = None, risk: Option[Boolean] = None) {
   def ethernet(e: SocEthConfig): SocEthConfig = e.copy(
     offload = offload.getOrElse(e.offload),
     offloadEntries = offloadEntries.getOrElse(e.offloadEntries),
     buffers = rxSlots.fold(e.buffers)(n => e.buffers.copy(rxSlots = n)),
     offloadDigest = digest.getOrElse(e.offloadDigest),
-    offloadBook = book.orElse(digest.filter(identity)).fold(e.offloadBook)(if (_) SocOptions.bookSlots else 0))
+    offloadBook = book.orElse(digest.filter(identity)).fold(e.offloadBook)(if (_) SocOptions.bookSlots else 0),
+    riskGate = risk.getOrElse(e.riskGate))
   def apply(c: SocConfig): SocConfig = c.copy(eth = c.eth.map(ethernet), ramBytes = ramKib.fold(c.ramBytes)(_ * 1024))
 }
 

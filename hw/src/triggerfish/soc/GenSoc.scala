@@ -2,7 +2,7 @@
 //   <out>/Soc.v (+ TfRam inline), <out>/soc.h (address map, registers, build constants), <out>/memory.ld
 // Usage: runMain triggerfish.soc.GenSoc --target sim|ecp5 --out DIR [--version HEX] [--ram-init HEX]
 //        [--cpu VexRiscv.v] [--eth-phy gmii|rgmii_ecp5|mii|rmii|none] [--mac-dir DIR]
-//        [--offload yes|no] [--offload-entries N] [--eth-rx-slots N] [--digest yes|no] [--ram-kib N] [--book yes|no]
+//        [--offload yes|no] [--offload-entries N] [--eth-rx-slots N] [--digest yes|no] [--ram-kib N] [--book yes|no] [--risk yes|no]
 // The SoC options (the last line) are GenBoard's too, read and checked by GenArgs: --digest yes puts market-data
 // digestion in the offload and the frame buffers' veto (SocEthConfig.offloadDigest), with the hardware top of
 // book beside it (SocEthConfig.offloadBook) unless --book no; an option left out stays as
@@ -65,7 +65,8 @@ object GenSoc {
     ) ++ soc.irqNumbers.map { case (n, i, d) => (s"TF_IRQ_$n", s"$i", d) } ++
       soc.eth.toSeq.flatMap(e => ("TF_HAS_ETH", "1", s"Ethernet (${e.mac.ports.size} MAC ports)") +: e.buffers.headerConstants) ++
       soc.eth.toSeq.flatMap(e => e.offRx.toSeq.flatMap(r => ("TF_HAS_OFFLOAD", "1", "stop-order offload (OFFLOAD_RX, ORDER_TX)") +: r.headerConstants)) ++
-      soc.eth.toSeq.flatMap(e => e.engine.toSeq.flatMap(_.headerConstants))
+      soc.eth.toSeq.flatMap(e => e.engine.toSeq.flatMap(_.headerConstants)) ++
+      soc.eth.toSeq.flatMap(e => e.engine.toSeq.flatMap(_.risk.toSeq.flatMap(_.headerConstants)))
     CHeader("TF_SOC_H", s"Triggerfish SoC address map and build constants (target $target)",
       soc.peripherals.map { case (base, _, _, regs) => (base, regs) }, constants)
   }

@@ -23,9 +23,10 @@ case class SocEthConfig(
   offload: Boolean = true,     // the stop-order offload: receive parser + trigger table, order engine
   offloadEntries: Int = 64,    // trigger table entries of the receive parser (OffloadRxConfig.entries)
   offloadDigest: Boolean = false, // market-data digestion (OffloadRxConfig.digest), the frame buffers' veto (DESIGN.md)
-  offloadBook: Int = 0            // hardware top of book: slots (OffloadRx bookSlots, BookRx), 0 or 4, with digestion
+  offloadBook: Int = 0,           // hardware top of book: slots (OffloadRx bookSlots, BookRx), 0 or 4, with digestion
+  riskGate: Boolean = false       // the pre-trade risk gate in the order engine (OrderEngineConfig.riskGate; eth_tx at 125 MHz)
 ) {
-  require(!offloadDigest || offload, "offloadDigest needs the offload"); require(offloadBook == 0 || offloadDigest, "offloadBook needs offloadDigest")
+  require(!offloadDigest || offload, "offloadDigest needs the offload"); require(!riskGate || offload, "riskGate needs the offload"); require(offloadBook == 0 || offloadDigest, "offloadBook needs offloadDigest")
   def macName = s"liteeth_mac_$phy"
   def macVerilog = s"$macDir/$macName.v"
   def macPorts = s"$macDir/$macName.ports.txt"
@@ -231,7 +232,8 @@ class Soc(val config: SocConfig) extends Component {
     // The stop-order offload: the parser listens at the same tap point; its fires go to the order engine,
     // whose frames enter the transmit arbiter's order input.
     val offRx = if (e.offload) Some(OffloadRx(OffloadRxConfig(entries = e.offloadEntries, digest = e.offloadDigest), rxCd, e.offloadBook)) else None
-    val engine = if (e.offload) Some(OrderEngine(OrderEngineConfig(), rxCd, txCd)) else None
+    val engine = if (e.offload) Some(OrderEngine(OrderEngineConfig(riskGate =
+      if (e.riskGate) Some(triggerfish.risk.RiskGateConfig(clockHz = 125000000L)) else None), rxCd, txCd)) else None
     for (r <- offRx; g <- engine) {
       r.io.rx << rxTap
       g.io.fire << r.io.fire

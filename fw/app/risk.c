@@ -1,0 +1,277 @@
+/* Firmware side of the pre-trade risk gate (see risk.h). */
+#include "app/risk.h"
+
+#ifdef TF_HAS_RISK
+#include <stdio.h>
+#include <string.h>
+
+#include "app/fixclient.h"
+#include "app/stops.h"
+#include "drivers/order_tx.h"
+#include "drivers/timer.h"
+#include "fix/codec.h"
+#include "lib/console.h"
+#include "lib/mproto.h"
+#include "lib/parse.h"
+
+#define AUDIT 8 /* the last refusals kept for `risk` */
+
+typedef struct {
+    char symbol[FIX_SYMBOL_MAX];
+    char side;
+    uint8_t reason, ticket;
+    uint32_t qty;
+    int64_t price;
+} refusal_t;
+
+/* What firmware wrote into the gate (the gate's registers are write-only): shown by `risk`. */
+static struct {
+    bool on, kill;
+    char sym[RISK_SYMBOLS][FIX_SYMBOL_MAX];
+    int64_t max_long[RISK_SYMBOLS], max_short[RISK_SYMBOLS], ref[RISK_SYMBOLS]; /* -1: not set */
+    bool restricted[RISK_SYMBOLS];
+    int64_t max_qty, max_notional, collar_bps, max_credit, rate, burst, poison_cap; /* -1: not set */
+    uint32_t booked;  /* order table entries whose order went through the gate (bit idx) */
+    uint32_t refused; /* REFUSED records handled */
+    uint32_t fed, feed_errors;
+    refusal_t audit[AUDIT];
+    unsigned audit_n; /* refusals logged (the last AUDIT kept) */
+} rk;
+
+static const char *const reason_names[] = {"accepted", "killed", "no_ticket", "restricted", "max_qty", "max_notional",
+                                           "collar", "long_limit", "short_limit", "credit", "throttle", "poison"};
+const char *risk_reason_name(unsigned r) { return r < sizeof reason_names / sizeof *reason_names ? reason_names[r] : "?"; }
+
+static void init_once(void) {
+    static bool done;
+    if (done) return;
+    done = true;
+    for (unsigned i = 0; i < RISK_SYMBOLS; i++) rk.max_long[i] = rk.max_short[i] = rk.ref[i] = -1;
+    rk.max_qty = rk.max_notional = rk.collar_bps = rk.max_credit = rk.rate = rk.burst = rk.poison_cap = -1;
+}
+
+static int symbol_index(const char *s) {
+    for (unsigned i = 0; i < RISK_SYMBOLS; i++)
+        if (rk.sym[i][0] && strcmp(rk.sym[i], s) == 0) return (int)i;
+    return -1;
+}
+
+static int job(unsigned op, unsigned symbol, unsigned ticket, unsigned item, bool sell, bool cancel, uint32_t qty,
+               uint64_t value, unsigned *reason) {
+    order_tx_risk_job_t j = {op, symbol, ticket, item, sell, cancel, qty, {(uint32_t)value, (uint32_t)(value >> 32), 0}};
+    return order_tx_risk_job(&j, reason);
+}
+
+void risk_prepare(unsigned ticket, const char *symbol, char side, uint32_t qty, int64_t price) {
+    init_once();
+    int s = symbol_index(symbol);
+    unsigned reason = 0;
+    int rc = job(RISK_OP_PREPARE, s < 0 ? 255u : (unsigned)s, ticket, 0, side == '2', false, qty, (uint64_t)price, &reason);
+    if (!rk.on) return;
+    if (rc != 1) printf("risk: ticket %u (%s): not prepared (%s): the gate will refuse its order\n", ticket, symbol,
+                        s < 0 ? "no limits for this symbol: risk set max-long/max-short" : rc < 0 ? "no answer" : "refused");
+    else if (reason) printf("risk: ticket %u (%s): the gate would refuse its order now (%s)\n", ticket, symbol, risk_reason_name(reason));
+}
+
+void risk_refused(unsigned ticket, unsigned reason, const char *symbol, char side, uint32_t qty, int64_t price) {
+    refusal_t *a = &rk.audit[rk.audit_n++ % AUDIT];
+    strncpy(a->symbol, symbol, FIX_SYMBOL_MAX - 1);
+    a->symbol[FIX_SYMBOL_MAX - 1] = 0;
+    a->side = side;
+    a->reason = (uint8_t)reason;
+    a->ticket = (uint8_t)ticket;
+    a->qty = qty;
+    a->price = price;
+    rk.refused++;
+    printf("risk: refused ticket %u %s %s %lu @ ", ticket, side == '1' ? "buy" : "sell", symbol, (unsigned long)qty);
+    fixclient_print_px(price);
+    printf(": %s\n", risk_reason_name(reason));
+    mp_event("risk.refused", "ticket:u reason:s sym:s side:s qty:u px:p", ticket, risk_reason_name(reason), symbol,
+             side == '1' ? "buy" : "sell", qty, price);
+}
+
+bool risk_killed(void) { return rk.kill || order_tx_risk_killed(); }
+
+void risk_booked(int idx) {
+    if (rk.on && idx >= 0 && idx < 32) rk.booked |= 1u << idx;
+}
+
+/* Fills move quantity from open to the position; the end of the order (canceled, rejected, expired) releases what
+ * was still open. Only for orders the gate booked. */
+void risk_on_execution(int idx, const fix_order_t *o, bool fill, int64_t last_qty) {
+    if (idx < 0 || idx >= 32 || !(rk.booked & (1u << idx))) return;
+    int s = symbol_index(o->symbol);
+    int64_t q = 0;
+    bool cancel = false;
+    if (fill) q = last_qty;
+    else if (o->state == FIX_ORD_CANCELED || o->state == FIX_ORD_REJECTED) q = o->qty - o->cum_qty, cancel = true;
+    if (o->state == FIX_ORD_FILLED || cancel) rk.booked &= ~(1u << idx);
+    if (q <= 0 || s < 0) return;
+    if (job(RISK_OP_FEEDBACK, (unsigned)s, 0, 0, o->side == '2', cancel, (uint32_t)q, (uint64_t)o->price, NULL) == 1) rk.fed++;
+    else {
+        rk.feed_errors++;
+        printf("risk: the gate refused the %s of %ld of order %d\n", cancel ? "release" : "fill", (long)q, idx);
+    }
+}
+
+static void show_limit(const char *name, int64_t v, bool px) {
+    printf(" %s ", name);
+    if (v < 0) printf("-");
+    else if (px) fixclient_print_px(v);
+    else printf("%lu", (unsigned long)v);
+}
+
+static int show(void) {
+    init_once();
+    bool killed = order_tx_risk_killed();
+    if (mp_in_request) {
+        mp_event("counters", "group:s on:b kill:b killed:b refused:u hw_refused:u fed:u feed_errors:u", "risk", rk.on, rk.kill,
+                 killed, rk.refused, (uint32_t)order_tx_risk_refused(), rk.fed, rk.feed_errors);
+        return 0;
+    }
+    printf("risk: gate %s%s%s, refused %lu (engine's count %u), fills and cancels fed %lu (%lu refused)\n",
+           rk.on ? "on" : "off", rk.kill ? ", KILL on" : "", killed ? ", killed (risk reset ends it)" : "",
+           (unsigned long)rk.refused, (unsigned)order_tx_risk_refused(), (unsigned long)rk.fed, (unsigned long)rk.feed_errors);
+    printf("risk:");
+    show_limit("max-qty", rk.max_qty, false);
+    show_limit("max-notional", rk.max_notional, true);
+    show_limit("collar-bps", rk.collar_bps, false);
+    show_limit("max-credit", rk.max_credit, true);
+    show_limit("max-orders-per-s", rk.rate, false);
+    show_limit("burst", rk.burst, false);
+    show_limit("poison-cap", rk.poison_cap, false);
+    printf("\n");
+    for (unsigned i = 0; i < RISK_SYMBOLS; i++)
+        if (rk.sym[i][0]) {
+            printf("risk: %2u %-8s", i, rk.sym[i]);
+            show_limit("max-long", rk.max_long[i], false);
+            show_limit("max-short", rk.max_short[i], false);
+            show_limit("ref", rk.ref[i], true);
+            printf("%s\n", rk.restricted[i] ? " restricted" : "");
+        }
+    unsigned n = rk.audit_n < AUDIT ? rk.audit_n : AUDIT;
+    for (unsigned k = 0; k < n; k++) {
+        const refusal_t *a = &rk.audit[(rk.audit_n - n + k) % AUDIT];
+        printf("risk: refusal %u: ticket %u %s %s %lu @ ", rk.audit_n - n + k, a->ticket, a->side == '1' ? "buy" : "sell",
+               a->symbol, (unsigned long)a->qty);
+        fixclient_print_px(a->price);
+        printf(": %s\n", risk_reason_name(a->reason));
+    }
+    return 0;
+}
+
+#define RISK_USAGE                                                                                                      \
+    "usage: risk [on|off|kill|reset] | risk set max-qty N | max-notional PX | collar-bps N | max-credit PX | "        \
+    "max-orders-per-s N | burst N | poison-cap N | max-long SYM N | max-short SYM N | restrict SYM 0|1 | ref SYM PX\n"
+
+/* `risk set ITEM [SYM] VALUE`: the gate validates every value too; a refused one changes nothing. */
+static int set(int argc, char **argv) {
+    static const struct { const char *name; uint8_t item; bool sym, px; } items[] = {
+        {"max-qty", RISK_C_MAX_QTY, false, false},         {"max-notional", RISK_C_MAX_NOTIONAL, false, true},
+        {"collar-bps", RISK_C_COLLAR_BPS, false, false},   {"max-credit", RISK_C_MAX_CREDIT, false, true},
+        {"max-orders-per-s", RISK_C_RATE, false, false},   {"burst", RISK_C_BURST, false, false},
+        {"poison-cap", RISK_C_POISON_CAP, false, false},   {"max-long", RISK_C_MAX_LONG, true, false},
+        {"max-short", RISK_C_MAX_SHORT, true, false},      {"restrict", RISK_C_RESTRICT, true, false},
+        {"ref", RISK_C_REFERENCE, true, true}};
+    unsigned k = 0;
+    while (k < sizeof items / sizeof *items && strcmp(argv[2], items[k].name) != 0) k++;
+    if (k == sizeof items / sizeof *items || argc != (items[k].sym ? 5 : 4)) {
+        printf(RISK_USAGE);
+        return 1;
+    }
+    const char *text = argv[argc - 1];
+    int64_t v;
+    uint32_t u;
+    if (items[k].px) {
+        if (fix_parse_decimal(text, strlen(text), fixclient_price_decimals(), &v) != FIX_OK || v <= 0) {
+            printf("error: risk set %s: %s is not a positive price\n", items[k].name, text);
+            return 1;
+        }
+    } else if (!tf_parse_u32(text, &u)) {
+        printf("error: risk set %s: %s is not a whole number\n", items[k].name, text);
+        return 1;
+    } else v = u;
+    int s = -1;
+    if (items[k].sym) {
+        const char *name = argv[3];
+        s = symbol_index(name);
+        if (s < 0) { /* a new symbol takes the first free index */
+            if (strlen(name) == 0 || strlen(name) >= FIX_SYMBOL_MAX) {
+                printf("error: risk set %s: bad symbol %s\n", items[k].name, name);
+                return 1;
+            }
+            for (unsigned i = 0; i < RISK_SYMBOLS && s < 0; i++)
+                if (!rk.sym[i][0]) s = (int)i;
+            if (s < 0) {
+                printf("error: risk set %s: all %u symbols have limits already\n", items[k].name, (unsigned)RISK_SYMBOLS);
+                return 1;
+            }
+        }
+    }
+    unsigned why;
+    int rc = job(RISK_OP_CONFIG, s < 0 ? 0u : (unsigned)s, 0, items[k].item, false, false, 0, (uint64_t)v, &why);
+    if (rc != 1) {
+        printf("error: risk set %s %s: %s, nothing changed\n", items[k].name, text,
+               rc < 0 ? "the gate did not answer" : "the gate refuses this value (zero, or out of range)");
+        return 1;
+    }
+    if (s >= 0 && !rk.sym[s][0]) strcpy(rk.sym[s], argv[3]);
+    int64_t *slot[] = {&rk.max_qty, &rk.max_notional, &rk.collar_bps, NULL, NULL, &rk.max_credit, &rk.rate, &rk.burst,
+                       &rk.poison_cap, NULL, NULL};
+    unsigned it = items[k].item;
+    if (it == RISK_C_MAX_LONG) rk.max_long[s] = v;
+    else if (it == RISK_C_MAX_SHORT) rk.max_short[s] = v;
+    else if (it == RISK_C_REFERENCE) rk.ref[s] = v;
+    else if (it == RISK_C_RESTRICT) rk.restricted[s] = v != 0;
+    else *slot[it] = v;
+    printf("risk: %s%s%s set\n", items[k].name, s >= 0 ? " " : "", s >= 0 ? rk.sym[s] : "");
+    return 0;
+}
+
+static int cmd_risk(int argc, char **argv) {
+    init_once();
+    if (argc == 1) return show();
+    if (argc >= 4 && strcmp(argv[1], "set") == 0) return set(argc, argv);
+    if (argc == 2 && (strcmp(argv[1], "on") == 0 || strcmp(argv[1], "off") == 0)) {
+        rk.on = argv[1][1] == 'n';
+        order_tx_risk_ctrl(rk.on, rk.kill);
+        printf("risk: gate %s\n", rk.on ? "on: every hardware order is checked" : "off: orders are not checked");
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "kill") == 0) {
+        /* the engine refuses every order and disarms every template from the second eth_tx cycle on; then firmware
+         * retires the armed stops and cancels the working orders */
+        rk.kill = true;
+        order_tx_risk_ctrl(rk.on, true);
+        unsigned stops = 0, cancels = 0;
+        for (unsigned i = 0; i < STOPS_MAX; i++) {
+            char arg[4];
+            char *av[3] = {"stop", "cancel", arg};
+            const stop_t *st = stops_get(i);
+            if (!st || st->state != STOP_ARMED) continue;
+            snprintf(arg, sizeof arg, "%u", i);
+            if (cmd_stop(3, av) == 0) stops++;
+        }
+        fix_app_t *app = fixclient_app();
+        for (int i = 0; i < FIX_APP_MAX_ORDERS; i++) {
+            fix_ord_state_t s = app->orders[i].state;
+            if ((s == FIX_ORD_PENDING_NEW || s == FIX_ORD_NEW || s == FIX_ORD_PARTIAL) &&
+                fix_app_cancel(app, i, timer_ms()) >= 0)
+                cancels++;
+        }
+        printf("risk: KILL: every order refused, %u stop(s) disarmed, %u cancel(s) sent; risk reset ends it\n", stops, cancels);
+        mp_event("risk.kill", "stops:u cancels:u", stops, cancels);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "reset") == 0) {
+        rk.kill = false;
+        order_tx_risk_ctrl(rk.on, false);
+        order_tx_risk_kill_reset();
+        printf("risk: kill ended%s\n", order_tx_risk_killed() ? ", but the gate still says killed" : "");
+        return order_tx_risk_killed() ? 1 : 0;
+    }
+    printf(RISK_USAGE);
+    return 1;
+}
+TF_COMMAND(risk, "the pre-trade risk gate: limits, refusals, kill switch (risk help)", cmd_risk);
+#endif

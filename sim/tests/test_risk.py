@@ -1,0 +1,134 @@
+"""Whole-SoC pre-trade risk gate test (issue 17): the simulation's SoC carries the gate in its order engine; the
+firmware configures it from the console, prepares every hardware stop's order as a ticket, feeds fills back, and
+works the kill switch. Driven through tfctl against the QuickFIX/J exchange (the market of test_offload.py).
+ 1. Bad configuration is refused with a clear error and changes nothing (zero, out of range, not a number, an
+    unknown item); the limits are set and the gate turned on.
+ 2. Five hardware stops cross on the same trades: one within every limit (sent, filled: its fill is fed back), and
+    one each over the maximum quantity, the maximum notional, the price collar and the long position limit (the
+    accepted order still open). Each of those four is refused with its reason (risk.refused, stop.refused), none
+    reaches the exchange.
+ 3. A restricted symbol: a sell stop refused (restricted); the restriction lifted.
+ 4. Kill switch during the moving market, with a resting firmware order and an armed stop that cannot cross: the
+    stop is disarmed, the order canceled at the exchange (35=F, order.canceled), no template armed, a new stop
+    refused while killed; `risk reset` ends it and a stop then fires and fills (the position limit counting the
+    first fill).
+ 5. The session ends (Logout): the hardware's stops are disarmed at once (cancel-on-disconnect).
+Checked on the exchange's log: exactly the three accepted orders (two stops, one console order), one cancel, no
+Reject, MsgSeqNums without a gap.
+"""
+import re
+from datetime import datetime, timezone
+
+from soc import ApplianceError, Rig, seq_check
+
+rig = Rig("risk", root=True)
+with rig:
+    net = rig.netns()
+    rig.start_exchange("--path", "sim/tests/offload.path", "--loop", "--wait-subscriber")
+    tf = rig.start_soc(*net, cycles=4000000000)
+    tf.set_utc(datetime.now(timezone.utc))
+    tf.session.configure(heartbeat=5)
+
+    # 1. configuration: bad values refused (nothing changes), then the limits
+    def refused(line, why):
+        try:
+            rig.tf.request("console", _timeout=60, line=line)
+        except ApplianceError as e:
+            rig.check(why in str(e), f"'{line}' refused with '{e}', expected '{why}'")
+            return
+        rig.fail(f"'{line}' was accepted")
+    refused("risk set max-qty 0", "the gate refuses this value")
+    refused("risk set collar-bps 10000", "the gate refuses this value")
+    refused("risk set max-long MSFT lots", "not a whole number")
+    refused("risk set max-notional -5", "not a positive price")
+    refused("risk set leverage 3", "usage: risk")
+    since = rig.last_seq()
+    rig.console("risk")
+    st = rig.wait("counters", 10, "the risk counters", lambda e: e["group"] == "risk", since)
+    rig.check((st["on"], st["killed"], st["refused"]) == (False, False, 0), f"risk after reset: {st.data}")
+    for line in ("risk set max-qty 150", "risk set max-notional 11000.00", "risk set collar-bps 500",
+                 "risk set max-credit 50000.00", "risk set max-orders-per-s 1000", "risk set burst 10",
+                 "risk set poison-cap 100", "risk set max-long MSFT 150", "risk set max-short MSFT 150",
+                 "risk set ref MSFT 100.00", "risk on"):
+        rig.console(line)
+
+    rig.console("fix start")
+    rig.wait("logon", 60, "the logon")
+
+    # 2. five buy stops crossed by the trade at 100.15 (the last three would each pass every other check)
+    stops = [("buy", 100, "100.40", None),            # within every limit: sent
+             ("buy", 200, "100.40", "max_qty"),       # 200 > 150
+             ("buy", 120, "100.40", "max_notional"),  # 120 x 100.40 = 12,048 > 11,000
+             ("buy", 60, "106.00", "collar"),         # 106.00 > 100.00 + 5 %
+             ("buy", 60, "100.40", "long_limit")]     # 100 open (stop 0) + 60 > 150
+    for i, (side, qty, limit, _) in enumerate(stops):
+        n = tf.stops.arm(side, "MSFT", qty, "100.10", limit)
+        rig.check(n == i, f"stop {i} got number {n}")
+        rig.wait("stop.loaded", 30, f"stop {i} loaded into the hardware", lambda e: e["stop"] == i)
+    f0 = rig.wait("stop.fired", 120, "stop 0's fire", lambda e: e["stop"] == 0)
+    rig.check(f0["by_hw"] is True, f"stop 0 not fired by the hardware: {f0.data}")
+    fill0 = rig.wait("order.fill", 60, "stop 0's order filled", lambda e: e["clordid"] == f0["clordid"] and e["state"] == "filled")
+    for i, (_, _, _, why) in enumerate(stops):
+        if why is None:
+            continue
+        ev = rig.wait("risk.refused", 120, f"stop {i}'s refusal ({why})", lambda e: e["ticket"] == i)
+        rig.check(ev["reason"] == why and ev["sym"] == "MSFT", f"stop {i} refused for {ev['reason']}, expected {why}: {ev.data}")
+        rig.wait("stop.refused", 10, f"stop {i}'s stop.refused", lambda e: e["stop"] == i)
+    rig.check(not rig.find("stop.fired", lambda e: e["stop"] != 0), "a refused stop fired an order")
+
+    # 3. a restricted symbol
+    rig.console("risk set restrict MSFT 1")
+    n5 = tf.stops.arm("sell", "MSFT", 50, "99.60", "99.30")
+    ev = rig.wait("risk.refused", 120, "the restricted stop's refusal", lambda e: e["ticket"] == n5)
+    rig.check(ev["reason"] == "restricted", f"stop {n5} on a restricted symbol refused for {ev['reason']}")
+    rig.console("risk set restrict MSFT 0")
+
+    # 4. kill switch with a resting order and an armed stop
+    since = rig.last_seq()
+    k = tf.orders.send("buy", "MSFT", 10, "90.00")
+    rig.wait("order.new", 60, "the resting order's New", lambda e: e["order"] == k, since)
+    n6 = tf.stops.arm("buy", "MSFT", 50, "150.00", "150.50")
+    rig.wait("stop.loaded", 30, "the far stop loaded", lambda e: e["stop"] == n6, since)
+    since = rig.last_seq()
+    rig.console("risk kill")
+    kill = rig.wait("risk.kill", 10, "the kill's event", since=since)
+    rig.check(kill["stops"] >= 1 and kill["cancels"] >= 1, f"the kill disarmed {kill['stops']} stop(s), sent {kill['cancels']} cancel(s)")
+    rig.wait("stop.canceled", 10, "the far stop canceled by the kill", lambda e: e["stop"] == n6, since)
+    rig.wait("order.canceled", 60, "the resting order canceled at the exchange", lambda e: e["order"] == k, since)
+    ofl = rig.counters("offload")["offload"]
+    rig.check(ofl["armed"] == 0, f"templates armed after the kill: 0x{ofl['armed']:x}")
+    refused("stop buy MSFT 50 100.10 100.40", "kill switch is on")
+    rig.console("risk reset")
+    n7 = tf.stops.arm("buy", "MSFT", 50, "100.10", "100.40")   # 100 long + 50 = 150: within max-long
+    f7 = rig.wait("stop.fired", 120, "a stop's fire after the reset", lambda e: e["stop"] == n7)
+    rig.wait("order.fill", 60, "its order filled", lambda e: e["clordid"] == f7["clordid"] and e["state"] == "filled")
+
+    # 5. the session ends: the hardware's stops are disarmed at once
+    n8 = tf.stops.arm("buy", "MSFT", 50, "150.00", "150.50")
+    rig.wait("stop.loaded", 30, "a last stop loaded", lambda e: e["stop"] == n8)
+    since = rig.last_seq()
+    rig.console("fix stop")
+    rig.wait("logout", 30, "the Logout answer", since=since)
+    rig.wait("disconnected", 30, "the connection's end", since=since)
+    ofl = rig.counters("offload")["offload"]
+    rig.check((ofl["armed"], ofl["loaded"]) == (0, 0), f"after the session's end: templates armed 0x{ofl['armed']:x}, stops loaded 0x{ofl['loaded']:x}")
+    since = rig.last_seq()
+    rig.console("risk")
+    st = rig.wait("counters", 10, "the risk counters", lambda e: e["group"] == "risk", since)
+    rig.check((st["on"], st["killed"], st["refused"], st["hw_refused"], st["feed_errors"]) == (True, False, 5, 5, 0) and st["fed"] >= 2,
+              f"risk counters: {st.data} (want on, not killed, 5 refused by firmware's and the engine's count, fills fed, none refused)")
+    rig.check_events_complete()
+
+    # the exchange's log: the accepted orders only
+    msgs = rig.exchange_msgs()
+    ids = [re.search(r"\|11=([^|]*)\|", m).group(1) for m in msgs if "|35=D|" in m and "|49=TFISH1|" in m]
+    rig.check(len(ids) == 3 and {f0["clordid"], f7["clordid"]} <= set(ids),
+              f"exchange log: orders {ids} (want the two accepted stops' and the console order)")
+    cancels = [m for m in msgs if "|35=F|" in m and "|49=TFISH1|" in m]
+    rig.check(len(cancels) == 1, f"exchange log: {len(cancels)} cancel requests (want the kill's one)")
+    rej = [m for m in msgs if re.search(r"\|35=(3|j)\|.*\|49=EXCH\|", m)]
+    rig.check(not rej, f"exchange log: {len(rej)} Reject(s)")
+    ok, seqtext = seq_check(rig.exch_msglog, "TFISH1")
+    rig.check(ok, f"exchange log: the SoC's MsgSeqNums are not continuous: {seqtext}")
+    rig.ok("risk gate (4 limits breached by hardware stops and a restricted symbol, each refused with its reason and never "
+           "sent; kill: stop disarmed, order canceled, arming refused, reset; session end disarms)")
