@@ -16,6 +16,7 @@
 #include "drivers/timer.h"
 #include "lib/console.h"
 #include "lib/mproto.h"
+#include "lib/parse.h"
 #include "net/tcp.h"
 #include "offload/template.h"
 
@@ -61,6 +62,7 @@ static struct {
     meta_t meta[STOPS_MAX];
     uint32_t sent, not_sent, errors;
     uint32_t refused;       /* fires the risk gate refused */
+    uint32_t gated;         /* send-ring slots holding a new order the risk gate checks (RISK_SEND_GATED, bit k) */
     uint32_t late_cancels;  /* cancels that came after the stop had fired (its order went out all the same) */
     fire_counts_t fires0;   /* the hardware's counts when the connection came up */
     uint32_t resyncs;       /* times the parser was set to firmware's rcv_nxt after it fell behind */
@@ -101,6 +103,36 @@ static void clordid_of(const uint8_t *m, size_t len, char out[FIX_ID_MAX]) {
             return;
         }
 }
+
+#ifdef TF_HAS_RISK
+/* The value of the first `tag` field of FIX message m, into out (at most cap - 1 characters); false when absent. */
+static bool field_of(const uint8_t *m, size_t len, const char *tag, char *out, size_t cap) {
+    size_t t = strlen(tag);
+    for (size_t i = 0; i + t + 1 < len; i++)
+        if (m[i] == 1 && memcmp(m + i + 1, tag, t) == 0 && m[i + 1 + t] == '=') {
+            size_t k = 0;
+            for (i += t + 2; i < len && m[i] != 1 && k + 1 < cap; i++) out[k++] = (char)m[i];
+            out[k] = 0;
+            return k > 0;
+        }
+    return false;
+}
+
+/* A new order (35=D) firmware queues is checked by the risk gate as ticket SLOT0 + k (its symbol, side, quantity and
+ * limit price from the message); any other frame in slot k is not. */
+static void gate_send(unsigned k, const uint8_t *fix, size_t n, unsigned mode) {
+    char type[4], sym[FIX_SYMBOL_MAX], side[4], qty[12], px[24];
+    uint32_t q = 0;
+    int64_t p = 0;
+    bool order = fix && mode == OFL_MSG_NUMBERED && field_of(fix, n, "35", type, sizeof type) && strcmp(type, "D") == 0 &&
+                 field_of(fix, n, "55", sym, sizeof sym) && field_of(fix, n, "54", side, sizeof side) &&
+                 field_of(fix, n, "38", qty, sizeof qty) && field_of(fix, n, "44", px, sizeof px) && tf_parse_u32(qty, &q) &&
+                 fix_parse_decimal(px, strlen(px), fixclient_price_decimals(), &p) == FIX_OK;
+    if (order) risk_prepare(ORDER_TX_SEND_SLOT0 + k, sym, side[0], q, p);
+    uint32_t g = order ? ofl.gated | (1u << k) : ofl.gated & ~(1u << k);
+    if (g != ofl.gated) order_tx_risk_send_gated(ofl.gated = g);
+}
+#endif
 
 /* Orders carry firmware's rcv_nxt as their TCP ACK (the engine's ACK_SET), not the receive parser's: the
  * parser sees every frame on the wire, firmware may lose one (no free receive slot), and an order that
@@ -146,6 +178,18 @@ static void handle_send(const order_tx_record_t *r) {
     }
     const ring_t *g = &ofl.ring[k];
     ofl.ring_busy &= ~ring_mask(k, g->len);
+#ifdef TF_HAS_RISK
+    if (r->status == ORDER_TX_REC_STATUS_REFUSED) { /* a new order the risk gate refused: not sent, no number taken */
+        char id[FIX_ID_MAX], text[24];
+        tcp_hw_shrink(fixclient_conn(), g->fix_len);
+        order_tx_read(r->tmpl, tp.frame, g->len);
+        clordid_of(tp.frame + OFL_FIX_OFF, g->fix_len, id);
+        risk_refused(r->tmpl, r->ip_id);
+        snprintf(text, sizeof text, "risk: %s", risk_reason_name(r->ip_id));
+        if (fix_app_refuse(fixclient_app(), id, text) < 0) error("a refused order firmware does not know", r->tmpl);
+        return;
+    }
+#endif
     if (r->status != ORDER_TX_REC_STATUS_SENT) { /* the numbers were not taken: the message never left */
         error("the engine did not send a firmware frame: the session cannot go on", r->status);
         fixclient_fail("a firmware frame the engine did not send");
@@ -159,7 +203,15 @@ static void handle_send(const order_tx_record_t *r) {
     tp.msg_mode = g->mode;
     tp.cs_off = g->cs_off;
     tp.fin = g->fin;
-    if (!adopt(r)) return;
+    const uint8_t *fix = adopt(r);
+    if (!fix) return;
+#ifdef TF_HAS_RISK
+    if (ofl.gated & (1u << k)) { /* a new order the gate accepted: its fills and its end are fed back */
+        char id[FIX_ID_MAX];
+        clordid_of(fix, g->fix_len, id);
+        risk_booked(fix_app_find(fixclient_app(), id));
+    }
+#endif
     ofl.fw_frames++;
     ofl.fw_bytes += g->fix_len;
 }
@@ -183,7 +235,7 @@ static void handle(const order_tx_record_t *r) {
         unload(i);
         ofl.refused++;
         if (st) {
-            risk_refused(i, r->ip_id, st->symbol, st->side, st->qty, st->limit_px);
+            risk_refused(i, r->ip_id);
             stops_refused(i, risk_reason_name(r->ip_id));
         }
         return;
@@ -360,6 +412,9 @@ static bool send_frame(const uint8_t *fix, size_t n, unsigned mode, bool fin) {
         return false;
     }
     const ring_t queued = {tp.len, tp.fix_len, tp.msg_off, tp.cs_off, tp.msg_width, (uint8_t)mode, fin};
+#ifdef TF_HAS_RISK
+    gate_send((unsigned)k, fix, n, mode);
+#endif
     unsigned slot = ORDER_TX_SEND_SLOT0 + (unsigned)k;
     order_tx_meta_t m = {tp.len, (uint16_t)(n ? tp.cs_off : 0), (uint8_t)tp.msg_off, tp.msg_width, 0, 0, false, false,
                          tp.ip_csum, tp.tcp_csum, tp.fix_sum};

@@ -35,6 +35,7 @@ static struct {
     uint32_t refused; /* REFUSED records handled */
     uint32_t fed, feed_errors;
     refusal_t audit[AUDIT];
+    struct { int8_t sym; char side; uint32_t qty; int64_t price; } ticket[RISK_TICKETS]; /* as prepared */
     unsigned audit_n; /* refusals logged (the last AUDIT kept) */
 } rk;
 
@@ -66,6 +67,12 @@ void risk_prepare(unsigned ticket, const char *symbol, char side, uint32_t qty, 
     init_once();
     int s = symbol_index(symbol);
     unsigned reason = 0;
+    if (ticket < RISK_TICKETS) {
+        rk.ticket[ticket].sym = (int8_t)s;
+        rk.ticket[ticket].side = side;
+        rk.ticket[ticket].qty = qty;
+        rk.ticket[ticket].price = price;
+    }
     int rc = job(RISK_OP_PREPARE, s < 0 ? 255u : (unsigned)s, ticket, 0, side == '2', false, qty, (uint64_t)price, &reason);
     if (!rk.on) return;
     if (rc != 1) printf("risk: ticket %u (%s): not prepared (%s): the gate will refuse its order\n", ticket, symbol,
@@ -73,7 +80,12 @@ void risk_prepare(unsigned ticket, const char *symbol, char side, uint32_t qty, 
     else if (reason) printf("risk: ticket %u (%s): the gate would refuse its order now (%s)\n", ticket, symbol, risk_reason_name(reason));
 }
 
-void risk_refused(unsigned ticket, unsigned reason, const char *symbol, char side, uint32_t qty, int64_t price) {
+void risk_refused(unsigned ticket, unsigned reason) {
+    if (ticket >= RISK_TICKETS) return;
+    const char *symbol = rk.ticket[ticket].sym >= 0 ? rk.sym[rk.ticket[ticket].sym] : "?";
+    char side = rk.ticket[ticket].side;
+    uint32_t qty = rk.ticket[ticket].qty;
+    int64_t price = rk.ticket[ticket].price;
     refusal_t *a = &rk.audit[rk.audit_n++ % AUDIT];
     strncpy(a->symbol, symbol, FIX_SYMBOL_MAX - 1);
     a->symbol[FIX_SYMBOL_MAX - 1] = 0;

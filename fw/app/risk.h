@@ -19,10 +19,11 @@
 #ifdef TF_HAS_RISK
 #include "fix/app.h"
 
-/* Ticket t (template slot) describes this order; says so on the console when the gate would refuse it now. */
+/* Ticket t (template slot: 0..15 a hardware stop's, 16..31 a firmware order's in the send ring) describes this order;
+ * says so on the console when the gate would refuse it now. */
 void risk_prepare(unsigned ticket, const char *symbol, char side, uint32_t qty, int64_t price);
-/* A REFUSED record of ticket t (the order as prepared) with the gate's reason. */
-void risk_refused(unsigned ticket, unsigned reason, const char *symbol, char side, uint32_t qty, int64_t price);
+/* A REFUSED record of ticket t (the order as prepared) with the gate's reason: console, audit ring, risk.refused. */
+void risk_refused(unsigned ticket, unsigned reason);
 /* Order idx (the order table's) went out through the gate: its fills and its end are fed back. */
 void risk_booked(int idx);
 /* An execution report of order idx: fills (last_qty) and the end of the order (what is left open) are fed back. */

@@ -510,6 +510,14 @@ static void reject_order(fix_app_t *a, fix_order_t *o, char msg_type, const char
     if (a->ops.on_execution) a->ops.on_execution(a->ctx, o, &ev);
 }
 
+int fix_app_refuse(fix_app_t *a, const char *clordid, const char *text)
+{
+    int idx = fix_app_find(a, clordid);
+    if (idx < 0 || a->orders[idx].state != FIX_ORD_PENDING_NEW || a->orders[idx].seq != 0) return FIX_E_RANGE;
+    reject_order(a, &a->orders[idx], '8', text);
+    return idx;
+}
+
 static fix_order_t *find_by_seq(fix_app_t *a, uint32_t seq)
 {
     if (seq == 0) return NULL; /* (an order whose number the transport has not given yet) */

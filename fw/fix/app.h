@@ -161,6 +161,10 @@ void fix_app_take_clordid(fix_app_t *a, char out[FIX_ID_MAX]);
 int fix_app_adopt_order(fix_app_t *a, const char *clordid, const char *symbol, char side, int64_t qty, int64_t price,
                         uint32_t seq, unsigned keep, uint64_t now_ms);
 
+/* An order refused before it left (the risk gate in the order engine: its transport-numbered message was never sent
+ * and never got a number): rejected here, with `text`, as the exchange would (on_execution: state rejected). Returns
+ * its index, or FIX_E_RANGE when no order has this ClOrdID or it was sent (it has a MsgSeqNum). */
+int fix_app_refuse(fix_app_t *a, const char *clordid, const char *text);
 const fix_order_t *fix_app_order(const fix_app_t *a, int idx);
 int fix_app_find(const fix_app_t *a, const char *clordid); /* index or -1 */
 

@@ -465,6 +465,33 @@ static void test_app_order_numbered_by_transport(void **st)
     assert_int_equal(fix_app_order(&T.app, idx)->state, FIX_ORD_REJECTED);
 }
 
+/* An order the risk gate refused before it left (its numbered message never sent): rejected locally, with the
+ * reason; an order already sent (numbered) or an unknown ClOrdID is not. */
+static void test_app_order_refused_before_it_left(void **st)
+{
+    (void)st;
+    start_default();
+    T.s.ops.send_numbered = q_send;
+    memset(&q, 0, sizeof q);
+    int idx = new_order(2000);
+    assert_true(idx >= 0);
+    const char *id = fix_app_order(&T.app, idx)->clordid;
+    assert_int_equal(fix_app_refuse(&T.app, "nope", "risk: max_qty"), FIX_E_RANGE);
+    assert_int_equal(fix_app_refuse(&T.app, id, "risk: max_qty"), idx);
+    assert_int_equal(fix_app_order(&T.app, idx)->state, FIX_ORD_REJECTED);
+    assert_int_equal(seen.ev.msg_type, '8');
+    assert_string_equal(seen.ev.text, "risk: max_qty");
+    assert_int_equal(fix_session_next_out(&T.s), 2); /* no number taken */
+    assert_int_equal(fix_app_refuse(&T.app, id, "again"), FIX_E_RANGE);
+    /* a sent order (adopted: it has its number) is not refused */
+    int k = new_order(2001);
+    for (size_t i = 0; i + 13 <= q.n; i++)
+        if (memcmp(q.m + i, "\x01" "34=00000000\x01", 13) == 0) memcpy(q.m + i + 4, "00000002", 8);
+    assert_int_equal(fix_session_adopt(&T.s, q.m, q.n, 2002), 2);
+    assert_int_equal(fix_app_refuse(&T.app, fix_app_order(&T.app, k)->clordid, "late"), FIX_E_RANGE);
+    assert_int_equal(fix_app_order(&T.app, k)->state, FIX_ORD_PENDING_NEW);
+}
+
 static void test_app_order_rejected_by_exchange(void **st)
 {
     (void)st;
@@ -622,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_app_gapfilled_order_marked_not_delivered),
         cmocka_unit_test(test_app_orders_refused_when_not_logged_on),
         cmocka_unit_test(test_app_order_numbered_by_transport),
+        cmocka_unit_test(test_app_order_refused_before_it_left),
         cmocka_unit_test(test_app_order_table_full_reuses_finished_slots),
         cmocka_unit_test(test_app_order_leaves_kept_entries),
     };

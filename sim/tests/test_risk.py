@@ -8,13 +8,15 @@ works the kill switch. Driven through tfctl against the QuickFIX/J exchange (the
     accepted order still open). Each of those four is refused with its reason (risk.refused, stop.refused), none
     reaches the exchange.
  3. A restricted symbol: a sell stop refused (restricted); the restriction lifted.
- 4. Kill switch during the moving market, with a resting firmware order and an armed stop that cannot cross: the
+ 4. Console orders: one over the maximum quantity and one outside the collar, each rejected (order.rejected with
+    "risk: <reason>", risk.refused) and never sent.
+ 5. Kill switch during the moving market, with a resting firmware order and an armed stop that cannot cross: the
     stop is disarmed, the order canceled at the exchange (35=F, order.canceled), no template armed, a new stop
     refused while killed; `risk reset` ends it and a stop then fires and fills (the position limit counting the
     first fill).
- 5. The session ends (Logout): the hardware's stops are disarmed at once (cancel-on-disconnect).
+ 6. The session ends (Logout): the hardware's stops are disarmed at once (cancel-on-disconnect).
 Checked on the exchange's log: exactly the three accepted orders (two stops, one console order), one cancel, no
-Reject, MsgSeqNums without a gap.
+Reject, MsgSeqNums without a gap (a refused console order took no number).
 """
 import re
 from datetime import datetime, timezone
@@ -83,9 +85,19 @@ with rig:
     rig.check(ev["reason"] == "restricted", f"stop {n5} on a restricted symbol refused for {ev['reason']}")
     rig.console("risk set restrict MSFT 0")
 
-    # 4. kill switch with a resting order and an armed stop
+    # 4. console orders through the gate: over the quantity and outside the collar, each rejected locally with the
+    #    reason and never sent; then one within every limit, resting below the market
+    for side, qty, px, why in (("buy", 200, "99.00", "max_qty"), ("sell", 10, "106.00", "collar")):
+        since = rig.last_seq()
+        o = tf.orders.send(side, "MSFT", qty, px)
+        ev = rig.wait("order.rejected", 60, f"the console order over {why} rejected", lambda e: e["order"] == o, since)
+        rig.check(ev["text"] == f"risk: {why}", f"console order {o} rejected with '{ev['text']}', expected 'risk: {why}'")
+        ev = rig.wait("risk.refused", 10, f"the console order's refusal ({why})", lambda e: e["ticket"] >= 16, since)
+        rig.check(ev["reason"] == why and ev["qty"] == qty, f"console order refused: {ev.data}, expected {why}")
+
+    # 5. kill switch with a resting order and an armed stop
     since = rig.last_seq()
-    k = tf.orders.send("buy", "MSFT", 10, "90.00")
+    k = tf.orders.send("buy", "MSFT", 10, "96.00")
     rig.wait("order.new", 60, "the resting order's New", lambda e: e["order"] == k, since)
     n6 = tf.stops.arm("buy", "MSFT", 50, "150.00", "150.50")
     rig.wait("stop.loaded", 30, "the far stop loaded", lambda e: e["stop"] == n6, since)
@@ -103,7 +115,7 @@ with rig:
     f7 = rig.wait("stop.fired", 120, "a stop's fire after the reset", lambda e: e["stop"] == n7)
     rig.wait("order.fill", 60, "its order filled", lambda e: e["clordid"] == f7["clordid"] and e["state"] == "filled")
 
-    # 5. the session ends: the hardware's stops are disarmed at once
+    # 6. the session ends: the hardware's stops are disarmed at once
     n8 = tf.stops.arm("buy", "MSFT", 50, "150.00", "150.50")
     rig.wait("stop.loaded", 30, "a last stop loaded", lambda e: e["stop"] == n8)
     since = rig.last_seq()
@@ -115,8 +127,8 @@ with rig:
     since = rig.last_seq()
     rig.console("risk")
     st = rig.wait("counters", 10, "the risk counters", lambda e: e["group"] == "risk", since)
-    rig.check((st["on"], st["killed"], st["refused"], st["hw_refused"], st["feed_errors"]) == (True, False, 5, 5, 0) and st["fed"] >= 2,
-              f"risk counters: {st.data} (want on, not killed, 5 refused by firmware's and the engine's count, fills fed, none refused)")
+    rig.check((st["on"], st["killed"], st["refused"], st["hw_refused"], st["feed_errors"]) == (True, False, 7, 7, 0) and st["fed"] >= 3,
+              f"risk counters: {st.data} (want on, not killed, 7 refused by firmware's and the engine's count, fills and the cancel fed, none refused)")
     rig.check_events_complete()
 
     # the exchange's log: the accepted orders only
@@ -130,5 +142,5 @@ with rig:
     rig.check(not rej, f"exchange log: {len(rej)} Reject(s)")
     ok, seqtext = seq_check(rig.exch_msglog, "TFISH1")
     rig.check(ok, f"exchange log: the SoC's MsgSeqNums are not continuous: {seqtext}")
-    rig.ok("risk gate (4 limits breached by hardware stops and a restricted symbol, each refused with its reason and never "
-           "sent; kill: stop disarmed, order canceled, arming refused, reset; session end disarms)")
+    rig.ok("risk gate (4 limits breached by hardware stops, a restricted symbol, 2 by console orders, each refused with its "
+           "reason and never sent; kill: stop disarmed, order canceled, arming refused, reset; session end disarms)")

@@ -244,12 +244,12 @@ class Appliance:
         return self.console("md", _collect="md")[1]
 
     COUNTERS = {"net": "net", "mac": "net", "fix": "fix", "w_cost": "fix", "w_cost_170_190": "fix", "offload": "offload",
-                "offload_rx": "fix hw", "info": "info"}
+                "offload_rx": "fix hw", "info": "info", "risk": "risk"}
 
     def counters(self, what):
         """A table of counters as {group: {counter: value}} (docs/PROTOCOL.md "counters"): what is a group (net, mac,
-        w_cost, w_cost_170_190, offload, offload_rx, info) or the console command that lists it (net, fix, fix hw,
-        offload, info); every group that command lists comes back."""
+        w_cost, w_cost_170_190, offload, offload_rx, info, risk) or the console command that lists it (net, fix, fix hw,
+        offload, info, risk); every group that command lists comes back."""
         line = self.COUNTERS.get(what, what)
         if line not in self.COUNTERS.values():
             raise ProtocolError(f"counters: one of {', '.join(sorted(self.COUNTERS))}")
