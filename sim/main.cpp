@@ -386,6 +386,7 @@ int main(int argc, char **argv) {
         if ((cycle & 0xFFF) == 0) {
 #ifdef TF_HAS_ETH
             eth.poll(now_ps / 1000);
+            top->io_gpio_in = eth.gpio_in();  // (the control channel's gpio-in; read every 4096 sys cycles, as it is polled)
             if (eth.exit_requested() >= 0) { why = "exit requested on the Ethernet control channel"; exit_code = eth.exit_requested(); }
 #endif
             if (uart_ctl_fd >= 0 && uart_tx.queue.empty()) {

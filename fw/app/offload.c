@@ -504,6 +504,9 @@ void offload_resync(void) {
 }
 
 void offload_poll(void) {
+#ifdef TF_HAS_RISK
+    risk_poll();
+#endif
     if (!ofl.up) return;
     set_ack(false);
     drain();

@@ -34,6 +34,7 @@ static struct {
     uint32_t booked;  /* order table entries whose order went through the gate (bit idx) */
     uint32_t refused; /* REFUSED records handled */
     uint32_t fed, feed_errors;
+    bool killed_seen; /* the kill's stops and cancels are done (until risk reset) */
     refusal_t audit[AUDIT];
     struct { int8_t sym; char side; uint32_t qty; int64_t price; } ticket[RISK_TICKETS]; /* as prepared */
     unsigned audit_n; /* refusals logged (the last AUDIT kept) */
@@ -56,6 +57,8 @@ static int symbol_index(const char *s) {
         if (rk.sym[i][0] && strcmp(rk.sym[i], s) == 0) return (int)i;
     return -1;
 }
+
+static void kill_now(const char *by);
 
 static int job(unsigned op, unsigned symbol, unsigned ticket, unsigned item, bool sell, bool cancel, uint32_t qty,
                uint64_t value, unsigned *reason) {
@@ -251,39 +254,52 @@ static int cmd_risk(int argc, char **argv) {
         return 0;
     }
     if (argc == 2 && strcmp(argv[1], "kill") == 0) {
-        /* the engine refuses every order and disarms every template from the second eth_tx cycle on; then firmware
-         * retires the armed stops and cancels the working orders */
         rk.kill = true;
         order_tx_risk_ctrl(rk.on, true);
-        unsigned stops = 0, cancels = 0;
-        for (unsigned i = 0; i < STOPS_MAX; i++) {
-            char arg[4];
-            char *av[3] = {"stop", "cancel", arg};
-            const stop_t *st = stops_get(i);
-            if (!st || st->state != STOP_ARMED) continue;
-            snprintf(arg, sizeof arg, "%u", i);
-            if (cmd_stop(3, av) == 0) stops++;
-        }
-        fix_app_t *app = fixclient_app();
-        for (int i = 0; i < FIX_APP_MAX_ORDERS; i++) {
-            fix_ord_state_t s = app->orders[i].state;
-            if ((s == FIX_ORD_PENDING_NEW || s == FIX_ORD_NEW || s == FIX_ORD_PARTIAL) &&
-                fix_app_cancel(app, i, timer_ms()) >= 0)
-                cancels++;
-        }
-        printf("risk: KILL: every order refused, %u stop(s) disarmed, %u cancel(s) sent; risk reset ends it\n", stops, cancels);
-        mp_event("risk.kill", "stops:u cancels:u", stops, cancels);
+        kill_now("the console");
         return 0;
     }
     if (argc == 2 && strcmp(argv[1], "reset") == 0) {
         rk.kill = false;
         order_tx_risk_ctrl(rk.on, false);
         order_tx_risk_kill_reset();
-        printf("risk: kill ended%s\n", order_tx_risk_killed() ? ", but the gate still says killed" : "");
-        return order_tx_risk_killed() ? 1 : 0;
+        bool still = order_tx_risk_killed();
+        rk.killed_seen = still;
+        printf("risk: kill %s\n", still ? "not ended: the kill pin is still high" : "ended");
+        return still ? 1 : 0;
     }
     printf(RISK_USAGE);
     return 1;
 }
 TF_COMMAND(risk, "the pre-trade risk gate: limits, refusals, kill switch (risk help)", cmd_risk);
+
+/* The engine refuses every order and disarms every template from the second eth_tx cycle after the kill (register or
+ * pin); firmware then retires the armed stops and cancels the working orders. */
+static void kill_now(const char *by) {
+    unsigned stops = 0, cancels = 0;
+    for (unsigned i = 0; i < STOPS_MAX; i++) {
+        char arg[4];
+        char *av[3] = {"stop", "cancel", arg};
+        const stop_t *st = stops_get(i);
+        if (!st || st->state != STOP_ARMED) continue;
+        snprintf(arg, sizeof arg, "%u", i);
+        if (cmd_stop(3, av) == 0) stops++;
+    }
+    fix_app_t *app = fixclient_app();
+    for (int i = 0; i < FIX_APP_MAX_ORDERS; i++) {
+        fix_ord_state_t s = app->orders[i].state;
+        if ((s == FIX_ORD_PENDING_NEW || s == FIX_ORD_NEW || s == FIX_ORD_PARTIAL) &&
+            fix_app_cancel(app, i, timer_ms()) >= 0)
+            cancels++;
+    }
+    rk.killed_seen = true;
+    printf("risk: KILL by %s: every order refused, %u stop(s) disarmed, %u cancel(s) sent; risk reset ends it\n", by,
+           stops, cancels);
+    mp_event("risk.kill", "by:s stops:u cancels:u", by, stops, cancels);
+}
+
+/* The kill pin: the gate latched a kill firmware did not ask for. */
+void risk_poll(void) {
+    if (!rk.killed_seen && !rk.kill && order_tx_risk_killed()) kill_now("the kill pin");
+}
 #endif

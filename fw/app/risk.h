@@ -29,6 +29,8 @@ void risk_booked(int idx);
 /* An execution report of order idx: fills (last_qty) and the end of the order (what is left open) are fed back. */
 void risk_on_execution(int idx, const fix_order_t *o, bool fill, int64_t last_qty);
 const char *risk_reason_name(unsigned reason);
+/* Main loop: a kill by the pin (the gate's latch set without `risk kill`) gets the same stops and cancels. */
+void risk_poll(void);
 /* The kill switch is on, or the gate's latch is set: no stop may be armed. */
 bool risk_killed(void);
 #endif

@@ -629,6 +629,13 @@ bool EthPort::exec(const std::string &line, uint64_t now_ns) {
              f.size(), (unsigned long long)first, (unsigned long long)rx_seq_, ser_.ifg());
         return true;
     }
+    if (cmd == "gpio-in") {
+        uint64_t v;
+        if (!parse_u64(rest, v) || v > 0xFFFFFFFFull) return fail("want 'gpio-in <value>'");
+        gpio_in_ = (uint32_t)v;
+        logf(now_ns, "ctl: gpio-in: the SoC's input pins are 0x%x", gpio_in_);
+        return true;
+    }
     if (cmd == "drop-tx-match") {
         uint64_t n;
         std::string count = rest.substr(0, rest.find(' '));
@@ -743,6 +750,7 @@ bool EthPort::exec(const std::string &line, uint64_t now_ns) {
                 "  flood off              stop it (stats counts its frames)\n"
                 "  drop-tx <n> | drop-rx <n>  drop the next n frames from the SoC | from the host\n"
                 "  drop-tx-match <n> <text>   drop the next n frames from the SoC whose bytes contain text\n"
+                "  gpio-in <value>            set the SoC's GPIO input pins (bit 7: the risk gate's kill pin, if it has one)\n"
                 "  ifg <n>                idle byte times between frames to the SoC (default 12)\n"
                 "  impair rx|tx|both <k=v,...>  impaired wire (loss dup reorder corrupt corrupt-bits corrupt-fcs\n"
                 "                         delay jitter reorder-delay seed); 'impair off'; 'impair' shows it\n"

@@ -132,6 +132,8 @@ public:
     // Replace the backend (e.g. a MemoryBackend in tests, or nullptr for none).
     void attach_backend(std::unique_ptr<EthBackend> b);
     EthBackend *backend() const { return backend_.get(); }
+    // The SoC's GPIO input pins, as the control channel's gpio-in set them (the harness drives them every edge).
+    uint32_t gpio_in() const { return gpio_in_; }
 
     bool rx_idle() const { return !ser_.busy(); }        // nothing queued or on the RX pins
     bool tx_in_frame() const { return des_.in_burst(); }
@@ -198,6 +200,7 @@ private:
     uint64_t tx_seq_ = 0, tx_cycle_ = 0, tx_sof_ns_ = 0, tx_sof_cycle_ = 0, tx_eof_ns_ = 0, tx_eof_cycle_ = 0;
     std::vector<uint64_t> tx_byte_ns_;
     uint64_t drop_tx_ = 0;
+    uint32_t gpio_in_ = 0;           // gpio-in: the SoC's input pins (a button, the risk gate's kill pin)
     uint64_t drop_tx_match_ = 0;     // drop-tx-match: how many more frames containing drop_tx_pattern_
     std::string drop_tx_pattern_;
 

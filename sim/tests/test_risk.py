@@ -14,8 +14,10 @@ works the kill switch. Driven through tfctl against the QuickFIX/J exchange (the
     stop is disarmed, the order canceled at the exchange (35=F, order.canceled), no template armed, a new stop
     refused while killed; `risk reset` ends it and a stop then fires and fills (the position limit counting the
     first fill).
- 6. The session ends (Logout): the hardware's stops are disarmed at once (cancel-on-disconnect).
-Checked on the exchange's log: exactly the three accepted orders (two stops, one console order), one cancel, no
+ 6. The kill pin (the last GPIO input, driven by the harness): the same, firmware cancelling the working order when it
+    sees the gate's latch; `risk reset` refused while the pin is high.
+ 7. The session ends (Logout): the hardware's stops are disarmed at once (cancel-on-disconnect).
+Checked on the exchange's log: exactly the four accepted orders (two stops, two console orders), two cancels, no
 Reject, MsgSeqNums without a gap (a refused console order took no number).
 """
 import re
@@ -115,7 +117,20 @@ with rig:
     f7 = rig.wait("stop.fired", 120, "a stop's fire after the reset", lambda e: e["stop"] == n7)
     rig.wait("order.fill", 60, "its order filled", lambda e: e["clordid"] == f7["clordid"] and e["state"] == "filled")
 
-    # 6. the session ends: the hardware's stops are disarmed at once
+    # 6. the kill pin (the SoC's last GPIO input; the harness's gpio-in): the gate kills as for the register, and
+    #    firmware, seeing the gate's latch, disarms and cancels the same way; reset refused while the pin is high
+    since = rig.last_seq()
+    k2 = tf.orders.send("sell", "MSFT", 5, "104.00")
+    rig.wait("order.new", 60, "a second resting order's New", lambda e: e["order"] == k2, since)
+    rig.ctl("gpio-in 0x80")
+    kill = rig.wait("risk.kill", 60, "the kill pin's kill", lambda e: e["by"] == "the kill pin", since)
+    rig.check(kill["cancels"] >= 1, f"the pin's kill sent {kill['cancels']} cancel(s)")
+    rig.wait("order.canceled", 60, "the second resting order canceled at the exchange", lambda e: e["order"] == k2, since)
+    refused("risk reset", "the kill pin is still high")
+    rig.ctl("gpio-in 0")
+    rig.console("risk reset")
+
+    # 7. the session ends: the hardware's stops are disarmed at once
     n8 = tf.stops.arm("buy", "MSFT", 50, "150.00", "150.50")
     rig.wait("stop.loaded", 30, "a last stop loaded", lambda e: e["stop"] == n8)
     since = rig.last_seq()
@@ -127,20 +142,20 @@ with rig:
     since = rig.last_seq()
     rig.console("risk")
     st = rig.wait("counters", 10, "the risk counters", lambda e: e["group"] == "risk", since)
-    rig.check((st["on"], st["killed"], st["refused"], st["hw_refused"], st["feed_errors"]) == (True, False, 7, 7, 0) and st["fed"] >= 3,
+    rig.check((st["on"], st["killed"], st["refused"], st["hw_refused"], st["feed_errors"]) == (True, False, 7, 7, 0) and st["fed"] >= 4,
               f"risk counters: {st.data} (want on, not killed, 7 refused by firmware's and the engine's count, fills and the cancel fed, none refused)")
     rig.check_events_complete()
 
     # the exchange's log: the accepted orders only
     msgs = rig.exchange_msgs()
     ids = [re.search(r"\|11=([^|]*)\|", m).group(1) for m in msgs if "|35=D|" in m and "|49=TFISH1|" in m]
-    rig.check(len(ids) == 3 and {f0["clordid"], f7["clordid"]} <= set(ids),
-              f"exchange log: orders {ids} (want the two accepted stops' and the console order)")
+    rig.check(len(ids) == 4 and {f0["clordid"], f7["clordid"]} <= set(ids),
+              f"exchange log: orders {ids} (want the two accepted stops' and the two resting console orders)")
     cancels = [m for m in msgs if "|35=F|" in m and "|49=TFISH1|" in m]
-    rig.check(len(cancels) == 1, f"exchange log: {len(cancels)} cancel requests (want the kill's one)")
+    rig.check(len(cancels) == 2, f"exchange log: {len(cancels)} cancel requests (want the two kills' ones)")
     rej = [m for m in msgs if re.search(r"\|35=(3|j)\|.*\|49=EXCH\|", m)]
     rig.check(not rej, f"exchange log: {len(rej)} Reject(s)")
     ok, seqtext = seq_check(rig.exch_msglog, "TFISH1")
     rig.check(ok, f"exchange log: the SoC's MsgSeqNums are not continuous: {seqtext}")
     rig.ok("risk gate (4 limits breached by hardware stops, a restricted symbol, 2 by console orders, each refused with its "
-           "reason and never sent; kill: stop disarmed, order canceled, arming refused, reset; session end disarms)")
+           "reason and never sent; kill by register and by pin: stop disarmed, orders canceled, arming refused, reset; session end disarms)")

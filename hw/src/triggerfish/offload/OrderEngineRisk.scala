@@ -11,6 +11,7 @@
 //           through spinal.lib's StreamCCByToggle and its answer comes back through another; KILL (a level,
 //           two flops into eth_tx) refuses every order from the second eth_tx cycle after it is seen and disarms
 //           every template; KILL_RESET clears the gate's latch.
+//   pin     killPin (a board button or GPIO), two flops into eth_tx: the same as KILL.
 //
 // The decision point is the request: the engine does not start the fire before the verdict, and once a request is
 // taken nothing else can take the output (a send frame needs the fire synchroniser empty, other fires queue behind
@@ -61,6 +62,9 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
   import OrderEngineRisk._
   require(rc.tickets >= Templates, s"riskGate: ${rc.tickets} tickets, the engine has $Templates templates")
   val regs = e.regs
+
+  /** The kill pin (a board button or GPIO; any clock, or none): high kills as RISK_CTRL.KILL does. */
+  val killPin = in Bool()
 
   // ---- sys: the job registers, the kill switch
   val sys = new Area {
@@ -113,6 +117,7 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
       ok -> RegField("OK", 1, 1, "the last job's answer: applied (0: refused, nothing changed)"),
       reason -> RegField("REASON", 4, 4, "PREPARE's answer: the reason the static checks give now (0: none fails)"),
       killedSync -> RegField("KILLED", 8, 1, "the gate's kill latch: every order is refused until KILL_RESET"),
+      BufferCC(killPin, False) -> RegField("KILL_PIN", 10, 1, "the kill pin's level (high: killing)"),
       refusedW -> RegField("REFUSED", 9, 1, "the last RISK_GO write was refused (BUSY, or operation 0): no job was started"))
     regs.rwFields("RISK_CTRL", Base + 0x1C, "the kill switch",
       (kill, RegField("KILL", 0, 1, "1: every new order is refused (KILLED) and every template disarmed; the gate latches it"), true),
@@ -163,7 +168,7 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     gate.io.poisoned := False
 
     // Kill: the level through two flops; the latch reset by a toggle (the write is a pulse in sys).
-    val kill = BufferCC(sys.kill, False)
+    val kill = BufferCC(sys.kill, False) || BufferCC(killPin, False)   // (each two flops: the gate sees either in 2 cycles)
     gate.io.kill := kill
     val killResetSync = BufferCC(sys.killResetToggle, False)
     val killResetSeen = RegNext(killResetSync) init False

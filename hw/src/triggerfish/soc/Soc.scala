@@ -234,6 +234,8 @@ class Soc(val config: SocConfig) extends Component {
     val offRx = if (e.offload) Some(OffloadRx(OffloadRxConfig(entries = e.offloadEntries, digest = e.offloadDigest), rxCd, e.offloadBook)) else None
     val engine = if (e.offload) Some(OrderEngine(OrderEngineConfig(riskGate =
       if (e.riskGate) Some(triggerfish.risk.RiskGateConfig(clockHz = 125000000L)) else None), rxCd, txCd)) else None
+    // The risk gate's kill pin: the last GPIO input (a button on a board; the harness's gpio-in in simulation).
+    for (g <- engine; r <- g.risk) r.killPin := io.gpio_in(config.gpioWidth - 1)
     for (r <- offRx; g <- engine) {
       r.io.rx << rxTap
       g.io.fire << r.io.fire

@@ -70,6 +70,10 @@ class OrderEngineRiskSpec extends AnyFunSuite {
       override val cfg = gatedCfg
       override val ExpectedFireToMacCycles = ExpectedGatedFireToMacCycles
       override val GateCycles = ExpectedGatedFireToMacCycles - 4
+      override def makeBench(dut: OrderEngineTestTop, clocks: Clocks, rnd: Random): Bench = {
+        dut.killPin.foreach(_ #= false)
+        super.makeBench(dut, clocks, rnd)
+      }
       override def afterInit(b: Bench): Unit = {
         val g = new Gate(b)
         g.generous(4, 1000000L)
@@ -87,7 +91,7 @@ class OrderEngineRiskSpec extends AnyFunSuite {
     gatedRandom("gated, unrelated clocks", Clocks(2000, 800, 810), seed + 1)
   }
 
-  // Pinned: the kill register's rise (sys) -> the gate's kill input (eth_tx), same-edge clocks: two flops.
+  // Pinned: the kill register's rise (sys), or the kill pin's -> the gate's kill input (eth_tx), same-edge clocks: two flops.
   val ExpectedKillCycles = 2
 
   test(s"refusals: each reason a REFUSED record, no frame, no number taken, the template still armed; feedback frees; kill (seed $seed)") {
@@ -95,6 +99,7 @@ class OrderEngineRiskSpec extends AnyFunSuite {
       SimTimeout(2000L * 1000 * 1000 * 100)
       val rnd = new Random(seed)
       val base = new OrderEngineSpec { override val cfg = gatedCfg }
+      dut.killPin.foreach(_ #= false)
       val b = base.makeBench(dut, Clocks(800, 800, 800, sameEdges = true), rnd)
       b.init(seq = 5000, msg = 20, ipId = 7, win = 8192, timeMs = 36000000L, div = 124999)
       val g = new Gate(b)
@@ -236,8 +241,26 @@ class OrderEngineRiskSpec extends AnyFunSuite {
       assert((bus.read(RISK_STATUS) & (1 << 8)) == 0, "KILL_RESET clears the latch")
       bus.write(RISK_CTRL, CTRL_ON)
       sent(7, "after the reset")
+
+      // The kill pin: the gate sees it as it sees KILL, two eth_tx cycles after it rises.
+      val pin = dut.killPin.get
+      dut.txCd.waitSampling()
+      val pinAt = b.dutCycle + 1   // the first cycle the pin is high (set just after this edge)
+      pin #= true
+      var pinSeen = -1L
+      while (pinSeen < 0) { dut.txCd.waitSampling(); if (r.tx.gate.io.kill.toBoolean) pinSeen = b.dutCycle }
+      assert(pinSeen - pinAt == ExpectedKillCycles, s"kill pin: set after cycle $pinAt, gate input high in $pinSeen")
+      b.sysCd.waitSampling(20)
+      assert(bus.read(ARMED) == 0 && (bus.read(RISK_STATUS) & (1 << 10 | 1 << 8)) == (1 << 10 | 1 << 8), "the pin: templates disarmed, KILL_PIN and KILLED")
+      for (t <- 0 until 16) b.armedModel(t) = false
+      pin #= false
+      bus.write(RISK_KILL_RESET, 1)
+      b.sysCd.waitSampling(20)
+      assert((bus.read(RISK_STATUS) & (1 << 10 | 1 << 8)) == 0, "pin low and KILL_RESET: not killed")
+      b.arm(1L << 8)
+      sent(8, "after the pin's release and the reset")
       b.finish(b.fires.length, "risk_refusals")
-      println(s"[risk_refusals] $refusals refusals (every reason but CREDIT, MAX_NOTIONAL, SHORT_LIMIT and POISON), kill -> gate in $ExpectedKillCycles cycles")
+      println(s"[risk_refusals] $refusals refusals (every reason but CREDIT, MAX_NOTIONAL, SHORT_LIMIT and POISON), kill register and kill pin -> gate in $ExpectedKillCycles cycles")
     }
   }
 }

@@ -33,6 +33,7 @@ class OrderEngineTestTop(val cfg: OrderEngineConfig) extends Component {
   }
   engine.tx.cycle.simPublic()
   engine.risk.foreach { r => r.sys.kill.simPublic(); r.tx.gate.io.kill.simPublic() }
+  val killPin = engine.risk.map { r => val p = in Bool(); p.setName("io_killPin"); r.killPin := p; p }
   engine.io.tx.simPublic()
 }
 
