@@ -3,22 +3,23 @@ firmware configures it from the console, prepares every hardware stop's order as
 works the kill switch. Driven through tfctl against the QuickFIX/J exchange (the market of test_offload.py).
  1. Bad configuration is refused with a clear error and changes nothing (zero, out of range, not a number, an
     unknown item); the limits are set and the gate turned on.
- 2. Five hardware stops cross on the same trades: one within every limit (sent, filled: its fill is fed back), and
-    one each over the maximum quantity, the maximum notional, the price collar and the long position limit (the
-    accepted order still open). Each of those four is refused with its reason (risk.refused, stop.refused), none
-    reaches the exchange.
- 3. A restricted symbol: a sell stop refused (restricted); the restriction lifted.
- 4. Console orders: one over the maximum quantity and one outside the collar, each rejected (order.rejected with
-    "risk: <reason>", risk.refused) and never sent.
- 5. Kill switch during the moving market, with a resting firmware order and an armed stop that cannot cross: the
-    stop is disarmed, the order canceled at the exchange (35=F, order.canceled), no template armed, a new stop
-    refused while killed; `risk reset` ends it and a stop then fires and fills (the position limit counting the
-    first fill).
- 6. The kill pin (the last GPIO input, driven by the harness): the same, firmware cancelling the working order when it
+ 2. Six hardware stops cross on the same trades: one within every limit (sent, filled: its fill is fed back), and
+    one each over the maximum quantity, the maximum notional, the price collar, the long and the short position
+    limits. Each of those is refused with its reason (risk.refused, stop.refused); none reaches the exchange.
+ 3. A restricted symbol: a stop refused (restricted); the restriction lifted.
+ 4. The throttle: one token a second, a bucket of one: a stop takes it (sent, filled), the next is refused.
+ 5. Console orders: over the maximum quantity, outside the collar, and (with a resting order open and the credit
+    limit lowered) over the credit limit, each rejected (order.rejected with "risk: <reason>", risk.refused) and
+    never sent; a stop refused for credit too.
+ 6. Kill switch during the moving market, with the resting order and an armed stop that cannot cross: the stop is
+    disarmed, the order canceled at the exchange (35=F, order.canceled), no template armed, a new stop refused while
+    killed; `risk reset` ends it and a stop then fires and fills (the position limit counting the earlier fills).
+ 7. The kill pin (the last GPIO input, driven by the harness): the same, firmware cancelling the working order when it
     sees the gate's latch; `risk reset` refused while the pin is high.
- 7. The session ends (Logout): the hardware's stops are disarmed at once (cancel-on-disconnect).
-Checked on the exchange's log: exactly the four accepted orders (two stops, two console orders), two cancels, no
-Reject, MsgSeqNums without a gap (a refused console order took no number).
+ 8. The session ends (Logout): the hardware's stops are disarmed at once (cancel-on-disconnect).
+Checked on the exchange's log: exactly the five accepted orders (three stops, two console orders), two cancels, no
+Reject, MsgSeqNums without a gap (a refused console order took no number). Every limit is breached but the poisoned-
+frame cap (no speculative frames exist yet: issue 16).
 """
 import re
 from datetime import datetime, timezone
@@ -52,55 +53,82 @@ with rig:
     rig.check((st["on"], st["killed"], st["refused"]) == (False, False, 0), f"risk after reset: {st.data}")
     for line in ("risk set max-qty 150", "risk set max-notional 11000.00", "risk set collar-bps 500",
                  "risk set max-credit 50000.00", "risk set max-orders-per-s 1000", "risk set burst 10",
-                 "risk set poison-cap 100", "risk set max-long MSFT 150", "risk set max-short MSFT 150",
+                 "risk set poison-cap 100", "risk set max-long MSFT 150", "risk set max-short MSFT 5",
                  "risk set ref MSFT 100.00", "risk on"):
         rig.console(line)
 
     rig.console("fix start")
     rig.wait("logon", 60, "the logon")
 
-    # 2. five buy stops crossed by the trade at 100.15 (the last three would each pass every other check)
-    stops = [("buy", 100, "100.40", None),            # within every limit: sent
-             ("buy", 200, "100.40", "max_qty"),       # 200 > 150
-             ("buy", 120, "100.40", "max_notional"),  # 120 x 100.40 = 12,048 > 11,000
-             ("buy", 60, "106.00", "collar"),         # 106.00 > 100.00 + 5 %
-             ("buy", 60, "100.40", "long_limit")]     # 100 open (stop 0) + 60 > 150
-    for i, (side, qty, limit, _) in enumerate(stops):
-        n = tf.stops.arm(side, "MSFT", qty, "100.10", limit)
+    def refusal(n, why, what, timeout=120):
+        ev = rig.wait("risk.refused", timeout, f"{what}'s refusal ({why})", lambda e: e["ticket"] == n)
+        rig.check(ev["reason"] == why and ev["sym"] == "MSFT", f"{what} refused for {ev['reason']}, expected {why}: {ev.data}")
+        rig.wait("stop.refused", 10, f"{what}'s stop.refused", lambda e: e["stop"] == n)
+
+    def fired_filled(n, what):
+        f = rig.wait("stop.fired", 120, f"{what}'s fire", lambda e: e["stop"] == n)
+        rig.check(f["by_hw"] is True, f"{what} not fired by the hardware: {f.data}")
+        rig.wait("order.fill", 60, f"{what}'s order filled", lambda e: e["clordid"] == f["clordid"] and e["state"] == "filled")
+        return f
+
+    # 2. stops crossed by the trades at 100.15 (buys) and 99.55 (the sell): one within every limit, the others each
+    #    over one limit and within the ones checked before it (the gate names the first that fails)
+    stops = [("buy", 100, "100.10", "100.40", None),           # within every limit: sent, filled (long 100)
+             ("buy", 200, "100.10", "100.40", "max_qty"),      # 200 > 150
+             ("buy", 120, "100.10", "100.40", "max_notional"), # 120 x 100.40 = 12,048 > 11,000
+             ("buy", 60, "100.10", "106.00", "collar"),        # 106.00 > 100.00 + 5 %
+             ("buy", 60, "100.10", "100.40", "long_limit"),    # 100 long or open (stop 0) + 60 > 150
+             ("sell", 110, "99.60", "95.50", "short_limit")]   # 110 - (0 or 100 long) > 5
+    for i, (side, qty, stop, limit, _) in enumerate(stops):
+        n = tf.stops.arm(side, "MSFT", qty, stop, limit)
         rig.check(n == i, f"stop {i} got number {n}")
         rig.wait("stop.loaded", 30, f"stop {i} loaded into the hardware", lambda e: e["stop"] == i)
-    f0 = rig.wait("stop.fired", 120, "stop 0's fire", lambda e: e["stop"] == 0)
-    rig.check(f0["by_hw"] is True, f"stop 0 not fired by the hardware: {f0.data}")
-    fill0 = rig.wait("order.fill", 60, "stop 0's order filled", lambda e: e["clordid"] == f0["clordid"] and e["state"] == "filled")
-    for i, (_, _, _, why) in enumerate(stops):
-        if why is None:
-            continue
-        ev = rig.wait("risk.refused", 120, f"stop {i}'s refusal ({why})", lambda e: e["ticket"] == i)
-        rig.check(ev["reason"] == why and ev["sym"] == "MSFT", f"stop {i} refused for {ev['reason']}, expected {why}: {ev.data}")
-        rig.wait("stop.refused", 10, f"stop {i}'s stop.refused", lambda e: e["stop"] == i)
+    f0 = fired_filled(0, "stop 0")
+    for i, (_, _, _, _, why) in enumerate(stops):
+        if why:
+            refusal(i, why, f"stop {i}")
     rig.check(not rig.find("stop.fired", lambda e: e["stop"] != 0), "a refused stop fired an order")
 
     # 3. a restricted symbol
     rig.console("risk set restrict MSFT 1")
-    n5 = tf.stops.arm("sell", "MSFT", 50, "99.60", "99.30")
-    ev = rig.wait("risk.refused", 120, "the restricted stop's refusal", lambda e: e["ticket"] == n5)
-    rig.check(ev["reason"] == "restricted", f"stop {n5} on a restricted symbol refused for {ev['reason']}")
+    n = tf.stops.arm("sell", "MSFT", 50, "99.60", "99.30")
+    refusal(n, "restricted", "a stop on a restricted symbol")
     rig.console("risk set restrict MSFT 0")
 
-    # 4. console orders through the gate: over the quantity and outside the collar, each rejected locally with the
-    #    reason and never sent; then one within every limit, resting below the market
-    for side, qty, px, why in (("buy", 200, "99.00", "max_qty"), ("sell", 10, "106.00", "collar")):
+    # 4. the throttle: a bucket of one token, one a second (125,000,000 eth_tx cycles: minutes of simulation): a stop
+    #    takes the token, the next one finds none
+    rig.console("risk set max-orders-per-s 1")
+    rig.console("risk set burst 1")
+    n = tf.stops.arm("buy", "MSFT", 10, "100.10", "100.40")
+    f1 = fired_filled(n, "the stop that takes the token")       # long 110
+    n = tf.stops.arm("buy", "MSFT", 10, "100.10", "100.40")
+    refusal(n, "throttle", "the next stop")
+    rig.console("risk set max-orders-per-s 1000")
+    rig.console("risk set burst 10")
+
+    # 5. console orders through the gate: over the quantity and outside the collar, each rejected locally with the
+    #    reason and never sent; then one within every limit, resting below the market; then the credit limit lowered
+    #    under its notional plus another order's, a console order and a stop refused for credit
+    def console_refused(side, qty, px, why):
         since = rig.last_seq()
         o = tf.orders.send(side, "MSFT", qty, px)
         ev = rig.wait("order.rejected", 60, f"the console order over {why} rejected", lambda e: e["order"] == o, since)
         rig.check(ev["text"] == f"risk: {why}", f"console order {o} rejected with '{ev['text']}', expected 'risk: {why}'")
         ev = rig.wait("risk.refused", 10, f"the console order's refusal ({why})", lambda e: e["ticket"] >= 16, since)
         rig.check(ev["reason"] == why and ev["qty"] == qty, f"console order refused: {ev.data}, expected {why}")
-
-    # 5. kill switch with a resting order and an armed stop
+    console_refused("buy", 200, "99.00", "max_qty")
+    console_refused("sell", 10, "106.00", "collar")
     since = rig.last_seq()
-    k = tf.orders.send("buy", "MSFT", 10, "96.00")
+    k = tf.orders.send("buy", "MSFT", 10, "96.00")                # open notional 960
     rig.wait("order.new", 60, "the resting order's New", lambda e: e["order"] == k, since)
+    rig.console("risk set max-credit 1000.00")
+    console_refused("buy", 1, "96.00", "credit")                  # 960 + 96 > 1,000
+    n = tf.stops.arm("buy", "MSFT", 1, "100.10", "100.40")
+    refusal(n, "credit", "a stop over the credit limit")          # 960 + 100.40 > 1,000
+    rig.console("risk set max-credit 50000.00")
+
+    # 6. kill switch with the resting order and an armed stop
+    since = rig.last_seq()
     n6 = tf.stops.arm("buy", "MSFT", 50, "150.00", "150.50")
     rig.wait("stop.loaded", 30, "the far stop loaded", lambda e: e["stop"] == n6, since)
     since = rig.last_seq()
@@ -113,11 +141,11 @@ with rig:
     rig.check(ofl["armed"] == 0, f"templates armed after the kill: 0x{ofl['armed']:x}")
     refused("stop buy MSFT 50 100.10 100.40", "kill switch is on")
     rig.console("risk reset")
-    n7 = tf.stops.arm("buy", "MSFT", 50, "100.10", "100.40")   # 100 long + 50 = 150: within max-long
+    n7 = tf.stops.arm("buy", "MSFT", 40, "100.10", "100.40")   # 110 long + 40 = 150: within max-long
     f7 = rig.wait("stop.fired", 120, "a stop's fire after the reset", lambda e: e["stop"] == n7)
     rig.wait("order.fill", 60, "its order filled", lambda e: e["clordid"] == f7["clordid"] and e["state"] == "filled")
 
-    # 6. the kill pin (the SoC's last GPIO input; the harness's gpio-in): the gate kills as for the register, and
+    # 7. the kill pin (the SoC's last GPIO input; the harness's gpio-in): the gate kills as for the register, and
     #    firmware, seeing the gate's latch, disarms and cancels the same way; reset refused while the pin is high
     since = rig.last_seq()
     k2 = tf.orders.send("sell", "MSFT", 5, "104.00")
@@ -130,7 +158,7 @@ with rig:
     rig.ctl("gpio-in 0")
     rig.console("risk reset")
 
-    # 7. the session ends: the hardware's stops are disarmed at once
+    # 8. the session ends: the hardware's stops are disarmed at once
     n8 = tf.stops.arm("buy", "MSFT", 50, "150.00", "150.50")
     rig.wait("stop.loaded", 30, "a last stop loaded", lambda e: e["stop"] == n8)
     since = rig.last_seq()
@@ -142,20 +170,20 @@ with rig:
     since = rig.last_seq()
     rig.console("risk")
     st = rig.wait("counters", 10, "the risk counters", lambda e: e["group"] == "risk", since)
-    rig.check((st["on"], st["killed"], st["refused"], st["hw_refused"], st["feed_errors"]) == (True, False, 7, 7, 0) and st["fed"] >= 4,
-              f"risk counters: {st.data} (want on, not killed, 7 refused by firmware's and the engine's count, fills and the cancel fed, none refused)")
+    rig.check((st["on"], st["killed"], st["refused"], st["hw_refused"], st["feed_errors"]) == (True, False, 11, 11, 0) and st["fed"] >= 5,
+              f"risk counters: {st.data} (want on, not killed, 11 refused by firmware's and the engine's count, fills and cancels fed, none refused)")
     rig.check_events_complete()
 
     # the exchange's log: the accepted orders only
     msgs = rig.exchange_msgs()
     ids = [re.search(r"\|11=([^|]*)\|", m).group(1) for m in msgs if "|35=D|" in m and "|49=TFISH1|" in m]
-    rig.check(len(ids) == 4 and {f0["clordid"], f7["clordid"]} <= set(ids),
-              f"exchange log: orders {ids} (want the two accepted stops' and the two resting console orders)")
+    rig.check(len(ids) == 5 and {f0["clordid"], f1["clordid"], f7["clordid"]} <= set(ids),
+              f"exchange log: orders {ids} (want the three accepted stops' and the two resting console orders)")
     cancels = [m for m in msgs if "|35=F|" in m and "|49=TFISH1|" in m]
     rig.check(len(cancels) == 2, f"exchange log: {len(cancels)} cancel requests (want the two kills' ones)")
     rej = [m for m in msgs if re.search(r"\|35=(3|j)\|.*\|49=EXCH\|", m)]
     rig.check(not rej, f"exchange log: {len(rej)} Reject(s)")
     ok, seqtext = seq_check(rig.exch_msglog, "TFISH1")
     rig.check(ok, f"exchange log: the SoC's MsgSeqNums are not continuous: {seqtext}")
-    rig.ok("risk gate (4 limits breached by hardware stops, a restricted symbol, 2 by console orders, each refused with its "
+    rig.ok("risk gate (8 limits breached by hardware stops, 3 by console orders, each refused with its "
            "reason and never sent; kill by register and by pin: stop disarmed, orders canceled, arming refused, reset; session end disarms)")
