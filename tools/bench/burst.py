@@ -37,6 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "latency"))
 import analyze  # noqa: E402  (pcap, frame log, TCP streams, FIX messages, order/trigger pairing)
 sys.path.insert(0, HERE)
 import soc_latency  # noqa: E402  (the `offload` command's lines, as the whole-SoC run reads them)
+import report_merge  # noqa: E402  (report.md's sections)
 
 ROOT = demo.ROOT
 SIM_MHZ = 125.0    # the simulation's sys clock (build/hw/sim/soc.h TF_SYS_CLOCK_HZ); sim_sys_mhz() reads it
@@ -770,23 +771,7 @@ BURST_HEADING = "## Burst:"
 def merge_md(text, section):
     """report.md's text with its burst section (from BURST_HEADING to the next "## " heading) replaced by section
     (lines), or section appended when there was none (bench.py --burst-only on an earlier report)."""
-    lines = text.split("\n") if text else []
-    start = next((i for i, l in enumerate(lines) if l.startswith(BURST_HEADING)), None)
-    sec = list(section)
-    while sec and not sec[0].strip():
-        sec.pop(0)
-    if start is None:
-        while lines and not lines[-1].strip():
-            lines.pop()
-        return "\n".join(lines + ([""] if lines else []) + sec) + "\n"
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-    tail = lines[end:]
-    body = lines[:start] + sec
-    if tail:
-        while body and not body[-1].strip():
-            body.pop()
-        body += [""] + tail
-    return "\n".join(body).rstrip("\n") + "\n"
+    return report_merge.replace_section(text, BURST_HEADING, section)
 
 
 def main(argv=None):

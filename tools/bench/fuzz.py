@@ -61,22 +61,7 @@ def md(f):
 
 def merge_md(text, section):
     """report.md's text with its fuzzing section (HEADING up to the next "## ") replaced by section, or appended."""
-    lines = text.split("\n") if text else []
-    sec = list(section)
-    while sec and not sec[0].strip():
-        sec.pop(0)
-    start = next((i for i, l in enumerate(lines) if l.startswith(HEADING)), None)
-    if start is None:
-        while lines and not lines[-1].strip():
-            lines.pop()
-        return "\n".join(lines + ([""] if lines else []) + sec) + "\n"
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-    body, tail = lines[:start] + sec, lines[end:]
-    if tail:
-        while body and not body[-1].strip():
-            body.pop()
-        body += [""] + tail
-    return "\n".join(body).rstrip("\n") + "\n"
+    return report_merge.replace_section(text, HEADING, section)
 
 
 def merge_report(out_dir, f):

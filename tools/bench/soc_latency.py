@@ -38,6 +38,13 @@ import analyze  # noqa: E402  (tools/latency/analyze.py: summarize, plot_histogr
 ROOT = demo.ROOT
 BUY_STOP, SELL_STOP = "100.10", "99.90"
 STOPS = [("buy", BUY_STOP, "100.40"), ("sell", SELL_STOP, "99.60")]
+# --risk: the gate on with limits the run never reaches (the repeating stops' fills are fed back, so the position
+# swings by 100 around 0), every check still made on every order.
+RISK_LINES = ("risk set max-qty 1000", "risk set max-notional 1000000.00", "risk set collar-bps 9999",
+              "risk set max-credit 100000000.00", "risk set max-orders-per-s 125000000", "risk set burst 255",
+              "risk set poison-cap 65535", "risk set max-long MSFT 4000000000", "risk set max-short MSFT 4000000000",
+              "risk set ref MSFT 100.00", "risk on")
+RISK_REFUSED_RE = re.compile(r"^risk: refused ticket")
 
 
 def write_path(path, step_ms):
@@ -186,6 +193,15 @@ def tally_lines(lines):
     return t
 
 
+def risk_refusals(path):
+    """The risk gate's refusals in a run's console log (its "risk: refused ticket ..." lines)."""
+    try:
+        with open(path, errors="replace") as f:
+            return sum(1 for line in f if RISK_REFUSED_RE.search(line))
+    except OSError as e:
+        raise ConsoleError(f"cannot read the SoC's console log {path}: {e.strerror}")
+
+
 def tally_log(path):
     """The tally of a run's console log (OUT/soc.log)."""
     try:
@@ -262,6 +278,10 @@ class SocBench(demo.Demo):
         self.wait_for(r"^fix: logged on", 60, "FIX logon")
         self.wait_for(r"^fix: subscribed", 20, "market data subscription")
         demo.say("soc: logged on and subscribed")
+        if self.args.risk:
+            for line in RISK_LINES:
+                self.console(line)
+            demo.say("soc: the risk gate is on")
         for path in self.args.paths:
             t = time.monotonic()
             self.phase(path, self.args.fires, self.args.timeout)
@@ -387,6 +407,8 @@ def main(argv=None):
                     "fires than wanted is measured as it is, and says so")
     ap.add_argument("--slirp", action="store_true", help="use libslirp even as root")
     ap.add_argument("--paths", default="hw,fw", help="phases to run, in order (hw, fw or both)")
+    ap.add_argument("--risk", action="store_true", help="turn the pre-trade risk gate on after the logon, with limits no "
+                    "order of the run reaches (RISK_LINES): the hardware orders go through it (bench.py's risk phase)")
     ap.add_argument("--analyze-only", action="store_true", help="run nothing: pair and summarise again the capture, "
                     "frame log and console log a run left in --out (its latency.json, console.json, fires.csv, "
                     "stops.json and latency.png are written again)")

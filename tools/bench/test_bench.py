@@ -372,6 +372,48 @@ class SocResult(unittest.TestCase):
                 soc_latency.soc_result(doc, t, 125.0)
 
 
+# ---- the risk phase: two hardware runs (the gate off, on) and the gate's synthesis summary ----------------------------
+class RiskPhase(unittest.TestCase):
+    SYNTH = {"gate": {"lut4": 2922, "ff": 2424, "ccu2c": 1089, "dpr16x4": 205, "dp16kd": 0, "mult18": 0},
+             "fmax_mhz": 96.25, "constraint_mhz": 125.0, "seed": 1}
+
+    def run_dirs(self, root, extra_on):
+        for tag, add, refused in (("off", 0, []), ("on", extra_on, ["risk: refused ticket 3 buy MSFT 100 @ 100.4: collar"])):
+            d = os.path.join(root, f"soc-{tag}")
+            os.makedirs(d)
+            doc = latency_doc()
+            doc["orders"] = [dict(o, t2t_cycles=o["t2t_cycles"] + add, eof2sof_cycles=o["eof2sof_cycles"] + add)
+                             if o["path"] == "hw" and o["t2t_cycles"] is not None else o for o in doc["orders"]]
+            with open(os.path.join(d, "latency.json"), "w") as f:
+                json.dump(doc, f)
+            with open(os.path.join(d, "soc.log"), "w") as f:
+                f.write("\n".join(console_log() + refused) + "\n")
+
+    def test_cost_is_on_minus_off_and_the_report_shows_both_runs(self):
+        with tempfile.TemporaryDirectory() as root:
+            self.run_dirs(root, 2)
+            r = bench.risk_figures(root, self.SYNTH)
+        # (TA-20, a firmware order labelled hw in the JSON, is the console's fw: not in the hw rows)
+        self.assertEqual(r["off"]["t2t"]["cycles"]["median"], 32)
+        self.assertEqual(r["on"]["t2t"]["cycles"]["median"], 34)
+        self.assertEqual(r["cost_cycles"]["t2t"], {"min": 2, "median": 2, "max": 2})
+        self.assertEqual(r["cost_cycles"]["eof2sof"], {"min": 2, "median": 2, "max": 2})
+        self.assertEqual((r["off"]["refused"], r["on"]["refused"]), (0, 1))
+        self.assertEqual(r["off"]["fires"], 8)
+        md = "\n".join(bench.risk_md(r))
+        self.assertIn(f"| off | 8 | 8 | {min(HW_T2T)} / 32 / {max(HW_T2T)} |", md)
+        self.assertIn(f"| on | 8 | 8 | {min(HW_T2T) + 2} / 34 / {max(HW_T2T) + 2} |", md)
+        self.assertIn("| 1 |", md)
+        self.assertIn("Cost of the gate on T2T: +2 / +2 / +2 cycles", md)
+        self.assertIn("2922 LUT4, 2424 FF", md)
+        self.assertIn("Fmax 96.25 MHz against 125.0 MHz", md)
+
+    def test_risk_section_replaced_in_place(self):
+        text = "# R\n\n## Risk gate\nold\n\n## Next\ny\n"
+        new = bench.report_merge.replace_section(text, bench.RISK_HEADING, ["", bench.RISK_HEADING, "", "new"])
+        self.assertEqual(new, "# R\n\n## Risk gate\n\nnew\n\n## Next\ny\n")
+
+
 # ---- the datapath's aggregates (datapath.json as DatapathBench writes it) --------------------------------------------
 def st(lo, avg, hi, n):
     return {"min": lo, "avg": avg, "max": hi, "median": lo, "count": n}
