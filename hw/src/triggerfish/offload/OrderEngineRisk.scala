@@ -1,5 +1,6 @@
-// The pre-trade risk gate (triggerfish.risk.RiskGate) on the order engine's fire path (issue 17), built when
-// OrderEngineConfig.riskGate is set. Every hardware fire the engine would start goes through the gate first:
+// The pre-trade risk gate (triggerfish.risk.RiskGate) in the order engine (issue 17), built when
+// OrderEngineConfig.riskGate is set. While RISK_CTRL.ENABLE (or a kill) is on, every hardware fire and every send
+// frame of a gated send-ring slot (firmware's new orders) goes through the gate before its first byte:
 //
 //   eth_tx  fire in the synchroniser's first flop, the engine free, the template sendable (the start register's
 //           input: the cycle it would decide to start) -> gate request, ticket = template (cycle t)
@@ -7,20 +8,22 @@
 //              cycles later than without the gate
 //           -> refused (the verdict, t+3) -> no frame: a fire log record with status REFUSED and the reason in word
 //              4's low 16 bits (where a sent order has its IPv4 id), no number consumed, the template stays armed
+//           send queue head of a gated slot, when the engine would commit it -> request, ticket = 16 + slot ->
+//           committed or logged REFUSED on the verdict (3 cycles)
 //   sys     RISK_* registers: a job (PREPARE a ticket, FEEDBACK a fill or cancel, CONFIG a limit) crosses to eth_tx
 //           through spinal.lib's StreamCCByToggle and its answer comes back through another; KILL (a level,
 //           two flops into eth_tx) refuses every order from the second eth_tx cycle after it is seen and disarms
-//           every template; KILL_RESET clears the gate's latch.
+//           every template; KILL_RESET clears the gate's latch; RISK_SEND_GATED marks the send-ring slots to check.
 //   pin     killPin (a board button or GPIO), two flops into eth_tx: the same as KILL.
 //
-// The decision point is the request: the engine does not start the fire before the verdict, and once a request is
-// taken nothing else can take the output (a send frame needs the fire synchroniser empty, other fires queue behind
-// it), so an accepted order is always sent and a refused one never is: the gate's books (open quantity, notional,
-// tokens) match the frames on the wire. While the request is in flight the arrival logic's other outcomes (ignore
-// on a disable, suppress) are held off and the engine does not report IDLE.
+// The decision point is the request: the engine does not start the order before the verdict, and once a request is
+// taken nothing else can take the output (a send frame needs the fire synchroniser empty, a fire waits while a send
+// is asked, other fires queue behind), so an accepted order is always sent and a refused one never is: the gate's
+// books (open quantity, notional, tokens) match the frames on the wire. While a request is in flight the arrival
+// logic's other outcomes (ignore on a disable, suppress) are held off and the engine does not report IDLE.
 //
-// Not done yet (issue 17): firmware's orders through the send ring are not gated (only fires are), reference prices
-// come only from REFERENCE writes (not from the trigger table's trades), no poisoned frames exist yet (issue 16).
+// Not done yet (issue 17): reference prices come only from REFERENCE writes (not from the trigger table's trades),
+// no poisoned frames exist yet (issue 16), a fire costs 2 cycles where the issue allows 1.
 // This file is separate, and OrderEngine instantiates it after all of its own logic, so that an engine without the
 // gate (every board's, while the gate does not meet 125 MHz: hw/src/triggerfish/risk/README.md) elaborates exactly
 // as before, line numbers and signal names included, and the boards' netlists and build caches stay as they are.
