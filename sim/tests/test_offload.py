@@ -20,12 +20,10 @@ EOF2SOF exactly 13 cycles for every fire, and T2T exactly 32 for every fire with
 segment, trade entry last; a fire in a segment the exchange's kernel joined is counted, its T2T = EOF2SOF + the wire
 time after its price) (pinned figures; DESIGN.md's target is EOF2SOF at most 16).
 """
-import json
 import re
-import subprocess
 from datetime import datetime, timezone
 
-from soc import OUT, PY, ROOT, Rig, seq_check
+from soc import OUT, Rig, seq_check
 
 rig = Rig("offload", root=True)
 with rig:
@@ -138,24 +136,14 @@ with rig:
 
     # latency of the hardware orders from the capture, checked against the stop.fired events
     rig.close()
-    stops_json = OUT / "offload.stops.json"
     # stops are one-shot per arm: stop 4 is a second buy stop at 100.10, armed after stop 1's order went out
-    stops_json.write_text(json.dumps([{"symbol": "MSFT", "side": "buy", "stop": "100.10"},
-                                      {"symbol": "MSFT", "side": "sell", "stop": "99.60"},
-                                      {"symbol": "MSFT", "side": "buy", "stop": "100.10", "armed_after": f1["clordid"]}]))
-    fires_csv = OUT / "offload.fires.csv"
-    fires_csv.write_text("".join(f"{e['clordid']},hw\n" for e in fires))
-    lat, txt = OUT / "offload.latency.json", OUT / "offload.latency.txt"
-    r = subprocess.run([PY, str(ROOT / "tools/latency/analyze.py"), "--pcap", str(rig.pcap), "--frames", str(frames),
-                        "--stops", str(stops_json), "--fires", str(fires_csv), "--events", str(OUT / "offload.events.jsonl"),
-                        "--json", str(lat), "--quiet"], capture_output=True, text=True)
-    txt.write_text(r.stdout + r.stderr)
-    rig.check(r.returncode == 0, f"analyze.py failed: {(r.stdout + r.stderr).strip().splitlines()[-3:]}")
-    rig.check("bad TCP checksum" not in r.stdout + r.stderr, "the capture has frames with a bad TCP checksum")
-    m = re.search(r"(\d+) retransmitted TX segment\(s\) ignored", r.stdout)
+    hw, hw_orders, text = rig.hw_latency(frames, [{"symbol": "MSFT", "side": "buy", "stop": "100.10"},
+                                                  {"symbol": "MSFT", "side": "sell", "stop": "99.60"},
+                                                  {"symbol": "MSFT", "side": "buy", "stop": "100.10", "armed_after": f1["clordid"]}],
+                                         [e["clordid"] for e in fires])
+    m = re.search(r"(\d+) retransmitted TX segment\(s\) ignored", text)
     retx = int(m.group(1)) if m else 0
     rig.check(retx >= 1, "no TCP retransmission in the capture, but an order frame was dropped")
-    hw = json.loads(lat.read_text())["hw"]
     e, t, s2 = hw["eof2sof"]["cycles"], hw["t2t"]["cycles"], hw["sof2sof"]["cycles"]
     # every order's trigger (the first crossing trade after its stop was armed) is the one the fire event names
     rig.check(hw["disagrees_with_fire_log"] == 0, f"latency: {hw['disagrees_with_fire_log']} hardware order(s) paired "
@@ -170,7 +158,6 @@ with rig:
     # waits for the frame's end, T2T = 13 + the wire time after the price, and it is counted, not failed.
     EXPECT_EOF2SOF, EXPECT_T2T, EXPECT_PRICE_TO_EOF = 13, 32, 19
     rig.check(e["min"] == e["max"] == EXPECT_EOF2SOF, f"latency: hardware EOF2SOF {e['min']}..{e['max']} cycles (expected exactly {EXPECT_EOF2SOF})")
-    hw_orders = [o for o in json.loads(lat.read_text())["orders"] if o["path"] == "hw" and o.get("t2t_cycles") is not None]
     paper = [o for o in hw_orders if o["trigger_eof_cycle"] - o["trigger_byte_cycle"] == EXPECT_PRICE_TO_EOF]
     joined = [o for o in hw_orders if o not in paper]
     rig.check(paper and all(o["t2t_cycles"] == EXPECT_T2T for o in paper),

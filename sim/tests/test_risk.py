@@ -18,19 +18,21 @@ works the kill switch. Driven through tfctl against the QuickFIX/J exchange (the
     sees the gate's latch; `risk reset` refused while the pin is high.
  8. The session ends (Logout): the hardware's stops are disarmed at once (cancel-on-disconnect).
 Checked on the exchange's log: exactly the five accepted orders (three stops, two console orders), two cancels, no
-Reject, MsgSeqNums without a gap (a refused console order took no number). Every limit is breached but the poisoned-
+Reject, MsgSeqNums without a gap (a refused console order took no number); from the capture, each accepted
+hardware order exactly 2 cycles later than without the gate (EOF2SOF 15, T2T 34 with the market's layout). Every limit is breached but the poisoned-
 frame cap (no speculative frames exist yet: issue 16).
 """
 import re
 from datetime import datetime, timezone
 
-from soc import ApplianceError, Rig, seq_check
+from soc import OUT, ApplianceError, Rig, seq_check
 
 rig = Rig("risk", root=True)
 with rig:
     net = rig.netns()
     rig.start_exchange("--path", "sim/tests/offload.path", "--loop", "--wait-subscriber")
-    tf = rig.start_soc(*net, cycles=4000000000)
+    frames = OUT / "risk.frames"
+    tf = rig.start_soc(*net, f"+eth-frame-log={frames}", cycles=4000000000)
     tf.set_utc(datetime.now(timezone.utc))
     tf.session.configure(heartbeat=5)
 
@@ -185,5 +187,26 @@ with rig:
     rig.check(not rej, f"exchange log: {len(rej)} Reject(s)")
     ok, seqtext = seq_check(rig.exch_msglog, "TFISH1")
     rig.check(ok, f"exchange log: the SoC's MsgSeqNums are not continuous: {seqtext}")
+    # the accepted hardware orders' latency from the capture: the gate on costs them exactly 2 cycles (test_offload.py:
+    # EOF2SOF 13, T2T 32 with the market's layout, the gate off)
+    rig.close()
+    # (three one-shot buy stops at 100.10, each armed at a time the capture does not show: the fire log places each
+    # on its trade, as analyze.py does for a stop's first arm)
+    hw, hw_orders, _ = rig.hw_latency(frames, [{"symbol": "MSFT", "side": "buy", "stop": "100.10"}] * 3,
+                                      [f0["clordid"], f1["clordid"], f7["clordid"]])
+    EXPECT_EOF2SOF, EXPECT_T2T, EXPECT_PRICE_TO_EOF = 15, 34, 19
+    e = hw["eof2sof"]["cycles"]
+    rig.check(hw["eof2sof"]["count"] == 3 and hw["disagrees_with_fire_log"] == 0,
+              f"latency: {hw['eof2sof']['count']} gated hardware orders paired with their trigger, "
+              f"{hw['disagrees_with_fire_log']} disagreeing with the fire log (want 3 and 0)")
+    rig.check(e["min"] == e["max"] == EXPECT_EOF2SOF, f"latency: gated EOF2SOF {e['min']}..{e['max']} (expected exactly {EXPECT_EOF2SOF})")
+    paper = [o for o in hw_orders if o["trigger_eof_cycle"] - o["trigger_byte_cycle"] == EXPECT_PRICE_TO_EOF]
+    joined = [o for o in hw_orders if o not in paper]
+    rig.check(all(o["t2t_cycles"] == EXPECT_T2T for o in paper), f"latency: gated T2T with the market's layout "
+              f"{[o['t2t_cycles'] for o in paper]} (expected exactly {EXPECT_T2T} each)")
+    rig.check(all(o["t2t_cycles"] == o["eof2sof_cycles"] + o["trigger_eof_cycle"] - o["trigger_byte_cycle"] for o in joined),
+              f"latency: a gated fire in a joined segment whose T2T is not EOF2SOF + the wire time after its price: {joined}")
+    print(f"   | gated hardware orders: EOF2SOF {e['min']}..{e['max']} cycles, T2T {[o['t2t_cycles'] for o in hw_orders]} "
+          f"({len(paper)} with the market's layout, {len(joined)} in a joined segment)")
     rig.ok("risk gate (8 limits breached by hardware stops, 3 by console orders, each refused with its "
            "reason and never sent; kill by register and by pin: stop disarmed, orders canceled, arming refused, reset; session end disarms)")
