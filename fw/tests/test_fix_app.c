@@ -423,14 +423,21 @@ static void q_send(void *ctx, const uint8_t *d, size_t n)
     q.count++;
 }
 
-static void test_app_order_numbered_by_transport(void **st)
+/* A session whose new messages the transport numbers (q_send keeps the last), and an order sent that way. */
+static int start_numbered_order(void)
 {
-    (void)st;
     start_default();
     T.s.ops.send_numbered = q_send;
     memset(&q, 0, sizeof q);
     int idx = new_order(2000);
     assert_true(idx >= 0);
+    return idx;
+}
+
+static void test_app_order_numbered_by_transport(void **st)
+{
+    (void)st;
+    int idx = start_numbered_order();
     assert_int_equal(q.count, 1);
     assert_int_equal(T.nsent, 1);                         /* (only the Logon went the direct way) */
     assert_int_equal(fix_app_order(&T.app, idx)->seq, 0); /* no number yet */
@@ -470,11 +477,7 @@ static void test_app_order_numbered_by_transport(void **st)
 static void test_app_order_refused_before_it_left(void **st)
 {
     (void)st;
-    start_default();
-    T.s.ops.send_numbered = q_send;
-    memset(&q, 0, sizeof q);
-    int idx = new_order(2000);
-    assert_true(idx >= 0);
+    int idx = start_numbered_order();
     const char *id = fix_app_order(&T.app, idx)->clordid;
     assert_int_equal(fix_app_refuse(&T.app, "nope", "risk: max_qty"), FIX_E_RANGE);
     assert_int_equal(fix_app_refuse(&T.app, id, "risk: max_qty"), idx);
