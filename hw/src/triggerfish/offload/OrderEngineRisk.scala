@@ -55,9 +55,6 @@ case class RiskAnswer() extends Bundle {
 object OrderEngineRisk {
   object Op { val PREPARE = 1; val FEEDBACK = 2; val CONFIG = 3 }
   val Base = 0x100   // the RISK_* registers' offset in ORDER_TX
-  /** Cycles a gated fire's byte 0 comes later than without the gate (request in the start register's decision
-    * cycle, acceptNow two cycles later, the start register one more). */
-  val FireCost = 2
 }
 
 class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
@@ -129,8 +126,6 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     regs.rw("RISK_SEND_GATED", Base + 0x28, sendGated, "bit s: a SEND of send-ring slot 16 + s is a new order, checked by the gate " +
       "as ticket 16 + s (written with the slot's template, before its SEND, and kept until its record)")
     val killReset = regs.writeFlow("RISK_KILL_RESET", Base + 0x20, 1, "write 1 (with KILL 0): the gate's latch is cleared")
-    val killResetToggle = RegInit(False)
-    when(killReset.valid && killReset.payload(0)) { killResetToggle := !killResetToggle }
   }
 
   // ---- eth_tx: the gate and the fire path
@@ -140,22 +135,14 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
 
     // Jobs: one at a time, to the gate's Stream for its operation; the answer back.
     val job = sys.jobs.io.output
-    gate.io.prepare.valid := job.valid && job.op === Op.PREPARE
-    gate.io.prepare.ticket := job.ticket
-    gate.io.prepare.symbol := job.symbol
-    gate.io.prepare.sell := job.sell
-    gate.io.prepare.qty := job.qty
+    // (each port takes the job's fields of its names; the price is the value's low 48 bits)
+    for ((port, op) <- Seq[(Stream[_ <: Bundle], Int)]((gate.io.prepare, Op.PREPARE), (gate.io.feedback, Op.FEEDBACK),
+                                                       (gate.io.config, Op.CONFIG))) {
+      port.valid := job.valid && job.op === op
+      port.payload.assignSomeByName(job.payload)
+    }
     gate.io.prepare.price := job.value.resized
-    gate.io.feedback.valid := job.valid && job.op === Op.FEEDBACK
-    gate.io.feedback.cancel := job.cancel
-    gate.io.feedback.symbol := job.symbol
-    gate.io.feedback.sell := job.sell
-    gate.io.feedback.qty := job.qty
     gate.io.feedback.price := job.value.resized
-    gate.io.config.valid := job.valid && job.op === Op.CONFIG
-    gate.io.config.item := job.item
-    gate.io.config.symbol := job.symbol
-    gate.io.config.value := job.value
     job.ready := job.op.mux(Op.PREPARE -> gate.io.prepare.ready, Op.FEEDBACK -> gate.io.feedback.ready,
       Op.CONFIG -> gate.io.config.ready, default -> True)
     // (one answer per job, and the next job comes after its answer has crossed: the queue never holds more than one)
@@ -170,12 +157,10 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     gate.io.refUpdate.payload.assignDontCare()
     gate.io.poisoned := False
 
-    // Kill: the level through two flops; the latch reset by a toggle (the write is a pulse in sys).
+    // Kill: the level through two flops; the latch reset by a pulse (the write), through spinal.lib's PulseCCByToggle.
     val kill = BufferCC(sys.kill, False) || BufferCC(killPin, False)   // (each two flops: the gate sees either in 2 cycles)
     gate.io.kill := kill
-    val killResetSync = BufferCC(sys.killResetToggle, False)
-    val killResetSeen = RegNext(killResetSync) init False
-    gate.io.killReset := killResetSync =/= killResetSeen
+    gate.io.killReset := PulseCCByToggle(sys.killReset.valid && sys.killReset.payload(0), e.sysCd, e.txCd)
     // Every template is disarmed while the switch is on (after the engine's own updates and commands: last wins).
     when(kill) { t.armed.clearAll() }
     // Orders go through the gate while it is enabled, and always while the switch or the latch is on (so that a kill

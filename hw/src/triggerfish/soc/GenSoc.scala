@@ -65,8 +65,7 @@ object GenSoc {
     ) ++ soc.irqNumbers.map { case (n, i, d) => (s"TF_IRQ_$n", s"$i", d) } ++
       soc.eth.toSeq.flatMap(e => ("TF_HAS_ETH", "1", s"Ethernet (${e.mac.ports.size} MAC ports)") +: e.buffers.headerConstants) ++
       soc.eth.toSeq.flatMap(e => e.offRx.toSeq.flatMap(r => ("TF_HAS_OFFLOAD", "1", "stop-order offload (OFFLOAD_RX, ORDER_TX)") +: r.headerConstants)) ++
-      soc.eth.toSeq.flatMap(e => e.engine.toSeq.flatMap(_.headerConstants)) ++
-      soc.eth.toSeq.flatMap(e => e.engine.toSeq.flatMap(_.risk.toSeq.flatMap(_.headerConstants)))
+      soc.eth.toSeq.flatMap(e => e.engine.toSeq.flatMap(g => g.headerConstants ++ g.risk.toSeq.flatMap(_.headerConstants)))
     CHeader("TF_SOC_H", s"Triggerfish SoC address map and build constants (target $target)",
       soc.peripherals.map { case (base, _, _, regs) => (base, regs) }, constants)
   }
