@@ -16,7 +16,6 @@
 #include "drivers/timer.h"
 #include "lib/console.h"
 #include "lib/mproto.h"
-#include "lib/parse.h"
 #include "net/tcp.h"
 #include "offload/template.h"
 
@@ -105,30 +104,24 @@ static void clordid_of(const uint8_t *m, size_t len, char out[FIX_ID_MAX]) {
 }
 
 #ifdef TF_HAS_RISK
-/* The value of the first `tag` field of FIX message m, into out (at most cap - 1 characters); false when absent. */
-static bool field_of(const uint8_t *m, size_t len, const char *tag, char *out, size_t cap) {
-    size_t t = strlen(tag);
-    for (size_t i = 0; i + t + 1 < len; i++)
-        if (m[i] == 1 && memcmp(m + i + 1, tag, t) == 0 && m[i + 1 + t] == '=') {
-            size_t k = 0;
-            for (i += t + 2; i < len && m[i] != 1 && k + 1 < cap; i++) out[k++] = (char)m[i];
-            out[k] = 0;
-            return k > 0;
-        }
-    return false;
-}
-
 /* A new order (35=D) firmware queues is checked by the risk gate as ticket SLOT0 + k (its symbol, side, quantity and
- * limit price from the message); any other frame in slot k is not. */
+ * limit price from the message; one whose fields do not parse is prepared as nothing, so that the gate refuses it);
+ * any other frame in slot k is not. */
 static void gate_send(unsigned k, const uint8_t *fix, size_t n, unsigned mode) {
-    char type[4], sym[FIX_SYMBOL_MAX], side[4], qty[12], px[24];
+    static const uint32_t tags[5] = {35, 55, 54, 38, 44};
+    fix_field_t f[5];
+    char sym[FIX_SYMBOL_MAX] = "";
     uint32_t q = 0;
     int64_t p = 0;
-    bool order = fix && mode == OFL_MSG_NUMBERED && field_of(fix, n, "35", type, sizeof type) && strcmp(type, "D") == 0 &&
-                 field_of(fix, n, "55", sym, sizeof sym) && field_of(fix, n, "54", side, sizeof side) &&
-                 field_of(fix, n, "38", qty, sizeof qty) && field_of(fix, n, "44", px, sizeof px) && tf_parse_u32(qty, &q) &&
-                 fix_parse_decimal(px, strlen(px), fixclient_price_decimals(), &p) == FIX_OK;
-    if (order) risk_prepare(ORDER_TX_SEND_SLOT0 + k, sym, side[0], q, p);
+    int rc = fix && mode == OFL_MSG_NUMBERED ? fix_raw_get_tags(fix, n, 5, tags, f, NULL) : FIX_E_FORMAT;
+    bool order = (rc == FIX_OK || rc == FIX_E_MISSING) && fix_field_eq(&f[0], "D");
+    if (order) {
+        if (rc == FIX_OK && f[1].len < sizeof sym && fix_parse_u32(f[3].val, f[3].len, &q) == FIX_OK &&
+            fix_parse_decimal(f[4].val, f[4].len, fixclient_price_decimals(), &p) == FIX_OK)
+            memcpy(sym, f[1].val, f[1].len), sym[f[1].len] = 0;
+        else q = 0; /* (no symbol, no quantity: the gate refuses the ticket, NO_TICKET) */
+        risk_prepare(ORDER_TX_SEND_SLOT0 + k, sym, rc == FIX_OK ? f[2].val[0] : '1', q, p);
+    }
     uint32_t g = order ? ofl.gated | (1u << k) : ofl.gated & ~(1u << k);
     if (g != ofl.gated) order_tx_risk_send_gated(ofl.gated = g);
 }

@@ -16,12 +16,17 @@
 
 #define AUDIT 8 /* the last refusals kept for `risk` */
 
+/* An order as its ticket was prepared (sym: the symbol's index, -1 unknown). */
 typedef struct {
-    char symbol[FIX_SYMBOL_MAX];
+    int8_t sym;
     char side;
-    uint8_t reason, ticket;
     uint32_t qty;
     int64_t price;
+} ticket_t;
+
+typedef struct {
+    ticket_t order;
+    uint8_t reason, ticket;
 } refusal_t;
 
 /* What firmware wrote into the gate (the gate's registers are write-only): shown by `risk`. */
@@ -36,7 +41,7 @@ static struct {
     uint32_t fed, feed_errors;
     bool killed_seen; /* the kill's stops and cancels are done (until risk reset) */
     refusal_t audit[AUDIT];
-    struct { int8_t sym; char side; uint32_t qty; int64_t price; } ticket[RISK_TICKETS]; /* as prepared */
+    ticket_t ticket[RISK_TICKETS]; /* as prepared */
     unsigned audit_n; /* refusals logged (the last AUDIT kept) */
 } rk;
 
@@ -70,12 +75,7 @@ void risk_prepare(unsigned ticket, const char *symbol, char side, uint32_t qty, 
     init_once();
     int s = symbol_index(symbol);
     unsigned reason = 0;
-    if (ticket < RISK_TICKETS) {
-        rk.ticket[ticket].sym = (int8_t)s;
-        rk.ticket[ticket].side = side;
-        rk.ticket[ticket].qty = qty;
-        rk.ticket[ticket].price = price;
-    }
+    if (ticket < RISK_TICKETS) rk.ticket[ticket] = (ticket_t){(int8_t)s, side, qty, price};
     int rc = job(RISK_OP_PREPARE, s < 0 ? 255u : (unsigned)s, ticket, 0, side == '2', false, qty, (uint64_t)price, &reason);
     if (!rk.on) return;
     if (rc != 1) printf("risk: ticket %u (%s): not prepared (%s): the gate will refuse its order\n", ticket, symbol,
@@ -83,38 +83,38 @@ void risk_prepare(unsigned ticket, const char *symbol, char side, uint32_t qty, 
     else if (reason) printf("risk: ticket %u (%s): the gate would refuse its order now (%s)\n", ticket, symbol, risk_reason_name(reason));
 }
 
+static const char *sym_name(int s) { return s >= 0 ? rk.sym[s] : "?"; }
+
+/* "refused ticket T buy SYM QTY @ PX: REASON" (the console's line, and the audit ring's as `risk` shows it). */
+static void print_refusal(const char *head, const refusal_t *a) {
+    printf("risk: %s ticket %u %s %s %lu @ ", head, a->ticket, a->order.side == '1' ? "buy" : "sell", sym_name(a->order.sym),
+           (unsigned long)a->order.qty);
+    fixclient_print_px(a->order.price);
+    printf(": %s\n", risk_reason_name(a->reason));
+}
+
 void risk_refused(unsigned ticket, unsigned reason) {
     if (ticket >= RISK_TICKETS) return;
-    const char *symbol = rk.ticket[ticket].sym >= 0 ? rk.sym[rk.ticket[ticket].sym] : "?";
-    char side = rk.ticket[ticket].side;
-    uint32_t qty = rk.ticket[ticket].qty;
-    int64_t price = rk.ticket[ticket].price;
     refusal_t *a = &rk.audit[rk.audit_n++ % AUDIT];
-    strncpy(a->symbol, symbol, FIX_SYMBOL_MAX - 1);
-    a->symbol[FIX_SYMBOL_MAX - 1] = 0;
-    a->side = side;
-    a->reason = (uint8_t)reason;
-    a->ticket = (uint8_t)ticket;
-    a->qty = qty;
-    a->price = price;
+    *a = (refusal_t){rk.ticket[ticket], (uint8_t)reason, (uint8_t)ticket};
     rk.refused++;
-    printf("risk: refused ticket %u %s %s %lu @ ", ticket, side == '1' ? "buy" : "sell", symbol, (unsigned long)qty);
-    fixclient_print_px(price);
-    printf(": %s\n", risk_reason_name(reason));
-    mp_event("risk.refused", "ticket:u reason:s sym:s side:s qty:u px:p", ticket, risk_reason_name(reason), symbol,
-             side == '1' ? "buy" : "sell", qty, price);
+    print_refusal("refused", a);
+    mp_event("risk.refused", "ticket:u reason:s sym:s side:s qty:u px:p", ticket, risk_reason_name(reason),
+             sym_name(a->order.sym), a->order.side == '1' ? "buy" : "sell", a->order.qty, a->order.price);
 }
 
 bool risk_killed(void) { return rk.kill || order_tx_risk_killed(); }
 
+_Static_assert(FIX_APP_MAX_ORDERS <= 32, "rk.booked has a bit per order table entry");
+
 void risk_booked(int idx) {
-    if (rk.on && idx >= 0 && idx < 32) rk.booked |= 1u << idx;
+    if (rk.on && idx >= 0 && idx < FIX_APP_MAX_ORDERS) rk.booked |= 1u << idx;
 }
 
 /* Fills move quantity from open to the position; the end of the order (canceled, rejected, expired) releases what
  * was still open. Only for orders the gate booked. */
 void risk_on_execution(int idx, const fix_order_t *o, bool fill, int64_t last_qty) {
-    if (idx < 0 || idx >= 32 || !(rk.booked & (1u << idx))) return;
+    if (idx < 0 || idx >= FIX_APP_MAX_ORDERS || !(rk.booked & (1u << idx))) return;
     int s = symbol_index(o->symbol);
     int64_t q = 0;
     bool cancel = false;
@@ -166,11 +166,9 @@ static int show(void) {
         }
     unsigned n = rk.audit_n < AUDIT ? rk.audit_n : AUDIT;
     for (unsigned k = 0; k < n; k++) {
-        const refusal_t *a = &rk.audit[(rk.audit_n - n + k) % AUDIT];
-        printf("risk: refusal %u: ticket %u %s %s %lu @ ", rk.audit_n - n + k, a->ticket, a->side == '1' ? "buy" : "sell",
-               a->symbol, (unsigned long)a->qty);
-        fixclient_print_px(a->price);
-        printf(": %s\n", risk_reason_name(a->reason));
+        char head[20];
+        snprintf(head, sizeof head, "refusal %u:", rk.audit_n - n + k);
+        print_refusal(head, &rk.audit[(rk.audit_n - n + k) % AUDIT]);
     }
     return 0;
 }
@@ -279,9 +277,8 @@ static void kill_now(const char *by) {
     unsigned stops = 0, cancels = 0;
     for (unsigned i = 0; i < STOPS_MAX; i++) {
         char arg[4];
-        char *av[3] = {"stop", "cancel", arg};
-        const stop_t *st = stops_get(i);
-        if (!st || st->state != STOP_ARMED) continue;
+        char *av[3] = {"stop", "cancel", arg}; /* (the console's own command: no second copy of it on the boards) */
+        if (stops_get(i)->state != STOP_ARMED) continue;
         snprintf(arg, sizeof arg, "%u", i);
         if (cmd_stop(3, av) == 0) stops++;
     }

@@ -19,8 +19,8 @@ works the kill switch. Driven through tfctl against the QuickFIX/J exchange (the
  8. The session ends (Logout): the hardware's stops are disarmed at once (cancel-on-disconnect).
 Checked on the exchange's log: exactly the five accepted orders (three stops, two console orders), two cancels, no
 Reject, MsgSeqNums without a gap (a refused console order took no number); from the capture, each accepted
-hardware order exactly 2 cycles later than without the gate (EOF2SOF 15, T2T 34 with the market's layout). Every limit is breached but the poisoned-
-frame cap (no speculative frames exist yet: issue 16).
+hardware order exactly 2 cycles later than without the gate (EOF2SOF 15, T2T 34 with the market's layout).
+Every limit is breached but the poisoned-frame cap (no speculative frames exist yet: issue 16).
 """
 import re
 from datetime import datetime, timezone
