@@ -59,7 +59,7 @@ case class BookConfig(slots: Int) extends Bundle {
                                // symbol changes
 }
 
-case class BookRx(slots: Int) extends Component {
+case class BookRx(slots: Int, refFeed: Boolean = false) extends Component {
   import BookRx._
   require(isPow2(slots) && slots >= 2 && slots <= 4, "BookRx: 2 or 4 slots")
   val io = new Bundle {
@@ -233,4 +233,19 @@ case class BookRx(slots: Int) extends Component {
   (pend ++ snapOf(pend)).foreach(BookRx.initPx)
 
   io.read := snapOf(slot)(io.readSlot)
+
+  // With refFeed (the risk gate's market reference, BookRefFeed): every slot's trade price and the messages with a
+  // trade committed for it (wrapping), both as of the last good segment's end; the count is provisional like the
+  // slots (committed and restored with the segment, the uncommitted part dropped by a reset). Built only then, and
+  // last, so that the other builds elaborate as before.
+  val ref = refFeed generate new Area {
+    val trade = out(Vec(BookPx(), slots))
+    val trades = out(Vec(UInt(8 bits), slots))
+    val count, done = Vec.fill(slots)(Reg(UInt(8 bits)) init 0)
+    for (k <- 0 until slots) when(commit && hit(k) && pend(2).valid) { count(k) := count(k) + 1 }
+    when(io.segCommit) { done := count }
+    when(io.segRestore || io.reset) { count := done }
+    for (k <- 0 until slots) trade(k) := snapOf(slot)(k).px(2)
+    trades := done
+  }
 }

@@ -87,7 +87,7 @@ object OffloadRx {
   object EngState extends SpinalEnum { val IDLE, TOKEN, PRE, PRE_APPLY, CONVERT, NORMALIZE, SWEEP, POST, POST_APPLY, ACK = newElement() }
 }
 
-case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int = 0) extends Component {
+case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int = 0, bookRef: Boolean = false) extends Component {
   import OffloadRx._
   val N = config.entries
   val io = new Bundle {
@@ -1602,7 +1602,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
 
     val r = new ClockingArea(rxCd) {
       import rx._
-      val unit = BookRx(bookSlots)
+      val unit = BookRx(bookSlots, refFeed = bookRef)
       unit.io.byte.valid := feed
       unit.io.byte.payload := b.asBits
       unit.io.bodyStart := scan.aBodyStart
@@ -1621,7 +1621,13 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       out.updates.init(0)
       out.px.foreach(BookRx.initPx)
       when(applying && sysCmd.xOp === Op.READ_STATE) { out := unit.io.read }
+      // with bookRef: each slot's last trade, for the risk gate's collar (BookRefFeed; to the order engine's gate)
+      val refFeed = bookRef generate BookRefFeed(bookSlots)
+      if (bookRef) { refFeed.io.trade := unit.ref.trade; refFeed.io.trades := unit.ref.trades }
     }
+    /** With bookRef: the book slots' last trades (eth_rx), the risk gate's market reference (OrderEngineRisk.bookRef). */
+    val refOut = bookRef generate master(Stream(BookRef()))
+    if (bookRef) refOut << r.refFeed.io.out
     val o = r.out
     val names = Seq("BID", "OFFER", "TRADE")
     regs.ro("BOOK_FLAGS", 0x120, "book slot ENTRY of the last CMD READ_STATE (stable until the next command): per price, whether it is kept and how to read it",

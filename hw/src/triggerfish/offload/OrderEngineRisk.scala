@@ -22,8 +22,11 @@
 // books (open quantity, notional, tokens) match the frames on the wire. While a request is in flight the arrival
 // logic's other outcomes (ignore on a disable, suppress) are held off and the engine does not report IDLE.
 //
-// Not done yet (issue 17): reference prices come only from REFERENCE writes (not from the trigger table's trades),
-// no poisoned frames exist yet (issue 16), a fire costs 2 cycles where the issue allows 1.
+//   eth_rx  bookRef: each hardware top-of-book slot's last trade (OffloadRx's BookRefFeed) crosses to eth_tx through
+//           StreamCCByToggle and becomes, one register later, the reference price of the symbol a MAP job tied the
+//           slot to (RiskGate.refUpdate: its collar bands follow the market as they follow a REFERENCE write).
+//
+// Not done yet (issue 17): no poisoned frames exist yet (issue 16), a fire costs 2 cycles where the issue allows 1.
 // This file is separate, and OrderEngine instantiates it after all of its own logic, so that an engine without the
 // gate (every board's, while the gate does not meet 125 MHz: hw/src/triggerfish/risk/README.md) elaborates exactly
 // as before, line numbers and signal names included, and the boards' netlists and build caches stay as they are.
@@ -37,7 +40,7 @@ import triggerfish.soc.RegField
 
 /** What crosses from sys to eth_tx for one RISK_GO write. */
 case class RiskJob(cfg: RiskGateConfig) extends Bundle {
-  val op = UInt(2 bits)            // OrderEngineRisk.Op
+  val op = UInt(3 bits)            // OrderEngineRisk.Op
   val ticket = UInt(cfg.ticketW bits)
   val symbol = UInt(8 bits)
   val item = UInt(4 bits)
@@ -53,7 +56,8 @@ case class RiskAnswer() extends Bundle {
 }
 
 object OrderEngineRisk {
-  object Op { val PREPARE = 1; val FEEDBACK = 2; val CONFIG = 3 }
+  object Op { val PREPARE = 1; val FEEDBACK = 2; val CONFIG = 3; val MAP = 4 }
+  val BookSlots = 4  // book slots a market reference can come from (BookRx's most)
   val Base = 0x100   // the RISK_* registers' offset in ORDER_TX
 }
 
@@ -65,6 +69,9 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
 
   /** The kill pin (a board button or GPIO; any clock, or none): high kills as RISK_CTRL.KILL does. */
   val killPin = in Bool()
+  /** The hardware top of book's last trades (OffloadRx.book.refOut, eth_rx; idle without a book): each becomes the
+    * reference price of the symbol its slot is mapped to (a MAP job), as a REFERENCE write would. */
+  val bookRef = slave(Stream(BookRef()))
 
   // ---- sys: the job registers, the kill switch
   val sys = new Area {
@@ -76,8 +83,8 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     val v2 = Reg(UInt(16 bits)) init 0
     regs.rwFields("RISK_A", Base + 0x00, "the next job's fields (RISK_GO)",
       (aSymbol, RegField("SYMBOL", 0, 8, "symbol index (PREPARE, FEEDBACK; CONFIG items MAX_LONG, MAX_SHORT, RESTRICT, REFERENCE)"), true),
-      (aTicket, RegField("TICKET", 8, 8, "PREPARE: the ticket, the template slot whose order it describes (0..15 the armable orders, 16..31 the send ring)"), true),
-      (aItem, RegField("ITEM", 16, 4, "CONFIG: the item (RiskGate C_*: 0 MAX_QTY .. 10 REFERENCE)"), true),
+      (aTicket, RegField("TICKET", 8, 8, "PREPARE: the ticket, the template slot whose order it describes (0..15 the armable orders, 16..31 the send ring); MAP: the book slot"), true),
+      (aItem, RegField("ITEM", 16, 4, "CONFIG: the item (RiskGate C_*: 0 MAX_QTY .. 10 REFERENCE); MAP: 1 the slot's trades are SYMBOL's reference, 0 no symbol's"), true),
       (aSell, RegField("SELL", 20, 1, "PREPARE, FEEDBACK: the order sells"), true),
       (aCancel, RegField("CANCEL", 21, 1, "FEEDBACK: 1 a cancel, reject or expiry (releases LeavesQty), 0 a fill (LastQty)"), true))
     regs.rw("RISK_QTY", Base + 0x04, qty, "PREPARE: the order's quantity; FEEDBACK: the quantity filled or released")
@@ -93,8 +100,10 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     val enable = RegInit(False)
     val jobs = new StreamCCByToggle(RiskJob(rc), e.sysCd, e.txCd)
     val answers = new StreamCCByToggle(RiskAnswer(), e.txCd, e.sysCd)
+    val bookRefs = new StreamCCByToggle(BookRef(), e.rxCd, e.txCd)
+    bookRefs.io.input << bookRef
     answers.io.output.ready := True
-    val go = regs.writeFlow("RISK_GO", Base + 0x14, 2, "write the operation: 1 PREPARE, 2 FEEDBACK, 3 CONFIG (refused while RISK_STATUS.BUSY, or 0)")
+    val go = regs.writeFlow("RISK_GO", Base + 0x14, 3, "write the operation: 1 PREPARE, 2 FEEDBACK, 3 CONFIG, 4 MAP (refused while RISK_STATUS.BUSY, or 0, or over 4)")
     jobs.io.input.valid := False
     val job = jobs.io.input.payload
     job.op := go.payload.asUInt
@@ -106,7 +115,7 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     job.qty := qty
     job.value := (v2 ## v1 ## v0).asUInt
     when(go.valid) {
-      when(!busy && jobs.io.input.ready && go.payload.asUInt =/= 0) { jobs.io.input.valid := True; busy := True; refusedW := False }
+      when(!busy && jobs.io.input.ready && go.payload.asUInt =/= 0 && go.payload.asUInt <= Op.MAP) { jobs.io.input.valid := True; busy := True; refusedW := False }
         .otherwise { refusedW := True }
     }
     when(answers.io.output.valid) { busy := False; ok := answers.io.output.ok; reason := answers.io.output.reason }
@@ -118,7 +127,7 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
       reason -> RegField("REASON", 4, 4, "PREPARE's answer: the reason the static checks give now (0: none fails)"),
       killedSync -> RegField("KILLED", 8, 1, "the gate's kill latch: every order is refused until KILL_RESET"),
       BufferCC(killPin, False) -> RegField("KILL_PIN", 10, 1, "the kill pin's level (high: killing)"),
-      refusedW -> RegField("REFUSED", 9, 1, "the last RISK_GO write was refused (BUSY, or operation 0): no job was started"))
+      refusedW -> RegField("REFUSED", 9, 1, "the last RISK_GO write was refused (BUSY, or no operation): no job was started"))
     regs.rwFields("RISK_CTRL", Base + 0x1C, "the kill switch",
       (kill, RegField("KILL", 0, 1, "1: every new order is refused (KILLED) and every template disarmed; the gate latches it"), true),
       (enable, RegField("ENABLE", 1, 1, "1: orders go through the gate (0, the reset value: they do not, unless KILL or the latch is set)"), true))
@@ -148,13 +157,23 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     // (one answer per job, and the next job comes after its answer has crossed: the queue never holds more than one)
     val answer = Flow(RiskAnswer())
     sys.answers.io.input << answer.toStream.queue(2)
-    answer.valid := gate.io.prepared.valid || gate.io.fed.valid || gate.io.configDone.valid
+    // MAP: book slot TICKET's trades become symbol SYMBOL's reference (ITEM 1) or nobody's (0); answered at once
+    val mapJob = job.valid && job.op === Op.MAP
+    val mapOk = job.ticket < BookSlots && job.symbol < rc.symbols
+    val mapOn = Vec.fill(BookSlots)(RegInit(False))
+    val mapSym = Vec.fill(BookSlots)(Reg(UInt(rc.symW bits)) init 0)
+    when(mapJob && mapOk) { mapOn(job.ticket.resized) := job.item(0); mapSym(job.ticket.resized) := job.symbol.resized }
+    answer.valid := gate.io.prepared.valid || gate.io.fed.valid || gate.io.configDone.valid || mapJob
     answer.ok := (gate.io.prepared.valid && gate.io.prepared.ok) || (gate.io.fed.valid && gate.io.fed.payload) ||
-      (gate.io.configDone.valid && gate.io.configDone.payload)
+      (gate.io.configDone.valid && gate.io.configDone.payload) || (mapJob && mapOk)
     answer.reason := gate.io.prepared.valid ? gate.io.prepared.reason | U(0, 4 bits)
 
-    gate.io.refUpdate.valid := False
-    gate.io.refUpdate.payload.assignDontCare()
+    // The market reference: a book slot's last trade (from eth_rx through spinal.lib's StreamCCByToggle), registered,
+    // to the gate as its mapped symbol's reference (a slot mapped to none: dropped here).
+    val ref = sys.bookRefs.io.output.toFlow
+    gate.io.refUpdate.valid := RegNext(ref.valid && mapOn(ref.slot)) init False
+    gate.io.refUpdate.symbol := RegNext(mapSym(ref.slot).resize(8 bits))
+    gate.io.refUpdate.price := RegNext(ref.price)
     gate.io.poisoned := False
 
     // Kill: the level through two flops; the latch reset by a pulse (the write), through spinal.lib's PulseCCByToggle.
@@ -227,7 +246,9 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
       ("RISK_MAX_BURST", s"${rc.maxBurst}U", "largest BURST"),
       ("RISK_OP_PREPARE", s"${Op.PREPARE}U", "RISK_GO: prepare a ticket"),
       ("RISK_OP_FEEDBACK", s"${Op.FEEDBACK}U", "RISK_GO: a fill or a cancel"),
-      ("RISK_OP_CONFIG", s"${Op.CONFIG}U", "RISK_GO: a limit")) ++
+      ("RISK_OP_CONFIG", s"${Op.CONFIG}U", "RISK_GO: a limit"),
+      ("RISK_OP_MAP", s"${Op.MAP}U", "RISK_GO: a book slot's trades as a symbol's reference"),
+      ("RISK_BOOK_SLOTS", s"${BookSlots}U", "book slots MAP takes")) ++
       RiskGate.configNames.zipWithIndex.map { case (n, i) => (s"RISK_C_$n", s"${i}U", "CONFIG item") } ++
       RiskGate.reasonNames.zipWithIndex.map { case (n, i) => (s"RISK_R_$n", s"${i}U", "a verdict's reason") }
 

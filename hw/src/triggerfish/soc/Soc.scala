@@ -231,11 +231,16 @@ class Soc(val config: SocConfig) extends Component {
 
     // The stop-order offload: the parser listens at the same tap point; its fires go to the order engine,
     // whose frames enter the transmit arbiter's order input.
-    val offRx = if (e.offload) Some(OffloadRx(OffloadRxConfig(entries = e.offloadEntries, digest = e.offloadDigest), rxCd, e.offloadBook)) else None
+    val offRx = if (e.offload) Some(OffloadRx(OffloadRxConfig(entries = e.offloadEntries, digest = e.offloadDigest), rxCd, e.offloadBook, bookRef = e.riskGate)) else None
     val engine = if (e.offload) Some(OrderEngine(OrderEngineConfig(riskGate =
       if (e.riskGate) Some(triggerfish.risk.RiskGateConfig(clockHz = 125000000L)) else None), rxCd, txCd)) else None
     // The risk gate's kill pin: the last GPIO input (a button on a board; the harness's gpio-in in simulation).
     for (g <- engine; r <- g.risk) r.killPin := io.gpio_in(config.gpioWidth - 1)
+    // Its market reference: the hardware top of book's last trades (none without a book).
+    for (g <- engine; k <- g.risk) offRx.flatMap(r => Option(r.book)).flatMap(b => Option(b.refOut)) match {
+      case Some(o) => k.bookRef << o
+      case None => k.bookRef.setIdle()
+    }
     for (r <- offRx; g <- engine) {
       r.io.rx << rxTap
       g.io.fire << r.io.fire

@@ -4,7 +4,9 @@
 // scanner must not commit (a bad CheckSum, two symbols, NoMDEntries wrong, not a W), sent as TCP segments with
 // corrupt copies, segments from the future and overlapping retransmissions among them; symbols and decimals changed
 // between connections. After every few segments each slot is read through CMD READ_STATE and the BOOK_ registers
-// and compared with BookModel, which reads the whole messages of the clean stream on its own.
+// and compared with BookModel, which reads the whole messages of the clean stream on its own. The book's feed of the
+// risk gate's market reference (BookRefFeed, OffloadRx.book.refOut), taken at random, must by then have delivered each
+// slot's last trade at the implied decimals (where the model has a positive one).
 // Replay with TF_SEED=<seed> ./mill -i hw.test.testOnly triggerfish.offload.OffloadRxBookSpec
 package triggerfish.offload
 
@@ -13,6 +15,7 @@ import spinal.core.sim._
 import triggerfish.soc.TfSim
 import scala.collection.mutable
 import scala.collection.mutable.ArrayBuffer
+import scala.language.reflectiveCalls
 import scala.util.Random
 
 /** A kept price as firmware reads it: magnitude at the implied decimals (truncated), sign, digits cut. */
@@ -71,7 +74,7 @@ class BookModel(slots: Int) {
 
 class OffloadRxBookSpec extends AnyFunSuite {
   val Slots = 4
-  lazy val compiled = OffloadRxSim.compile(OffloadRxConfig(entries = 16, digest = true), bookSlots = Slots)
+  lazy val compiled = OffloadRxSim.compile(OffloadRxConfig(entries = 16, digest = true), bookSlots = Slots, bookRef = true)
 
   class BookPort(h: OffloadRxHarness) {
     import h.{bus, off}
@@ -153,6 +156,16 @@ class OffloadRxBookSpec extends AnyFunSuite {
       val bp = new BookPort(h)
       val gen = new Gen(rnd)
       val model = new BookModel(Slots)
+      // the risk gate's market reference: taken at random (its own Random: the stimulus is the seed's as before),
+      // each slot's last one kept
+      val refOut = dut.book.refOut
+      val lastRef = Array.fill(Slots)(Option.empty[BigInt])
+      var refs, refsChecked = 0L
+      val refRnd = new Random(seed + 1)
+      h.rxCd.onSamplings {
+        if (refOut.valid.toBoolean && refOut.ready.toBoolean) { lastRef(refOut.payload.slot.toInt) = Some(refOut.payload.price.toBigInt); refs += 1 }
+        refOut.ready #= refRnd.nextInt(3) != 0
+      }
       // the messages of the connection in progress and where each ends in its stream
       var msgs = IndexedSeq[String]()
       var ends = IndexedSeq[Int]()
@@ -169,6 +182,13 @@ class OffloadRxBookSpec extends AnyFunSuite {
           val want = (model.updates(k), model.px(k).toSeq)
           assert((u, px) == want, s"seed $seed $where slot $k (${model.syms(k)}): hardware ($u, $px), model $want")
           reads += 1; kept += px.count(_.isDefined); updatesSeen += u
+        }
+        h.rxCd.waitSampling(200)   // (the feed: 4 slots of at most 10 cycles each, taken one cycle in three at random)
+        for (k <- 0 until Slots) model.px(k)(2) match {
+          case Some(p) if !p.neg =>
+            assert(lastRef(k) == Some(p.mag), s"seed $seed $where slot $k (${model.syms(k)}): market reference ${lastRef(k)}, model's last trade ${p.mag}")
+            refsChecked += 1
+          case _ =>
         }
         checks += 1
       }
@@ -199,8 +219,9 @@ class OffloadRxBookSpec extends AnyFunSuite {
         assert(applied == msgs.length, s"seed $seed: the model applied $applied of ${msgs.length} messages")
       }
       println(s"[book-offload-rx] seed $seed: $checks checks, $reads slot reads, $kept prices kept, $updatesSeen updates " +
-        s"counted; $corrupt corrupt copies, $future segments from the future, $overlap overlapping retransmissions, $reconfigs reconfigurations")
-      assert(checks > 30 && kept > 100 && corrupt > 10 && future > 5 && overlap > 3 && reconfigs > 1)
+        s"counted; $corrupt corrupt copies, $future segments from the future, $overlap overlapping retransmissions, $reconfigs reconfigurations; " +
+        s"$refs market references sent, $refsChecked checked")
+      assert(checks > 30 && kept > 100 && corrupt > 10 && future > 5 && overlap > 3 && reconfigs > 1 && refsChecked > 50)
     }
   }
 }

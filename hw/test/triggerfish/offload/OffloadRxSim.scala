@@ -10,11 +10,11 @@ import scala.collection.mutable.ArrayBuffer
 import scala.util.Random
 
 object OffloadRxSim {
-  private val compiled = mutable.Map[(OffloadRxConfig, Int), SimCompiled[OffloadRx]]()
-  def compile(cfg: OffloadRxConfig, bookSlots: Int = 0): SimCompiled[OffloadRx] = synchronized {
-    compiled.getOrElseUpdate((cfg, bookSlots), TfSim.config.compile(
-      OffloadRx(cfg, ClockDomain.external("eth_rx"), bookSlots).setDefinitionName(
-        s"OffloadRx_${cfg.entries}${if (cfg.digest) "_digest" else ""}${if (bookSlots > 0) s"_book$bookSlots" else ""}")))
+  private val compiled = mutable.Map[(OffloadRxConfig, Int, Boolean), SimCompiled[OffloadRx]]()
+  def compile(cfg: OffloadRxConfig, bookSlots: Int = 0, bookRef: Boolean = false): SimCompiled[OffloadRx] = synchronized {
+    compiled.getOrElseUpdate((cfg, bookSlots, bookRef), TfSim.config.compile(
+      OffloadRx(cfg, ClockDomain.external("eth_rx"), bookSlots, bookRef).setDefinitionName(
+        s"OffloadRx_${cfg.entries}${if (cfg.digest) "_digest" else ""}${if (bookSlots > 0) s"_book$bookSlots" else ""}${if (bookRef) "_ref" else ""}")))
   }
   // The connection the tests use (the SoC's simulation addresses).
   val ourMac = 0x025446000002L

@@ -1,6 +1,7 @@
 // The order engine with the risk gate on its fire path (OrderEngineRisk.scala): the engine's random test with the gate
 // configured to accept everything (every frame, number and record as without the gate, each fire two cycles later),
-// and directed refusals: each a record with its reason, no frame, no number consumed, the template still armed.
+// and directed refusals: each a record with its reason, no frame, no number consumed, the template still armed; the
+// market reference (a book slot's trades as a symbol's collar centre).
 package triggerfish.offload
 
 import org.scalatest.funsuite.AnyFunSuite
@@ -26,7 +27,7 @@ class OrderEngineRiskSpec extends AnyFunSuite {
   val RISK_A = R + 0x00; val RISK_QTY = R + 0x04; val RISK_V0 = R + 0x08; val RISK_V1 = R + 0x0C; val RISK_V2 = R + 0x10
   val RISK_GO = R + 0x14; val RISK_STATUS = R + 0x18; val RISK_CTRL = R + 0x1C; val RISK_KILL_RESET = R + 0x20
   val RISK_REFUSED = R + 0x24; val RISK_SEND_GATED = R + 0x28
-  val PREPARE = 1; val FEEDBACK = 2; val CONFIG = 3
+  val PREPARE = 1; val FEEDBACK = 2; val CONFIG = 3; val MAP = 4
   val CTRL_KILL = 1; val CTRL_ON = 2
   val REFUSED = 5   // fire log status (README-tx.md)
 
@@ -71,7 +72,7 @@ class OrderEngineRiskSpec extends AnyFunSuite {
       override val ExpectedFireToMacCycles = ExpectedGatedFireToMacCycles
       override val GateCycles = ExpectedGatedFireToMacCycles - 4
       override def makeBench(dut: OrderEngineTestTop, clocks: Clocks, rnd: Random): Bench = {
-        dut.killPin.foreach(_ #= false)
+        dut.killPin.foreach(_ #= false); dut.bookRef.foreach(_.valid #= false)
         super.makeBench(dut, clocks, rnd)
       }
       override def afterInit(b: Bench): Unit = {
@@ -99,7 +100,7 @@ class OrderEngineRiskSpec extends AnyFunSuite {
       SimTimeout(2000L * 1000 * 1000 * 100)
       val rnd = new Random(seed)
       val base = new OrderEngineSpec { override val cfg = gatedCfg }
-      dut.killPin.foreach(_ #= false)
+      dut.killPin.foreach(_ #= false); dut.bookRef.foreach(_.valid #= false)
       val b = base.makeBench(dut, Clocks(800, 800, 800, sameEdges = true), rnd)
       b.init(seq = 5000, msg = 20, ipId = 7, win = 8192, timeMs = 36000000L, div = 124999)
       val g = new Gate(b)
@@ -202,6 +203,32 @@ class OrderEngineRiskSpec extends AnyFunSuite {
       assert(b.orderFrames.isEmpty && bus.read(RISK_REFUSED) == refusals, "a refused send: no frame, counted")
       sendFrame(3)   // no ticket, not gated: sent
       val s3 = record(); assert(s3.send && s3.status == OrderEngine.St.SENT, s"ungated send: $s3"); b.checkRecord(s3)
+
+      // The market reference: book slot 2's trades become symbol 3's reference (MAP). A trade at 2,000,000 moves the
+      // collar's band to 1,900,000 .. 2,100,000, so ticket 11 (symbol 3 at 1,000,000) is refused; one at 1,010,000
+      // lets it through. An unmapped slot's trade changes nothing; bad MAP jobs are refused.
+      val bookRef = dut.bookRef.get
+      def trade(slot: Int, price: Long): Unit = {
+        bookRef.slot #= slot; bookRef.price #= price; bookRef.valid #= true
+        dut.rxCd.waitSamplingWhere(bookRef.ready.toBoolean)
+        bookRef.valid #= false
+        b.sysCd.waitSampling(300)   // (the crossing, then the bounds: 119 eth_tx cycles)
+      }
+      assert(g.prepare(11, 3, sell = false, 10, 1000000L) == ((true, 0)))
+      assert(!g.job(MAP, ticket = 4, symbol = 3, item = 1)._1, "MAP of book slot 4 refused")
+      assert(!g.job(MAP, ticket = 2, symbol = rc.symbols, item = 1)._1, s"MAP to symbol ${rc.symbols} refused")
+      bus.write(RISK_GO, 5)
+      assert((bus.read(RISK_STATUS) & (1 << 9)) != 0, "RISK_GO 5 refused")
+      assert(g.job(MAP, ticket = 2, symbol = 3, item = 1)._1, "MAP of slot 2 to symbol 3")
+      trade(1, 2000000L)
+      sent(11, "a trade of an unmapped slot changes no reference")
+      trade(2, 2000000L)
+      refused(11, RiskGate.COLLAR, "the market at 2,000,000 (band 1,900,000 .. 2,100,000)")
+      trade(2, 1010000L)
+      sent(11, "the market back at 1,010,000")
+      assert(g.job(MAP, ticket = 2, symbol = 3, item = 0)._1, "slot 2 unmapped")
+      trade(2, 2000000L)
+      sent(11, "a trade of slot 2 once unmapped")
 
       // Kill: the gate sees the register two eth_tx cycles after it rises; every template is disarmed; fires are then
       // not armed (no frame, counted); the latch stays until KILL_RESET.

@@ -34,6 +34,7 @@ class OrderEngineTestTop(val cfg: OrderEngineConfig) extends Component {
   engine.tx.cycle.simPublic()
   engine.risk.foreach { r => r.sys.kill.simPublic(); r.tx.gate.io.kill.simPublic() }
   val killPin = engine.risk.map { r => val p = in Bool(); p.setName("io_killPin"); r.killPin := p; p }
+  val bookRef = engine.risk.map { r => val p = slave(Stream(BookRef())); p.setName("io_bookRef"); r.bookRef << p; p }
   engine.io.tx.simPublic()
 }
 
