@@ -398,7 +398,12 @@ static void tcp_connected(struct tcp_conn *c, void *user) {
         char buf[SYMBOLS_TEXT_MAX];
         const char *syms[SYMBOLS_MAX];
         size_t n = split_symbols(buf, syms);
-        for (size_t i = 0; i < SYMBOLS_MAX && i < OFFLOAD_RX_BOOK_SLOTS; i++) offload_rx_book_stage((unsigned)i, i < n ? syms[i] : "");
+        for (size_t i = 0; i < SYMBOLS_MAX && i < OFFLOAD_RX_BOOK_SLOTS; i++) {
+            offload_rx_book_stage((unsigned)i, i < n ? syms[i] : "");
+#ifdef TF_HAS_RISK
+            risk_book_slot((unsigned)i, i < n ? syms[i] : "");
+#endif
+        }
     }
 #endif
     if (!offload_rx_follow(&oc)) printf("fix: offload parser refused\n");

@@ -43,6 +43,10 @@ static struct {
     refusal_t audit[AUDIT];
     ticket_t ticket[RISK_TICKETS]; /* as prepared */
     unsigned audit_n; /* refusals logged (the last AUDIT kept) */
+#ifdef OFFLOAD_RX_BOOK_SLOTS
+    char book[RISK_BOOK_SLOTS][FIX_SYMBOL_MAX]; /* the hardware top of book's slots' symbols (market references) */
+    int8_t book_sym[RISK_BOOK_SLOTS];           /* the symbol index each slot's trades are the reference of, -1 none */
+#endif
 } rk;
 
 static const char *const reason_names[] = {"accepted", "killed", "no_ticket", "restricted", "max_qty", "max_notional",
@@ -54,6 +58,9 @@ static void init_once(void) {
     if (done) return;
     done = true;
     for (unsigned i = 0; i < RISK_SYMBOLS; i++) rk.max_long[i] = rk.max_short[i] = rk.ref[i] = -1;
+#ifdef OFFLOAD_RX_BOOK_SLOTS
+    for (unsigned k = 0; k < RISK_BOOK_SLOTS; k++) rk.book_sym[k] = -1;
+#endif
     rk.max_qty = rk.max_notional = rk.collar_bps = rk.max_credit = rk.rate = rk.burst = rk.poison_cap = -1;
 }
 
@@ -64,6 +71,38 @@ static int symbol_index(const char *s) {
 }
 
 static void kill_now(const char *by);
+static int job(unsigned op, unsigned symbol, unsigned ticket, unsigned item, bool sell, bool cancel, uint32_t qty,
+               uint64_t value, unsigned *reason);
+
+#ifdef OFFLOAD_RX_BOOK_SLOTS
+/* Ties each book slot to the symbol of its name that has limits: the gate takes the slot's trades (the hardware's top
+ * of book) as that symbol's reference price, the collar's centre, as soon as each trade's segment is verified. */
+static void map_book(void) {
+    for (unsigned k = 0; k < RISK_BOOK_SLOTS; k++) {
+        int s = k < OFFLOAD_RX_BOOK_SLOTS && rk.book[k][0] ? symbol_index(rk.book[k]) : -1;
+        unsigned why;
+        if (s == rk.book_sym[k]) continue;
+        if (job(RISK_OP_MAP, s < 0 ? 0u : (unsigned)s, k, s >= 0, false, false, 0, 0, &why) == 1) rk.book_sym[k] = (int8_t)s;
+        else printf("risk: book slot %u (%s): the gate did not take its market reference\n", k, rk.book[k]);
+    }
+}
+
+void risk_book_slot(unsigned k, const char *symbol) {
+    init_once();
+    if (k >= RISK_BOOK_SLOTS) return;
+    strncpy(rk.book[k], symbol, FIX_SYMBOL_MAX - 1);
+    map_book();
+}
+
+/* A book slot's trades are symbol s's reference. */
+static bool market_ref(unsigned s) {
+    for (unsigned k = 0; k < RISK_BOOK_SLOTS; k++)
+        if (rk.book_sym[k] == (int)s) return true;
+    return false;
+}
+#else
+static bool market_ref(unsigned s) { (void)s; return false; }
+#endif
 
 static int job(unsigned op, unsigned symbol, unsigned ticket, unsigned item, bool sell, bool cancel, uint32_t qty,
                uint64_t value, unsigned *reason) {
@@ -162,6 +201,7 @@ static int show(void) {
             show_limit("max-long", rk.max_long[i], false);
             show_limit("max-short", rk.max_short[i], false);
             show_limit("ref", rk.ref[i], true);
+            if (market_ref(i)) printf(" (follows the market's trades)");
             printf("%s\n", rk.restricted[i] ? " restricted" : "");
         }
     unsigned n = rk.audit_n < AUDIT ? rk.audit_n : AUDIT;
@@ -228,7 +268,12 @@ static int set(int argc, char **argv) {
                rc < 0 ? "the gate did not answer" : "the gate refuses this value (zero, or out of range)");
         return 1;
     }
-    if (s >= 0 && !rk.sym[s][0]) strcpy(rk.sym[s], argv[3]);
+    if (s >= 0 && !rk.sym[s][0]) {
+        strcpy(rk.sym[s], argv[3]);
+#ifdef OFFLOAD_RX_BOOK_SLOTS
+        map_book(); /* a symbol of the book's: its trades become its reference */
+#endif
+    }
     int64_t *slot[] = {&rk.max_qty, &rk.max_notional, &rk.collar_bps, NULL, NULL, &rk.max_credit, &rk.rate, &rk.burst,
                        &rk.poison_cap, NULL, NULL};
     unsigned it = items[k].item;

@@ -33,6 +33,12 @@ const char *risk_reason_name(unsigned reason);
 void risk_poll(void);
 /* The kill switch is on, or the gate's latch is set: no stop may be armed. */
 bool risk_killed(void);
+#ifdef OFFLOAD_RX_BOOK_SLOTS
+/* Book slot k follows this symbol ("": none; the FIX client, at each connection): where the symbol has limits, the
+ * gate takes the slot's trades as its reference price (the collar's centre; `risk set ref` sets it until the next
+ * trade). */
+void risk_book_slot(unsigned k, const char *symbol);
+#endif
 #endif
 
 #endif

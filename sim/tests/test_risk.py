@@ -11,6 +11,10 @@ works the kill switch. Driven through tfctl against the QuickFIX/J exchange (the
  5. Console orders: over the maximum quantity, outside the collar, and (with a resting order open and the credit
     limit lowered) over the credit limit, each rejected (order.rejected with "risk: <reason>", risk.refused) and
     never sent; a stop refused for credit too.
+ 5b. The collar follows the market: MSFT is also the hardware top of book's slot, whose every verified trade the gate
+    takes as MSFT's reference. A reference set far off (50.00) lasts until the next trade: after two more 35=W a
+    console order at 100.00 passes the collar and is refused only for the long limit (with 50.00 it would be the
+    collar).
  6. Kill switch during the moving market, with the resting order and an armed stop that cannot cross: the stop is
     disarmed, the order canceled at the exchange (35=F, order.canceled), no template armed, a new stop refused while
     killed; `risk reset` ends it and a stop then fires and fills (the position limit counting the earlier fills).
@@ -23,9 +27,10 @@ hardware order exactly 2 cycles later than without the gate (EOF2SOF 15, T2T 34 
 Every limit is breached but the poisoned-frame cap (no speculative frames exist yet: issue 16).
 """
 import re
+import time
 from datetime import datetime, timezone
 
-from soc import OUT, ApplianceError, Rig, seq_check
+from soc import OUT, ApplianceError, Rig, md_row, seq_check
 
 rig = Rig("risk", root=True)
 with rig:
@@ -129,6 +134,16 @@ with rig:
     refusal(n, "credit", "a stop over the credit limit")          # 960 + 100.40 > 1,000
     rig.console("risk set max-credit 50000.00")
 
+    # 5b. the collar's centre follows the market's trades (the book's slot 0 is MSFT, mapped at the connection)
+    rig.console("risk set ref MSFT 50.00")
+    u0 = md_row(tf, "MSFT")["updates"]
+    deadline = time.monotonic() + 120
+    while md_row(tf, "MSFT")["updates"] < u0 + 2:
+        if time.monotonic() > deadline:
+            rig.fail(f"no two more 35=W of MSFT in the hardware's book in 120 s (updates {u0})")
+        time.sleep(0.5)
+    console_refused("buy", 100, "100.00", "long_limit")           # 110 long + 10 open + 100 > 150; inside 5 % of ~100
+
     # 6. kill switch with the resting order and an armed stop
     since = rig.last_seq()
     n6 = tf.stops.arm("buy", "MSFT", 50, "150.00", "150.50")
@@ -172,8 +187,8 @@ with rig:
     since = rig.last_seq()
     rig.console("risk")
     st = rig.wait("counters", 10, "the risk counters", lambda e: e["group"] == "risk", since)
-    rig.check((st["on"], st["killed"], st["refused"], st["hw_refused"], st["feed_errors"]) == (True, False, 11, 11, 0) and st["fed"] >= 5,
-              f"risk counters: {st.data} (want on, not killed, 11 refused by firmware's and the engine's count, fills and cancels fed, none refused)")
+    rig.check((st["on"], st["killed"], st["refused"], st["hw_refused"], st["feed_errors"]) == (True, False, 12, 12, 0) and st["fed"] >= 5,
+              f"risk counters: {st.data} (want on, not killed, 12 refused by firmware's and the engine's count, fills and cancels fed, none refused)")
     rig.check_events_complete()
 
     # the exchange's log: the accepted orders only
@@ -208,5 +223,6 @@ with rig:
               f"latency: a gated fire in a joined segment whose T2T is not EOF2SOF + the wire time after its price: {joined}")
     print(f"   | gated hardware orders: EOF2SOF {e['min']}..{e['max']} cycles, T2T {[o['t2t_cycles'] for o in hw_orders]} "
           f"({len(paper)} with the market's layout, {len(joined)} in a joined segment)")
-    rig.ok("risk gate (8 limits breached by hardware stops, 3 by console orders, each refused with its "
-           "reason and never sent; kill by register and by pin: stop disarmed, orders canceled, arming refused, reset; session end disarms)")
+    rig.ok("risk gate (8 limits breached by hardware stops, 3 by console orders, each refused with its reason and never "
+           "sent; the collar following the market's trades; kill by register and by pin: stop disarmed, orders canceled, "
+           "arming refused, reset; session end disarms)")
