@@ -36,7 +36,7 @@ usage() { echo "usage: tools/board.sh bitstream|generate|flash <board> [spi] | c
 
 # board.mk: "KEY := value" (or "KEY = value") lines; comments after '#'.
 BOARD_KEYS=""
-TUNABLES="SEEDS SYS_MHZ OFFLOAD OFFLOAD_ENTRIES DIGEST ETH_RX_SLOTS RAM_KIB NET_MAC NET_IP NET_NETMASK NET_GATEWAY FIX_HOST FIX_PORT CABLE"
+TUNABLES="SEEDS SYS_MHZ OFFLOAD OFFLOAD_ENTRIES DIGEST ETH_RX_SLOTS RAM_KIB NET_MAC NET_IP NET_NETMASK NET_GATEWAY FIX_HOST FIX_PORT CABLE RISK_DEFAULTS"
 load_board() {
   local b=$1 f="boards/$1/board.mk"
   if [ -z "$b" ] || [ ! -f "$f" ]; then
@@ -129,7 +129,7 @@ generate() {
   local ns; ns=$(tools/nospace.sh root)
   make -s -C fw TARGET="${BOARD//-/_}" HWDIR="$ns/$OUT/hw" OUT="$ns/$OUT/fw" FW_VERSION="$(fw_version)" NET_MAC="$NET_MAC" NET_IP="$NET_IP" \
     NET_NETMASK="$NET_NETMASK" NET_GATEWAY="$NET_GATEWAY" ${FIX_HOST:+FIX_HOST=$FIX_HOST} ${FIX_PORT:+FIX_PORT=$FIX_PORT} \
-    > "$OUT/fw.log" 2>&1 || { tail -20 "$OUT/fw.log"; exit 1; }
+    ${RISK_DEFAULTS:+"RISK_DEFAULTS=$RISK_DEFAULTS"} > "$OUT/fw.log" 2>&1 || { tail -20 "$OUT/fw.log"; exit 1; }
   grep -A1 "text" "$OUT/fw.log" | tail -1 | awk '{printf "   firmware: %d bytes code+data, %d bytes bss\n", $1+$2, $3}'
   ram_fill firmware
 }

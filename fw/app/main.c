@@ -5,6 +5,7 @@
 #include "app/fixclient.h"
 #include "app/machine.h"
 #include "app/netif.h"
+#include "app/risk.h"
 #include "app/selftest.h"
 #include "drivers/sysctrl.h"
 #include "drivers/timer.h"
@@ -120,6 +121,9 @@ int main(void) {
     static struct console con;
     console_init(&con, __tf_commands_start, (size_t)(__tf_commands_end - __tf_commands_start), console_out, true);
     machine_init(&con, TF_FW_VERSION);
+#ifdef TF_HAS_RISK
+    risk_defaults(&con); /* the build's risk limits (fw/Makefile RISK_DEFAULTS) */
+#endif
     console_prompt(&con);
     for (;;) {
         int c;

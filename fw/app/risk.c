@@ -286,6 +286,26 @@ static int set(int argc, char **argv) {
     return 0;
 }
 
+void risk_defaults(struct console *con) {
+#ifdef TF_RISK_DEFAULTS
+    static const char defaults[] = TF_RISK_DEFAULTS; /* "ITEM [SYM] VALUE;..." */
+    char line[64];
+    for (const char *p = defaults; *p;) {
+        size_t n = strcspn(p, ";");
+        if (n + 10 > sizeof line) printf("risk: build default '%.*s': too long, skipped\n", (int)n, p);
+        else {
+            memcpy(line, "risk set ", 9);
+            memcpy(line + 9, p, n);
+            line[9 + n] = 0;
+            if (console_execute(con, line) != 0) printf("risk: build default '%.*s' refused\n", (int)n, p);
+        }
+        p += n + (p[n] == ';');
+    }
+#else
+    (void)con;
+#endif
+}
+
 static int cmd_risk(int argc, char **argv) {
     init_once();
     if (argc == 1) return show();

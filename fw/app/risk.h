@@ -33,6 +33,9 @@ const char *risk_reason_name(unsigned reason);
 void risk_poll(void);
 /* The kill switch is on, or the gate's latch is set: no stop may be armed. */
 bool risk_killed(void);
+struct console;
+/* Boot: the build's limits (TF_RISK_DEFAULTS, fw/Makefile RISK_DEFAULTS), each through `risk set` on this console. */
+void risk_defaults(struct console *con);
 #ifdef OFFLOAD_RX_BOOK_SLOTS
 /* Book slot k follows this symbol ("": none; the FIX client, at each connection): where the symbol has limits, the
  * gate takes the slot's trades as its reference price (the collar's centre; `risk set ref` sets it until the next

@@ -1,6 +1,7 @@
 """Whole-SoC pre-trade risk gate test (issue 17): the simulation's SoC carries the gate in its order engine; the
 firmware configures it from the console, prepares every hardware stop's order as a ticket, feeds fills back, and
 works the kill switch. Driven through tfctl against the QuickFIX/J exchange (the market of test_offload.py).
+ 0. The build's default limits (fw/Makefile RISK_DEFAULTS) were applied at boot, each taken by the gate.
  1. Bad configuration is refused with a clear error and changes nothing (zero, out of range, not a number, an
     unknown item); the limits are set and the gate turned on.
  2. Six hardware stops cross on the same trades: one within every limit (sent, filled: its fill is fed back), and
@@ -40,6 +41,12 @@ with rig:
     tf = rig.start_soc(*net, f"+eth-frame-log={frames}", cycles=4000000000)
     tf.set_utc(datetime.now(timezone.utc))
     tf.session.configure(heartbeat=5)
+
+    # 0. the build's defaults (fw/Makefile RISK_DEFAULTS), each applied at boot through `risk set`, which says so only
+    #    once the gate has taken the value
+    boot = rig.sim_log()
+    for item in ("max-qty", "max-notional", "collar-bps", "max-credit", "max-orders-per-s", "burst", "poison-cap"):
+        rig.check(f"risk: {item} set" in boot, f"the build's default {item} was not applied at boot")
 
     # 1. configuration: bad values refused (nothing changes), then the limits
     def refused(line, why):
