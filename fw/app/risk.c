@@ -32,6 +32,7 @@ typedef struct {
 /* What firmware wrote into the gate (the gate's registers are write-only): shown by `risk`. */
 static struct {
     bool on, kill;
+    bool keep; /* `risk on-refuse keep`: a stop refused for a reason that can pass by itself stays armed */
     char sym[RISK_SYMBOLS][FIX_SYMBOL_MAX];
     int64_t max_long[RISK_SYMBOLS], max_short[RISK_SYMBOLS], ref[RISK_SYMBOLS]; /* -1: not set */
     bool restricted[RISK_SYMBOLS];
@@ -183,8 +184,9 @@ static int show(void) {
                  killed, rk.refused, (uint32_t)order_tx_risk_refused(), rk.fed, rk.feed_errors);
         return 0;
     }
-    printf("risk: gate %s%s%s, refused %lu (engine's count %u), fills and cancels fed %lu (%lu refused)\n",
+    printf("risk: gate %s%s%s%s, refused %lu (engine's count %u), fills and cancels fed %lu (%lu refused)\n",
            rk.on ? "on" : "off", rk.kill ? ", KILL on" : "", killed ? ", killed (risk reset ends it)" : "",
+           rk.keep ? ", refused stops kept" : "",
            (unsigned long)rk.refused, (unsigned)order_tx_risk_refused(), (unsigned long)rk.fed, (unsigned long)rk.feed_errors);
     printf("risk:");
     show_limit("max-qty", rk.max_qty, false);
@@ -215,7 +217,8 @@ static int show(void) {
 
 #define RISK_USAGE                                                                                                      \
     "usage: risk [on|off|kill|reset] | risk set max-qty N | max-notional PX | collar-bps N | max-credit PX | "        \
-    "max-orders-per-s N | burst N | poison-cap N | max-long SYM N | max-short SYM N | restrict SYM 0|1 | ref SYM PX\n"
+    "max-orders-per-s N | burst N | poison-cap N | max-long SYM N | max-short SYM N | restrict SYM 0|1 | ref SYM PX | " \
+    "risk on-refuse keep|retire\n"
 
 /* `risk set ITEM [SYM] VALUE`: the gate validates every value too; a refused one changes nothing. */
 static int set(int argc, char **argv) {
@@ -306,9 +309,22 @@ void risk_defaults(struct console *con) {
 #endif
 }
 
+/* A stop refused for this reason stays armed (`risk on-refuse keep`): the reasons that can pass later without a new
+ * limit, as the market moves (collar), orders settle (positions, credit) or tokens come back (throttle). The rest
+ * (kill, no ticket, restricted, quantity, notional) would refuse every later fire too: such a stop is retired. */
+bool risk_keeps(unsigned reason) {
+    return rk.keep && (reason == RISK_R_COLLAR || reason == RISK_R_LONG_LIMIT || reason == RISK_R_SHORT_LIMIT ||
+                       reason == RISK_R_CREDIT || reason == RISK_R_THROTTLE);
+}
+
 static int cmd_risk(int argc, char **argv) {
     init_once();
     if (argc == 1) return show();
+    if (argc == 3 && strcmp(argv[1], "on-refuse") == 0 && (!strcmp(argv[2], "keep") || !strcmp(argv[2], "retire"))) {
+        rk.keep = argv[2][0] == 'k';
+        printf("risk: refused stops %s\n", rk.keep ? "kept" : "retired");
+        return 0;
+    }
     if (argc >= 4 && strcmp(argv[1], "set") == 0) return set(argc, argv);
     if (argc == 2 && (strcmp(argv[1], "on") == 0 || strcmp(argv[1], "off") == 0)) {
         rk.on = argv[1][1] == 'n';

@@ -31,6 +31,8 @@ void risk_on_execution(int idx, const fix_order_t *o, bool fill, int64_t last_qt
 const char *risk_reason_name(unsigned reason);
 /* Main loop: a kill by the pin (the gate's latch set without `risk kill`) gets the same stops and cancels. */
 void risk_poll(void);
+/* A hardware stop refused for this reason stays armed (`risk on-refuse keep`); else it is retired. */
+bool risk_keeps(unsigned reason);
 /* The kill switch is on, or the gate's latch is set: no stop may be armed. */
 bool risk_killed(void);
 struct console;
