@@ -225,19 +225,16 @@ static void handle(const order_tx_record_t *r) {
 #ifdef TF_HAS_RISK
     if (r->status == ORDER_TX_REC_STATUS_REFUSED) { /* the risk gate refused it: nothing sent, no number taken */
         ofl.refused++;
+        if (st) risk_refused(i, r->ip_id);
         /* kept (`risk on-refuse keep`): the engine left the template armed; the trigger table's one-shot entry,
          * spent by the fire, is written armed again (applied between segments: the next crossing trade fires) */
         if (st && risk_keeps(r->ip_id) && offload_rx_write_entry(i, st->symbol, st->side, st->stop_px, i)) {
-            risk_refused(i, r->ip_id);
             printf("stop %u: refused (%s): kept armed\n", i, risk_reason_name(r->ip_id));
             return;
         }
         (void)order_tx_arm(1u << i, false); /* (the engine leaves the template armed) the stop is retired */
         unload(i);
-        if (st) {
-            risk_refused(i, r->ip_id);
-            stops_refused(i, risk_reason_name(r->ip_id));
-        }
+        if (st) stops_refused(i, risk_reason_name(r->ip_id));
         return;
     }
 #endif
