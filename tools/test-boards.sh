@@ -12,7 +12,8 @@
 #     that says so and restores the identical bitstream and report (costs a regeneration, under a minute); on ECP5 a
 #     firmware-only change is a cache hit too, its bitstream another one whose RAM is checked to hold that firmware
 # Prints "[ok] ..." / "[FAIL] ..." / "[skip] ..." per check, the resource/Fmax summary of each board, and
-# "N passed, M failed, K skipped" last; exit status 1 on any failure. BOARDS="..." builds a subset.
+# "N passed, M failed, K skipped" last; exit status 1 on any failure. BOARDS="..." builds a subset, BOARD_JOBS=n
+# builds n at a time (2).
 set -u
 cd "$(dirname "$0")/.."
 BOARDS=${BOARDS:-colorlight-i5 colorlight-5a-75b pynq-z1 pz7020-starlite}
@@ -44,12 +45,30 @@ print(f"{off}; {res}; {clk or 'no timing (synthesis only)'}; {t} s")
 PY
 }
 
+# The builds, BOARD_JOBS (2: the machines' cores) at a time: place and route and synthesis run on one core each, and
+# every board builds in its own build/boards/<board> (Mill makes a second GenBoard wait for the first; the CPU's
+# Verilog, shared by all, is made first). Each build's exit status and time go to $LOGS/<board>.status.
+build_one() {
+  local start=$SECONDS rc
+  tools/board.sh bitstream "$1" > "$LOGS/$1.log" 2>&1
+  rc=$?
+  echo "$rc $((SECONDS - start))" > "$LOGS/$1.status"
+}
+jobs_max=${BOARD_JOBS:-2}
+[[ $jobs_max =~ ^[1-9][0-9]*$ ]] || { echo "BOARD_JOBS=$jobs_max: a positive number of builds at a time"; exit 2; }
+make -s build/cpu/VexRiscv.v > "$LOGS/cpu.log" 2>&1 || { echo "[FAIL] the CPU's Verilog (make build/cpu/VexRiscv.v); see $LOGS/cpu.log"; exit 1; }
+phase_start=$SECONDS
+for b in $BOARDS; do
+  rm -f "$LOGS/$b.status"
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+  build_one "$b" &
+done
+wait
+echo "     (the builds took $((SECONDS - phase_start)) s, $jobs_max at a time)"
+
 built_ok=""
 for b in $BOARDS; do
-  start=$SECONDS
-  tools/board.sh bitstream "$b" > "$LOGS/$b.log" 2>&1
-  rc=$?
-  secs=$((SECONDS - start))
+  read -r rc secs < "$LOGS/$b.status" 2>/dev/null || { rc=1; secs=0; }
   family=$(sed -n 's/^FAMILY *:= *//p' "boards/$b/board.mk")
   if [ "$family" = ecp5 ] || [ -f "build/boards/$b/$b.bit" ] || command -v nextpnr-xilinx > /dev/null; then
     met=$("$PY" -c "import json,sys; print(json.load(open('build/boards/$b/summary.json'))['timing_met'])" 2>/dev/null)
