@@ -36,10 +36,11 @@ CLOCKS      := sys=clk_sys eth_tx=pll_CLKOP|clk_eth_tx|soc_1.eth_mac_eth_tx_clk 
 # nextpnr seeds tried in order until every domain meets timing (each miss costs about 5 to 20 minutes of nextpnr). 3
 # first: with the CPU's branch target buffer, branch in execute and early load data (hw/cpu GenCpu.scala), seeds 2, 4
 # and 1 missed eth_rx (119.35, 114.50, 112.33 MHz: the offload's tag scan, routing 80 % of the path) and seed 3 met
-# every domain (sys 45.84, eth_tx 128.02, eth_rx 129.12 MHz). Before that, 2 first: at hardware bba2bc8 (the order engine's digit sums in two steps, the price accumulator's digit registered), seed 4
-# missed eth_tx (124.08 MHz), seed 1 eth_rx (119.53 MHz), seed 2 met every domain (sys 45.95, eth_tx 126.55, eth_rx
-# 127.32 MHz). The eth clocks have 1 to 5 % of margin on the seeds that meet, and any change of the hardware's sources
-# is a new draw (docs/DESIGN.md "Timing"); tools/board.sh keeps each seed's nextpnr log (nextpnr-seedN.log).
+# every domain (sys 45.84, eth_tx 128.02, eth_rx 129.12 MHz). Before that, 2 first: at hardware bba2bc8 (the order
+# engine's digit sums in two steps, the price accumulator's digit registered), seed 4 missed eth_tx (124.08 MHz), seed
+# 1 eth_rx (119.53 MHz), seed 2 met every domain (sys 45.95, eth_tx 126.55, eth_rx 127.32 MHz). The eth clocks have 1
+# to 5 % of margin on the seeds that meet, and any change of the hardware's sources is a new draw (docs/DESIGN.md
+# "Timing"); tools/board.sh keeps each seed's nextpnr log (nextpnr-seedN.log).
 SEEDS       := 3 2 4 1
 # more weight on timing in nextpnr's placer (default 10): with the 80 KiB SoC the eth_rx path from the RX
 # frame buffer's slot logic into a block RAM write enable missed 125 MHz on seeds 1-4 of the 5A-75B
