@@ -13,6 +13,13 @@
 //                         connects to socket://127.0.0.1:<port>). The port is printed ("sim: uart-tcp listening
 //                         on 127.0.0.1:<port>") and written to +uart-tcp-port-file=<path> when given.
 //   +quiet                no harness messages except the final one
+//   +pc-hist=<file>       where the CPU's cycles go: every sys cycle counts once for the address of the last
+//                         instruction fetched (io_debugPc, RAM only); written at the end as "<hex address> <cycles>"
+//                         lines, which tools/pc-hist.py sums per firmware function (+pc-hist-from=<cycle> skips
+//                         the cycles before, e.g. the boot). +pc-hist-gpio=<bit> counts only the cycles while
+//                         that GPIO output is high, and only of the windows that end with output <bit>-1 high: a
+//                         firmware built with -DTF_PROF holds bit 7 high from a receive slot, and sets bit 6 as it
+//                         ends the window in the 35=W callback, so that only the market data path is counted
 //   +sys-period-ps=<ps>   sys clock period (default: the build's TF_SYS_CLOCK_HZ); Ethernet clocks are 8 ns
 //   Ethernet (GMII port, sim/eth): +tap= +slirp +pcap= +eth-ctl= +eth-frame-log= ... (sim/eth/README.md), and an
 //                         impaired wire in simulated time: +impair-rx= +impair-tx= +impair-seed= +pcap-host=
@@ -35,6 +42,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 #include <deque>
 #include <memory>
 #include <string>
@@ -241,6 +249,12 @@ int main(int argc, char **argv) {
     const std::string trace_file = plus_str("trace-file", "build/sim/trace.fst");
     const uint64_t trace_start = plus_u64("trace-start", 0);
     const uint64_t trace_stop = plus_u64("trace-stop", UINT64_MAX);
+    const std::string pc_hist_file = plus_str("pc-hist", "");
+    const uint64_t pc_hist_from = plus_u64("pc-hist-from", 0);
+    const int pc_hist_gpio = (int)plus_u64("pc-hist-gpio", 64);  // 64: every cycle
+    const uint32_t pc_hist_base = 0x80000000u;  // the RAM (memory.ld); fetches elsewhere are not counted
+    std::vector<uint32_t> pc_window;  // the cycles of the open window (+pc-hist-gpio)
+    std::vector<uint64_t> pc_hist(pc_hist_file.empty() ? 0 : (1u << 20) / 4);  // up to 1 MiB of RAM, per word
     const std::string uart_in = unescape(plus_str("uart-in", ""));
     const uint64_t uart_in_delay = plus_u64("uart-in-delay", 0);
     const bool use_stdin = plus_flag("stdin");
@@ -377,6 +391,19 @@ int main(int argc, char **argv) {
         // After each sys rising edge.
         cycle++;
         if (cycle == 16) top->reset = 0;
+        if (!pc_hist.empty() && cycle >= pc_hist_from) {
+            uint32_t w = (uint32_t)(top->io_debugPc - pc_hist_base) >> 2;
+            if (pc_hist_gpio >= 64) {
+                if (w < pc_hist.size()) pc_hist[w]++;
+            } else if ((uint64_t)top->io_gpio_out >> pc_hist_gpio & 1) {
+                pc_window.push_back(w);
+            } else if (!pc_window.empty()) {  // the window closed: counted when the firmware flagged it
+                if (pc_hist_gpio > 0 && ((uint64_t)top->io_gpio_out >> (pc_hist_gpio - 1) & 1))
+                    for (uint32_t x : pc_window)
+                        if (x < pc_hist.size()) pc_hist[x]++;
+                pc_window.clear();
+            }
+        }
         uart_rx.tick(top->io_uart_txd);
         top->io_uart_rxd = uart_tx.tick();
         if (!uart_in_queued && cycle >= uart_in_delay) {
@@ -409,6 +436,13 @@ int main(int argc, char **argv) {
     }
     fflush(stdout);
     uart_tcp.flush();
+    if (!pc_hist.empty()) {
+        FILE *f = fopen(pc_hist_file.c_str(), "w");
+        if (!f) fprintf(stderr, "sim: cannot write %s: %s\n", pc_hist_file.c_str(), strerror(errno));
+        for (size_t w = 0; f && w < pc_hist.size(); w++)
+            if (pc_hist[w]) fprintf(f, "%08x %llu\n", (unsigned)(pc_hist_base + 4 * w), (unsigned long long)pc_hist[w]);
+        if (f) fclose(f);
+    }
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (tfp) tfp->close();
     if (why) {

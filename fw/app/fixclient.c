@@ -303,6 +303,7 @@ static void on_market_data(void *ctx, const fix_md_snapshot_t *md) {
     fc.w_dt = sysctrl_cycles32() - netif_rx_cycle();
 #ifdef TF_PROF
     TF_PROF_MARK(7);
+    TF_PROF_WINDOW(2);
     for (int i = 0; i < TF_PROF_MARKS; i++) prof_last[i] = tf_prof[i] - tf_prof_base;
 #endif
     fc.md_msgs++;

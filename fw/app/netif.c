@@ -198,10 +198,12 @@ uint32_t netif_rx_cycle(void) { return rx_cycle; }
 void netif_poll(void) {
     rx_cycle = sysctrl_cycles32(); /* the cycle this frame's receive slot is taken (when there is one) */
     TF_PROF_BASE();
+    TF_PROF_WINDOW(1);
     uint64_t now = now_ms(); /* once a pass: the timer's division costs about 250 cycles, the pass itself a few thousand */
     const uint8_t *frame;
     bool sums_ok;
     size_t len = ethmac_rx_peek(&frame, &sums_ok);
+    if (!len) TF_PROF_WINDOW(0);
 #ifdef TF_NO_HW_SUMS
     sums_ok = false; /* for measurement (CFLAGS_EXTRA=-DTF_NO_HW_SUMS): every segment summed here, as without the offload */
 #endif
@@ -214,6 +216,7 @@ void netif_poll(void) {
         TF_LOOP(TF_LOOP_RX, net_input_checked(&stack, frame, len, now, sums_ok));
         ethmac_rx_release();
     }
+    TF_PROF_WINDOW(0);
     TF_LOOP(TF_LOOP_NET_POLL, net_poll(&stack, now));
     building = false; /* a frame built but not sent (no ARP entry yet) is dropped, as the stack's own buffer was */
     send_held();

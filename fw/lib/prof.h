@@ -3,7 +3,10 @@
  * 35=W, the cycle of each mark counted from the frame's receive slot (the mark's number is its position):
  * 0 frame copied from the MAC, 1 TCP delivered the data, 2 after offload_poll, 3 FIX message framed and parsed,
  * 4 session checks done, 5 application handler entered, 6 SendingTime checked, 7 market data callback.
- * TF_PROF_INSTRET counts retired instructions instead of cycles. Without TF_PROF the marks compile to nothing. */
+ * TF_PROF_INSTRET counts retired instructions instead of cycles. Without TF_PROF the marks compile to nothing.
+ * TF_PROF_WINDOW(1) holds GPIO output 7 high from the receive slot; TF_PROF_WINDOW(0) ends that window and
+ * TF_PROF_WINDOW(2) ends it in the callback, flagged with output 6, so that the simulation's PC histogram counts the
+ * market data path alone (sim/main.cpp +pc-hist-gpio=7, tools/pc-hist.py). */
 #ifndef TF_LIB_PROF_H
 #define TF_LIB_PROF_H
 
@@ -25,7 +28,10 @@ static inline uint32_t tf_prof_read(void)
 extern uint32_t tf_prof_base; /* when the receive slot was taken */
 #define TF_PROF_MARK(i) (tf_prof[i] = tf_prof_read())
 #define TF_PROF_BASE() (tf_prof_base = tf_prof_read())
+#include "soc.h"
+#define TF_PROF_WINDOW(on) tf_write32(GPIO_BASE + GPIO_OUT, (on) == 1 ? 0x80u : (on) == 2 ? 0x40u : 0u)
 #else
+#define TF_PROF_WINDOW(on) ((void)0)
 #define TF_PROF_MARK(i) ((void)0)
 #define TF_PROF_BASE() ((void)0)
 #endif

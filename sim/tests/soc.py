@@ -40,6 +40,8 @@ OUT = ROOT / "build" / "sim" / "tests"
 SIM = ROOT / os.environ.get("SIM_BIN", "build/sim/obj/VSoc")
 FW = ROOT / (os.environ.get("FW", "build/fw/sim/firmware") + ".hex")
 FW_ELF = ROOT / (os.environ.get("FW", "build/fw/sim/firmware") + ".elf")
+# More plusargs for every SoC a test starts, for measurement (SIM_ARGS="+pc-hist=build/sim/w.pc"; sim/main.cpp).
+SIM_ARGS = os.environ.get("SIM_ARGS", "").split()
 EXCHANGE_JAR = ROOT / os.environ.get("EXCHANGE_JAR", "out/exchange/assembly.dest/out.jar")
 VENV_PY = Path(os.environ.get("TRIGGERFISH_VENV", Path.home() / ".cache/triggerfish/venv")) / "bin" / "python"
 PY = str(VENV_PY) if VENV_PY.exists() else sys.executable
@@ -211,7 +213,7 @@ class Rig:
         net = list(plusargs)
         self._sim_log = open(self.log, "w")
         self.sim = subprocess.Popen([str(SIM), f"+firmware={FW}", f"+pcap={self.pcap}", f"+eth-ctl={self.ctl_path}",
-                                     "+uart-tcp=0", f"+uart-tcp-port-file={port_file}", f"+timeout={cycles}"] + net,
+                                     "+uart-tcp=0", f"+uart-tcp-port-file={port_file}", f"+timeout={cycles}"] + net + SIM_ARGS,
                                     stdout=self._sim_log, stderr=subprocess.STDOUT, cwd=ROOT)
         deadline = time.monotonic() + 60
         while not (port_file.exists() and port_file.read_text().strip()):

@@ -57,4 +57,6 @@ with rig:
     print(f"   | firmware, every 35=W alone in its frame: min {w['min']} / avg {w['avg']} / max {w['max']} cycles over {w['count']}")
     print(f"   | firmware, 35=W of 170-190 bytes: min {mn} / avg {avg} / max {mx} cycles over {n}")
     print(f"   | stack: {info['stack_used']} of {info['stack_size']} bytes used at most; RAM free {info['ram_free']} bytes")
+    if "prof" in c:  # a firmware built with -DTF_PROF (FW=build/fw/prof/firmware): the last W's marks (fw/lib/prof.h)
+        print("   | marks of the last 35=W (fw/lib/prof.h):", " ".join(str(c["prof"][f"m{i}"]) for i in range(8)))
     rig.ok(f"w-cost ({n} 35=W of 170-190 bytes, receive slot to callback: min {mn} / avg {avg} / max {mx} cycles)")
