@@ -199,7 +199,7 @@ void netif_poll(void) {
     rx_cycle = sysctrl_cycles32(); /* the cycle this frame's receive slot is taken (when there is one) */
     TF_PROF_BASE();
     TF_PROF_WINDOW(1);
-    uint64_t now = now_ms(); /* once a pass: the timer's division costs about 250 cycles, the pass itself a few thousand */
+    uint64_t now = now_ms(); /* once a pass (timer_ms divides only when a millisecond has passed since its last call) */
     const uint8_t *frame;
     bool sums_ok;
     size_t len = ethmac_rx_peek(&frame, &sums_ok);

@@ -14,6 +14,11 @@ uint64_t timer_ticks(void) {
     return ((uint64_t)hi << 32) | lo;
 }
 
+uint64_t timer_ms(void) {
+    static tf_udiv_incr_t ms;
+    return tf_udiv_incr(&ms, timer_ticks(), TF_TIMEBASE_HZ / 1000u);
+}
+
 static void write_cmp(uint64_t v) {
     /* The usual three-step update so that no intermediate value is below both old and new. */
     wr(MTIMER_MTIMECMP_HI, 0xFFFFFFFFu);

@@ -11,7 +11,9 @@
 
 uint64_t timer_ticks(void);
 _Static_assert(TF_TIMEBASE_HZ / 1000u > 0 && TF_TIMEBASE_HZ / 1000u < 65536u, "timer_ms divides by a 16-bit value");
-static inline uint64_t timer_ms(void) { return tf_udiv64_u16(timer_ticks(), TF_TIMEBASE_HZ / 1000u); }
+/* Milliseconds since boot: mtime / (TF_TIMEBASE_HZ / 1000), exactly, kept incrementally so that a call within the same
+ * millisecond as the last costs no division (the receive path asks once a frame). Main loop only: not reentrant. */
+uint64_t timer_ms(void);
 static inline uint64_t timer_us(void) { return timer_ticks() * 1000000u / TF_TIMEBASE_HZ; }
 
 typedef void (*timer_handler_t)(uint64_t now_ticks);

@@ -16,6 +16,25 @@ static inline uint64_t tf_udiv64_u16(uint64_t n, uint32_t d)
     return ((uint64_t)qh << 32) | (q1 << 16) | (x / d);
 }
 
+/* floor(ticks / d) for a tick counter that only goes forward (milliseconds from mtime), incrementally: the state
+ * keeps the last quotient q and q * d, so a call within the same quotient as the last costs a subtraction and a
+ * compare, and a later one a 32-bit division of the ticks since (tf_udiv64_u16 past 2^32 of them). Exact for every
+ * call sequence whose ticks do not decrease. Start from {0, 0}. */
+typedef struct {
+    uint64_t q;    /* the last quotient */
+    uint64_t base; /* q * d */
+} tf_udiv_incr_t;
+static inline uint64_t tf_udiv_incr(tf_udiv_incr_t *st, uint64_t ticks, uint32_t d)
+{
+    uint64_t dt = ticks - st->base;
+    if (dt >= d) {
+        uint64_t q = (dt >> 32) ? tf_udiv64_u16(dt, d) : (uint32_t)dt / d;
+        st->q += q;
+        st->base += q * d;
+    }
+    return st->q;
+}
+
 /* Any 64-bit division, by shift and subtract (64 iterations): for code off the hot paths. rem may be NULL.
  * d == 0 gives all ones and n as the remainder. */
 uint64_t tf_udivmod64(uint64_t n, uint64_t d, uint64_t *rem);

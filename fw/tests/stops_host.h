@@ -23,6 +23,7 @@ void fixclient_print_px(int64_t v)
     printf("%s", b);
 }
 uint64_t timer_ticks(void) { return SH.now * (TF_TIMEBASE_HZ / 1000u); }
+uint64_t timer_ms(void) { return SH.now; } /* what drivers/timer.c gives for those ticks */
 
 static void sh_on_md(void *ctx, const fix_md_snapshot_t *md)
 {

@@ -1,5 +1,6 @@
 /* Host tests of tf_udiv64_u16 against the host's own 64-bit division: random and edge dividends,
- * every divisor shape the firmware uses (timebase / 1000) and the extremes 1 and 65535. */
+ * every divisor shape the firmware uses (timebase / 1000) and the extremes 1 and 65535; tf_udiv_incr (timer_ms) against
+ * the same division along random forward tick sequences: small steps, steps of exactly the divisor, jumps past 2^32. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,8 +54,34 @@ static void test_general_division_matches_host(void **state) {
     assert_true(tf_udivmod64(1234, 0, &r) == 0xFFFFFFFFFFFFFFFFull && r == 1234);
 }
 
+static void test_incremental_matches_division(void **state) {
+    (void)state;
+    static const uint32_t divisors[] = {1, 7, 1000, 37500, 62500, 65535};
+    for (size_t k = 0; k < sizeof divisors / sizeof divisors[0]; k++) {
+        uint32_t d = divisors[k];
+        tf_udiv_incr_t st = {0, 0};
+        uint64_t t = 0;
+        assert_true(tf_udiv_incr(&st, 0, d) == 0);
+        for (int i = 0; i < 50000; i++) {
+            uint64_t r = next64();
+            switch (r & 7) {
+            case 0: break;                                  /* the same tick again */
+            case 1: t += d; break;                          /* exactly one quotient on */
+            case 2: t += d - 1; break;                      /* just short of one */
+            case 3: t += (r >> 8) % ((uint64_t)1 << 40); break; /* past 2^32 ticks at once */
+            default: t += (r >> 8) % (3u * d + 1u); break;  /* a few quotients */
+            }
+            uint64_t q = tf_udiv_incr(&st, t, d);
+            if (q != t / d) fail_msg("d %u: ticks %llu gave %llu, want %llu", (unsigned)d, (unsigned long long)t,
+                                     (unsigned long long)q, (unsigned long long)(t / d));
+            assert_true(st.base == q * d && st.base <= t);
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_matches_host_division),
-                                       cmocka_unit_test(test_general_division_matches_host)};
+                                       cmocka_unit_test(test_general_division_matches_host),
+                                       cmocka_unit_test(test_incremental_matches_division)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
