@@ -256,26 +256,24 @@ int fix_tag_slot(uint32_t tag) { return tag_slot(tag); }
 
 /* Tokenises [p, end) where end[-1] is SOH, so that the inner loops need no bound check (every scan stops at
  * that SOH at the latest). Sums every byte on the way. Fields, errors and slots as fix_parse documents.
- * The byte loops are written as do-while with the test at the bottom: the CPU predicts a backward branch
- * taken (VexRiscv, static prediction), so a byte costs about four instructions and no misprediction. */
+ * The byte loops have their test at the bottom (the compiler rotates them), so a value byte costs four instructions
+ * and the branch predictor learns the backward branch. */
 HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
 {
     uint32_t sum = m->sum, dup = 0;
     unsigned n = 0;
     while (p < end) {
         const uint8_t *start = p;
-        uint32_t tag = 0, c = *p;
-        bool bad = false;
-        if (c != '=' && c != FIX_SOH) {
-            do {
-                uint32_t d = c - '0';
-                sum += c;
-                if (d > 9 || tag > 99999999u) bad = true;
-                else tag = tag * 10u + d;
-                c = *++p;
-            } while (c != '=' && c != FIX_SOH);
+        uint32_t tag = 0, c = *p, d = c - '0';
+        /* Digits only; a tag of more than 9 digits (past 32 bits), none, or a non-digit before the '=' is bad (then
+         * the field is summed up to its SOH below). */
+        while (d <= 9) {
+            tag = tag * 10u + d;
+            sum += c;
+            c = *++p;
+            d = c - '0';
         }
-        if (p == start || tag == 0 || c != '=') bad = true;
+        bool bad = p == start || p - start > 9 || tag == 0 || c != '=';
         if (bad) {
             if (!m->err) {
                 m->err = FIX_PERR_BAD_TAG;
@@ -290,6 +288,7 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
             continue;
         }
         sum += '=';
+        const int k = tag_slot(tag); /* here: the multiply's result is ready by the time the value is scanned */
         const uint8_t *v = ++p;
         c = *p;
         if (c != FIX_SOH) {
@@ -310,7 +309,6 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
         if (n >= FIX_MAX_FIELDS) { /* validated and counted, not kept: a cursor reaches it (fix_cursor_t) */
             if (!m->rest) m->rest = start;
             m->n_rest++;
-            int k = tag_slot(tag);
             if (k >= 0) {
                 unsigned j = m->idx[k], i = j - FIX_MAX_FIELDS;
                 if ((j < n && m->f[j].tag == tag) || (i < m->n_late && m->late[i].tag == tag)) {
@@ -330,7 +328,6 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
         fl->tag = tag;
         fl->val = (const char *)v;
         fl->len = (uint16_t)(p - v);
-        int k = tag_slot(tag);
         if (k >= 0) {
             unsigned j = m->idx[k];
             if (j < n && m->f[j].tag == tag) dup |= k < 32 ? 1u << k : 0u;
