@@ -563,7 +563,7 @@ void fixclient_poll(void) {
     }
     if (fc.state == FC_ONLINE) TF_LOOP(TF_LOOP_SESSION, fix_session_poll(&session, now));
 #ifdef TF_HAS_OFFLOAD
-    TF_LOOP(TF_LOOP_OFFLOAD, offload_poll(); offload_resync());
+    TF_LOOP(TF_LOOP_OFFLOAD, offload_poll(); offload_resync(); offload_fire_pending());
 #ifdef TF_HAS_DIGESTION
     TF_LOOP(TF_LOOP_DIGEST_POLL, digestion_poll());
 #endif

@@ -16,6 +16,7 @@
 #include "drivers/timer.h"
 #include "lib/console.h"
 #include "lib/mproto.h"
+#include "lib/parse.h"
 #include "net/tcp.h"
 #include "offload/template.h"
 
@@ -63,6 +64,7 @@ static struct {
     uint32_t refused;       /* fires the risk gate refused */
     uint32_t gated;         /* send-ring slots holding a new order the risk gate checks (RISK_SEND_GATED, bit k) */
     uint32_t late_cancels;  /* cancels that came after the stop had fired (its order went out all the same) */
+    uint32_t fire_pending;  /* stops whose fire the engine could not send: firmware sends them (the trade: fired_px) */
     fire_counts_t fires0;   /* the hardware's counts when the connection came up */
     uint32_t resyncs;       /* times the parser was set to firmware's rcv_nxt after it fell behind */
     uint32_t ooo_seen;      /* the stack's tcp_ooo_delivered when the parser was last checked */
@@ -73,6 +75,9 @@ static struct {
 } ofl;
 
 static ofl_template_t tp; /* scratch: building a template, or rebuilding what was sent (in place) */
+/* Digits of the MsgSeqNum field in the orders of stops loaded from now on (`offload digits`; 0: the template's
+ * default): a setting, so not in ofl, which each connection clears. */
+static uint8_t msgseq_digits;
 
 static void error(const char *what, long v) {
     ofl.errors++;
@@ -239,11 +244,17 @@ static void handle(const order_tx_record_t *r) {
     }
 #endif
     if (r->status != ORDER_TX_REC_STATUS_SENT) {
-        /* (no longer for ownership: the engine never suppresses a fire for that; a MsgSeqNum too wide for the
-         * template or bad metadata) */
+        /* The engine could not send it (a MsgSeqNum wider than the template's field, bad metadata), and took no
+         * number: the template leaves the engine and its bytes the TCP lease, and the crossing is not lost:
+         * firmware sends the stop's order itself (a repeating stop is then loaded again, with the number now). */
         ofl.not_sent++;
-        ofl.loaded &= ~(1u << i);
         error("a stop triggered, the engine could not send its order", (long)r->status);
+        (void)order_tx_arm(1u << i, false);
+        unload(i);
+        if (st && st->state == STOP_ARMED) { /* sent from the main loop (offload_fire_pending): not this deep */
+            st->fired_px = px;
+            ofl.fire_pending |= 1u << i;
+        }
         return;
     }
     ofl.sent++;
@@ -450,6 +461,7 @@ static bool load(unsigned i, const stop_t *st) {
     sp.qty_dec = 0;
     sp.price = st->limit_px;
     sp.price_dec = fixclient_price_decimals();
+    sp.msgseq_width = msgseq_digits;
     int rc = ofl_build_template(&tp, &sp);
     if (rc != OFL_OK) {
         error("cannot build the order template", rc);
@@ -465,6 +477,8 @@ static bool load(unsigned i, const stop_t *st) {
 #endif
     if (!offload_rx_write_entry(i, st->symbol, st->side, st->stop_px, i) || !order_tx_arm(1u << i, true)) {
         error("the trigger table or the engine refused the stop", i);
+        (void)order_tx_arm(1u << i, false);
+        tcp_hw_shrink(fixclient_conn(), tp.fix_len); /* not loaded: the next poll leases it again */
         return false;
     }
     ofl.loaded |= 1u << i;
@@ -517,9 +531,18 @@ void offload_poll(void) {
         if (send_frame(NULL, 0, OFL_MSG_NONE, true)) ofl.fin_queued = true;
         else fixclient_fail("the engine cannot send the FIN");
     }
-    uint32_t todo = stops_hw_armed() & ~ofl.loaded;
+    uint32_t todo = stops_hw_armed() & ~ofl.loaded & ~ofl.fire_pending; /* (pending: fired, its order not sent yet) */
     for (unsigned i = 0; todo && c; i++, todo >>= 1)
         if ((todo & 1u) && !load(i, stops_get(i))) break; /* later (no clock, no ARP entry, no room) */
+}
+
+void offload_fire_pending(void) {
+    for (unsigned i = 0; ofl.fire_pending >> i; i++) {
+        if (!(ofl.fire_pending & (1u << i))) continue;
+        ofl.fire_pending &= ~(1u << i);
+        stop_t *st = stops_slot(i);
+        if (st && st->state == STOP_ARMED) stops_fire_fw(i, st->fired_px);
+    }
 }
 
 /* A stop's cancel races its fire, and the hardware decides: the trigger table's entry is disarmed first (DISARM is
@@ -566,11 +589,19 @@ static int cmd_offload(int argc, char **argv) {
                    digestion_wanted() ? " (firmware stops and `md` get no digested market data; it waits while a firmware stop is armed)" : "");
         return 0;
     }
-#define OFFLOAD_USAGE "usage: offload [digest on|off]\n"
+#define OFFLOAD_USAGE "usage: offload [digest on|off | digits <1..10>]\n"
 #else
-#define OFFLOAD_USAGE "usage: offload\n"
+#define OFFLOAD_USAGE "usage: offload [digits <1..10>]\n"
 #endif
-    (void)argv;
+    if (argc == 3 && strcmp(argv[1], "digits") == 0) {
+        uint32_t d;
+        if (!tf_parse_u32(argv[2], &d) || d < 1 || d > 10) {
+            printf(OFFLOAD_USAGE);
+            return 1;
+        }
+        msgseq_digits = (uint8_t)d; /* the MsgSeqNum field's digits in the orders of stops loaded from now on */
+        return 0;
+    }
     if (argc != 1) {
         printf(OFFLOAD_USAGE);
         return 1;

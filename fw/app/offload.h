@@ -35,6 +35,9 @@ void offload_poll(void);
 /* Main loop only (firmware's received stream fully handed to the session): sets the receive parser to firmware's
  * rcv_nxt when it has fallen behind (segments it skipped as out of order that firmware's TCP delivered later). */
 void offload_resync(void);
+/* Main loop: the orders of stops whose fire the engine could not send (a MsgSeqNum wider than the template's field),
+ * sent by firmware (from here, not from the record's handling inside the receive path: the stack's depth). */
+void offload_fire_pending(void);
 /* Disarms stop i's entry and template, safe against a fire in flight. Returns false if it had fired. */
 bool offload_cancel(unsigned i);
 #endif

@@ -11,8 +11,11 @@ tfctl (sim/tests/soc.py): every step is a typed request, every check an event or
     template alone armed, no late cancel. A firmware order after the fires is accepted (order.new; its MsgSeqNum
     and TCP bytes follow on, so the cancel gave the lease back right); the stop table's events show the three
     hardware fires, stop 2 still armed and stop 3 canceled; the offload's counters say the trigger table fired 3
-    times and the engine sent 3 orders, none triggered but not sent, no error; then `fix stop` (logout, the
-    connection closed). No event was missed over the run.
+    times and the engine sent 3 orders, none triggered but not sent, no error.
+ 5. A stop loaded with a MsgSeqNum field of one digit (`offload digits 1`; the session is past 9) fires: the engine
+    cannot send it (record not sent, no number taken), firmware sends the stop's order (stop.fired by firmware), it is
+    filled, the template and its TCP lease are given back (a firmware order after it is accepted with the numbers
+    that follow); then `fix stop` (logout, the connection closed). No event was missed over the run.
 Checked on the exchange's own message log: every order from the SoC accepted (no 35=3/35=j, no Reject execution
 report), no ResendRequest, no Logout but the SoC's, the SoC's MsgSeqNums without a gap, each ClOrdID once. The
 hardware orders' latencies come from the pcap (tools/latency/analyze.py, checked against the stop.fired events):
@@ -105,6 +108,32 @@ with rig:
     rig.check((ofl["table_fires"], ofl["sent"], ofl["not_sent"], ofl["errors"]) == (3, 3, 0, 0),
               f"offload counters: fires of the trigger table {ofl['table_fires']}, sent by hardware {ofl['sent']}, "
               f"triggered but not sent {ofl['not_sent']}, errors {ofl['errors']} (want 3, 3, 0, 0)")
+
+    # 5. a fire the engine cannot send: the next stop's order is loaded with a MsgSeqNum field of one digit (`offload
+    #    digits 1`), and the session's number is past 9 by now. The trigger table fires, the engine logs the record
+    #    not sent (WIDTH) and takes no number; firmware sends the stop's order itself, and the template and its bytes
+    #    of the TCP lease are given back (else every later firmware message's numbers would be off).
+    extra = 0  # console orders of this step, each one a MsgSeqNum: until the session's next one is past 9
+    while tf.status()["next_out"] < 10:
+        since = rig.last_seq()
+        k = tf.orders.send("buy", "MSFT", 10, "90.00")
+        rig.wait("order.new", 30, "the New of a firmware order", lambda e: e["order"] == k, since)
+        extra += 1
+    rig.console("offload digits 1")
+    n5 = tf.stops.arm("buy", "MSFT", 100, "100.10", "100.40")
+    rig.wait("stop.loaded", 20, f"stop {n5} loaded (one-digit MsgSeqNum)", lambda e: e["stop"] == n5)
+    f5 = rig.wait("stop.fired", 60, f"stop {n5}'s fire", lambda e: e["stop"] == n5)
+    rig.check(f5["by_hw"] is False and f5["clordid"], f"stop {n5}'s order did not go out through firmware: {f5.data}")
+    filled(f5, f"stop {n5}'s order, sent by firmware after the engine could not, filled", 100)
+    ofl = rig.counters("offload")["offload"]
+    rig.check((ofl["loaded"], ofl["armed"], ofl["not_sent"], ofl["errors"]) == (1 << 2, 1 << 2, 1, 1),
+              f"after the fire the engine could not send: stops loaded 0x{ofl['loaded']:x}, templates armed "
+              f"0x{ofl['armed']:x}, triggered but not sent {ofl['not_sent']}, errors {ofl['errors']} (want 0x4, 0x4, 1, 1)")
+    rig.console("offload digits 8")
+    k2 = tf.orders.send("buy", "MSFT", 10, "90.00")
+    rig.wait("order.new", 30, "the New of a firmware order after it", lambda e: e["order"] == k2, f5.seq)
+    extra += 1
+
     since = rig.last_seq()
     rig.console("fix stop")
     rig.wait("logout", 30, "the Logout answer", since=since)
@@ -113,7 +142,8 @@ with rig:
     info = rig.counters("info")["info"]
     rig.check_events_complete()
     fires = rig.find("stop.fired")
-    rig.check(sorted(e["stop"] for e in fires) == [0, 1, 4], f"stop.fired events for stops {[e['stop'] for e in fires]} (want 0, 1, 4)")
+    rig.check(sorted(e["stop"] for e in fires) == sorted([0, 1, 4, n5]),
+              f"stop.fired events for stops {[e['stop'] for e in fires]} (want 0, 1, 4, {n5})")
 
     # the exchange's log
     msgs = rig.exchange_msgs()
@@ -128,11 +158,13 @@ with rig:
     ok, seqtext = seq_check(rig.exch_msglog, "TFISH1")
     rig.check(ok, f"exchange log: the SoC's MsgSeqNums are not continuous: {seqtext}")
     ids = [re.search(r"\|11=([^|]*)\|", m).group(1) for m in msgs if "|35=D|" in m and "|49=TFISH1|" in m]
-    rig.check(len(ids) == 4 and len(set(ids)) == 4, f"exchange log: {len(ids)} orders with {len(set(ids))} ClOrdIDs "
-              "(want 4 and 4: 3 hardware, 1 firmware, each once)")
-    rig.check({f0["clordid"], f1["clordid"], f4["clordid"]} <= set(ids), "exchange log: a hardware order of a stop.fired event is missing")
+    want = 5 + extra  # 3 hardware, step 4's console order, stop 5's and step 5's console orders from firmware
+    rig.check(len(ids) == want and len(set(ids)) == want, f"exchange log: {len(ids)} orders with {len(set(ids))} "
+              f"ClOrdIDs (want {want} and {want}: 3 hardware, stop 5's and {1 + extra} console orders, each once)")
+    rig.check({f0["clordid"], f1["clordid"], f4["clordid"], f5["clordid"]} <= set(ids),
+              "exchange log: an order of a stop.fired event is missing")
     nfills = sum(1 for m in msgs if "|35=8|" in m and "|49=EXCH|" in m and "|39=2|" in m)
-    rig.check(nfills >= 3, f"exchange log: {nfills} fills (want the 3 hardware orders filled)")
+    rig.check(nfills >= 4, f"exchange log: {nfills} fills (want the 3 hardware orders and stop 5's filled)")
 
     # latency of the hardware orders from the capture, checked against the stop.fired events
     rig.close()
@@ -140,7 +172,7 @@ with rig:
     hw, hw_orders, text = rig.hw_latency(frames, [{"symbol": "MSFT", "side": "buy", "stop": "100.10"},
                                                   {"symbol": "MSFT", "side": "sell", "stop": "99.60"},
                                                   {"symbol": "MSFT", "side": "buy", "stop": "100.10", "armed_after": f1["clordid"]}],
-                                         [e["clordid"] for e in fires])
+                                         [e["clordid"] for e in fires if e["by_hw"]])
     m = re.search(r"(\d+) retransmitted TX segment\(s\) ignored", text)
     retx = int(m.group(1)) if m else 0
     rig.check(retx >= 1, "no TCP retransmission in the capture, but an order frame was dropped")
@@ -164,10 +196,10 @@ with rig:
               f"latency: hardware T2T of the fires with the market's layout {[o['t2t_cycles'] for o in paper]} (expected exactly {EXPECT_T2T} each, at least one)")
     rig.check(all(o["t2t_cycles"] == o["eof2sof_cycles"] + o["trigger_eof_cycle"] - o["trigger_byte_cycle"] for o in joined),
               f"latency: a fire in a joined segment whose T2T is not EOF2SOF + the wire time after its price: {joined}")
-    print(f"   | exchange log: 4 orders (3 from hardware, one of them retransmitted by TCP after a drop; {retx} TCP "
+    print(f"   | exchange log: {want} orders (3 from hardware, one of them retransmitted by TCP after a drop; {retx} TCP "
           f"retransmission(s) in the capture), {nfills} fills, 0 Rejects, 0 ResendRequests, MsgSeqNums without gaps")
     print(f"   | hardware orders: EOF2SOF {e['min']}..{e['max']} cycles, T2T {t['min']}..{t['max']} ({len(paper)} with the market's "
           f"layout, {len(joined)} in a segment the exchange's kernel joined), SOF2SOF {s2['min']}..{s2['max']} "
           f"(125 MHz Ethernet cycles); stack: {info['stack_used']} of {info['stack_size']} bytes used at most; RAM free {info['ram_free']} bytes")
     rig.ok("offload (3 hardware fires accepted and filled, 2 stops that must not fire did not (one canceled in the hardware), a dropped order frame "
-           "retransmitted once, firmware order after them)")
+           f"retransmitted once, firmware order after them, stop {n5}'s fire the engine could not send sent by firmware)")
