@@ -27,6 +27,7 @@ static uint32_t md_calls, exec_calls;
 
 /* What app/stops.c takes from the rest of the firmware. */
 uint64_t timer_ticks(void) { return FH.now * 1000u; }
+uint64_t timer_ms(void) { return FH.now; } /* what drivers/timer.c gives for those ticks */
 fix_app_t *fixclient_app(void) { return &APP; }
 unsigned fixclient_price_decimals(void) { return DECIMALS; }
 void fixclient_print_px(int64_t v)

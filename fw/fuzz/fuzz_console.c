@@ -47,6 +47,7 @@ static int fz_printf(const char *restrict fmt, ...)
 
 /* What app/machine.c and app/stops.c take from the rest of the firmware. */
 uint64_t timer_ticks(void) { return 0; }
+uint64_t timer_ms(void) { return 0; }
 static fix_app_t APP;
 fix_app_t *fixclient_app(void) { return &APP; }
 unsigned fixclient_price_decimals(void) { return 4; }
