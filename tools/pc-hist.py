@@ -4,7 +4,7 @@ one count per sys cycle for the address of the last instruction fetched) over th
 (nm's text symbols), and prints the top ones with their cycles and share.
 
     SIM_ARGS="+pc-hist=build/sim/w.pc" sim/tests/run.sh w_cost
-    tools/pc-hist.py build/sim/w.pc build/fw/sim/firmware.elf [--top 30] [--exclude main_loop_idle,...]
+    tools/pc-hist.py build/sim/w.pc build/fw/sim/firmware.elf [--top 30] [--exclude fn1,fn2]
     tools/pc-hist.py build/sim/w.pc build/fw/sim/firmware.elf --annotate fix_parse   (cycles per instruction word)
 
 Two histograms (--before FILE ELF) print both columns, for a change measured in the same way before and after.
@@ -32,10 +32,9 @@ def functions(elf):
     return syms
 
 
-def per_function(hist, elf):
-    syms = functions(elf)
-    addrs = [a for a, _ in syms]
-    totals = {}
+def read_hist(hist):
+    """The histogram file: {address: cycles}."""
+    counts = {}
     try:
         lines = open(hist).read().split("\n")
     except OSError as e:
@@ -45,9 +44,17 @@ def per_function(hist, elf):
             continue
         try:
             a, c = line.split()
-            a, c = int(a, 16), int(c)
+            counts[int(a, 16)] = int(c)
         except ValueError:
             sys.exit(f"pc-hist: {hist}:{n}: not '<hex address> <count>': {line!r}")
+    return counts
+
+
+def per_function(hist, elf):
+    syms = functions(elf)
+    addrs = [a for a, _ in syms]
+    totals = {}
+    for a, c in read_hist(hist).items():
         i = bisect.bisect_right(addrs, a) - 1
         name = syms[i][1] if i >= 0 else "(before the first symbol)"
         totals[name] = totals.get(name, 0) + c
@@ -57,11 +64,7 @@ def per_function(hist, elf):
 def annotate(hist, elf, fn):
     """The disassembly of fn, each instruction with the cycles of the fetch words that begin inside it (a word that
     begins in the middle of a compressed pair counts for the instruction there)."""
-    counts = {}
-    for line in open(hist):
-        if line.strip():
-            x, c = line.split()
-            counts[int(x, 16)] = int(c)
+    counts = read_hist(hist)
     objdump = os.environ.get("OBJDUMP", "riscv64-unknown-elf-objdump")
     out = subprocess.run([objdump, "-d", "--no-show-raw-insn", f"--disassemble={fn}", elf], check=True,
                          capture_output=True, text=True).stdout
@@ -72,7 +75,6 @@ def annotate(hist, elf, fn):
             insns.append((int(head, 16), line))
         except ValueError:
             insns.append((None, line))
-    addrs = [a for a, _ in insns if a is not None]
     total = 0
     for k, (a, line) in enumerate(insns):
         if a is None:

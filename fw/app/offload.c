@@ -478,7 +478,7 @@ static bool load(unsigned i, const stop_t *st) {
     if (!offload_rx_write_entry(i, st->symbol, st->side, st->stop_px, i) || !order_tx_arm(1u << i, true)) {
         error("the trigger table or the engine refused the stop", i);
         (void)order_tx_arm(1u << i, false);
-        tcp_hw_shrink(fixclient_conn(), tp.fix_len); /* not loaded: the next poll leases it again */
+        unload(i); /* its bytes leave the lease (meta[i] has them): the next poll leases it again */
         return false;
     }
     ofl.loaded |= 1u << i;

@@ -273,7 +273,7 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
             c = *++p;
             d = c - '0';
         }
-        bool bad = p == start || p - start > 9 || tag == 0 || c != '=';
+        bool bad = tag == 0 || p - start > 9 || c != '='; /* (no digit at all: tag 0) */
         if (bad) {
             if (!m->err) {
                 m->err = FIX_PERR_BAD_TAG;
