@@ -8,10 +8,15 @@
 #define TF_LIB_FMT_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 typedef void (*tf_fmt_put_fn)(void *ctx, char c);
 
 /* Formats into put; returns the number of characters. */
 int tf_vfmt(tf_fmt_put_fn put, void *ctx, const char *fmt, va_list ap);
+
+/* vsnprintf on tf_vfmt: at most size - 1 characters and a NUL into s (nothing when size is 0); returns the number of
+ * characters the whole output has. On the target, fmt.c's snprintf is this, so picolibc's printf is not linked. */
+int tf_vsnprintf(char *s, size_t size, const char *fmt, va_list ap);
 
 #endif

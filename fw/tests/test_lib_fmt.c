@@ -110,6 +110,40 @@ static void test_random_combinations(void **state) {
     }
 }
 
+static int ours_n(char *s, size_t size, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = tf_vsnprintf(s, size, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+/* tf_vsnprintf (the target's snprintf) against libc's snprintf at every buffer size around the output's length: the
+ * same characters, the same NUL, the same return value, and nothing written past size (nor anything at size 0). */
+static void test_snprintf_truncation(void **state) {
+    (void)state;
+    static const char *const fmts[] = {"risk: %s", "refusal %u:", "%u", "%08lx|%-6s|%d"};
+    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+        for (size_t size = 0; size < 24; size++) {
+            char want[32], got[32];
+            memset(want, '#', sizeof want);
+            memset(got, '#', sizeof got);
+            int wn, gn;
+            switch (f) {
+            case 0: wn = snprintf(want, size, fmts[f], "max-qty"); gn = ours_n(got, size, fmts[f], "max-qty"); break;
+            case 1: wn = snprintf(want, size, fmts[f], 4294967295u); gn = ours_n(got, size, fmts[f], 4294967295u); break;
+            case 2: wn = snprintf(want, size, fmts[f], 0u); gn = ours_n(got, size, fmts[f], 0u); break;
+            default:
+                wn = snprintf(want, size, fmts[f], 0xbeeful, "ab", -12);
+                gn = ours_n(got, size, fmts[f], 0xbeeful, "ab", -12);
+            }
+            if (wn != gn || memcmp(want, got, sizeof want) != 0)
+                fail_msg("format \"%s\" size %zu: libc %d \"%.*s\", ours %d \"%.*s\"", fmts[f], size, wn, (int)sizeof want,
+                         want, gn, (int)sizeof got, got);
+        }
+    }
+}
+
 static void test_unsupported_copied_as_written(void **state) {
     (void)state;
     struct buf b;
@@ -122,6 +156,7 @@ static void test_unsupported_copied_as_written(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_firmware_conversions), cmocka_unit_test(test_flags_width_precision),
                                        cmocka_unit_test(test_random_combinations),
-                                       cmocka_unit_test(test_unsupported_copied_as_written)};
+                                       cmocka_unit_test(test_unsupported_copied_as_written),
+                                       cmocka_unit_test(test_snprintf_truncation)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
