@@ -99,7 +99,7 @@ class VexRiscvCore(verilogPath: String) extends BlackBox {
 
 /** Dual-port RAM, 32-bit words: port A reads and writes for the data bus (byte writes), port I only reads, for
   * instruction fetch, so that a load or store no longer stalls the fetch: a 35=W through the firmware's receive path
-  * took 7,968 cycles instead of 8,879 on average (sim/tests/run.sh w_cost, the same firmware, one session).
+  * took 7,963 cycles instead of 8,835 on average (sim/tests/run.sh w_cost, the same firmware, one session).
   * Each byte lane is one memory with both ports, marked `no_rw_check`: the result of fetching a word that the data
   * port writes in the same cycle is left undefined (the firmware never executes what it has just written), so yosys
   * maps each lane onto ECP5 DP16KD in x9 true dual-port mode, 2 KiB a block, as many blocks as one port took (80 KiB:
