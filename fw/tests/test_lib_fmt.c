@@ -118,30 +118,25 @@ static int ours_n(char *s, size_t size, const char *fmt, ...) {
     return n;
 }
 
-/* tf_vsnprintf (the target's snprintf) against libc's snprintf at every buffer size around the output's length: the
- * same characters, the same NUL, the same return value, and nothing written past size (nor anything at size 0). */
+/* tf_vsnprintf (the target's snprintf) against libc's snprintf at every buffer size from 0 past the output's length:
+ * the same characters, the same NUL, the same return value, and nothing written past size (nor anything at size 0). */
+#define SAME_TRUNCATED(fmt, ...)                                                                                       \
+    for (size_t size = 0; size < 24; size++) {                                                                         \
+        char want[32], got[32];                                                                                        \
+        memset(want, '#', sizeof want);                                                                                \
+        memset(got, '#', sizeof got);                                                                                  \
+        int wn = snprintf(want, size, fmt, __VA_ARGS__), gn = ours_n(got, size, fmt, __VA_ARGS__);                     \
+        if (wn != gn || memcmp(want, got, sizeof want) != 0)                                                           \
+            fail_msg("format \"%s\" size %zu: libc %d \"%.*s\", ours %d \"%.*s\"", fmt, size, wn, (int)sizeof want, want, \
+                     gn, (int)sizeof got, got);                                                                        \
+    }
+
 static void test_snprintf_truncation(void **state) {
     (void)state;
-    static const char *const fmts[] = {"risk: %s", "refusal %u:", "%u", "%08lx|%-6s|%d"};
-    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
-        for (size_t size = 0; size < 24; size++) {
-            char want[32], got[32];
-            memset(want, '#', sizeof want);
-            memset(got, '#', sizeof got);
-            int wn, gn;
-            switch (f) {
-            case 0: wn = snprintf(want, size, fmts[f], "max-qty"); gn = ours_n(got, size, fmts[f], "max-qty"); break;
-            case 1: wn = snprintf(want, size, fmts[f], 4294967295u); gn = ours_n(got, size, fmts[f], 4294967295u); break;
-            case 2: wn = snprintf(want, size, fmts[f], 0u); gn = ours_n(got, size, fmts[f], 0u); break;
-            default:
-                wn = snprintf(want, size, fmts[f], 0xbeeful, "ab", -12);
-                gn = ours_n(got, size, fmts[f], 0xbeeful, "ab", -12);
-            }
-            if (wn != gn || memcmp(want, got, sizeof want) != 0)
-                fail_msg("format \"%s\" size %zu: libc %d \"%.*s\", ours %d \"%.*s\"", fmts[f], size, wn, (int)sizeof want,
-                         want, gn, (int)sizeof got, got);
-        }
-    }
+    SAME_TRUNCATED("risk: %s", "max-qty");
+    SAME_TRUNCATED("refusal %u:", 4294967295u);
+    SAME_TRUNCATED("%u", 0u);
+    SAME_TRUNCATED("%08lx|%-6s|%d", 0xbeeful, "ab", -12);
 }
 
 static void test_unsupported_copied_as_written(void **state) {
