@@ -4,8 +4,9 @@
 //
 //   eth_tx  fire in the synchroniser's first flop, the engine free, the template sendable (the start register's
 //           input: the cycle it would decide to start) -> gate request, ticket = template (cycle t)
-//           -> accepted (RiskGate.acceptNow, t+2) -> the start register (t+3): byte 0 on the output in t+3, two
-//              cycles later than without the gate
+//           -> accepted (RiskGate.acceptNow: t+1 for a ticket the gate has pre-checked since its last change,
+//              else t+2) -> the start register (t+2, t+3): byte 0 on the output one cycle (two) later than without
+//              the gate
 //           -> refused (the verdict, t+3) -> no frame: a fire log record with status REFUSED and the reason in word
 //              4's low 16 bits (where a sent order has its IPv4 id), no number consumed, the template stays armed
 //           send queue head of a gated slot, when the engine would commit it -> request, ticket = 16 + slot ->
@@ -26,7 +27,7 @@
 //           StreamCCByToggle and becomes, one register later, the reference price of the symbol a MAP job tied the
 //           slot to (RiskGate.refUpdate: its collar bands follow the market as they follow a REFERENCE write).
 //
-// Not done yet (issue 17): no poisoned frames exist yet (issue 16), a fire costs 2 cycles where the issue allows 1.
+// Not done yet (issue 17): no poisoned frames exist yet (issue 16).
 // This file is separate, and OrderEngine instantiates it after all of its own logic, so that an engine without the
 // gate (every board's, while the gate does not meet 125 MHz: hw/src/triggerfish/risk/README.md) elaborates exactly
 // as before, line numbers and signal names included, and the boards' netlists and build caches stay as they are.
@@ -233,7 +234,8 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
       t.recIpId := gate.io.verdict.reason.resized   // word 4: the reason instead of an IPv4 id (nothing was sent)
       asked := False
     }
-    when(t.startNow) { asked := False }
+    // (kept until the verdict: a fire the gate accepts in the cycle after its request starts a cycle before it)
+    when(gate.io.verdict.valid) { asked := False }
     val refusedGray = grayEvents(RegNext(refuse || (sVerdict && !gate.io.verdict.accepted)) init False)
   }
   /** Build constants for the C header (the SoC's, when the engine has the gate). */

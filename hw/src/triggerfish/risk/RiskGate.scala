@@ -1,7 +1,8 @@
 // The pre-trade risk gate's core (issue 17): a standalone stage in the order engine's eth_tx domain that decides,
-// for every order request, accepted or refused with a reason, three cycles after the request, every time.
-// Not wired into the order engine yet; hw/src/triggerfish/risk/README.md describes the interface, the checks, their
-// timing and what the engine integration must do. The rules are those of the reference model
+// for every order request, accepted or refused with a reason, three cycles after the request, every time, and says
+// `acceptNow` one cycle after the request for a ticket it has pre-checked, two otherwise (the engine starts the order
+// in the next cycle). hw/src/triggerfish/risk/README.md describes the interface, the checks, their timing and the
+// engine integration (OrderEngineRisk.scala). The rules are those of the reference model
 // (hw/test/triggerfish/risk/RiskGateModel.scala); RiskGateSpec checks every verdict against it.
 //
 // Two paths:
@@ -9,7 +10,9 @@
 //     whose symbol, side, quantity, limit price and notional are known in advance: an armed template, or a firmware
 //     order written into the send ring). Stage 0 reads the ticket and its symbol's table entries (LUT RAM), stage 1
 //     compares them with the limits, stage 2 adds kill, throttle and the poisoned-frame cap, gives the reason and
-//     books an accepted order; the verdict is valid in the next cycle. No multiply.
+//     books an accepted order; the verdict is valid in the next cycle. No multiply. Cycles that take no request
+//     run a pre-check of the next ticket through the same stages (its table checks' result kept while nothing they
+//     read changes), so that a pre-checked ticket is accepted a cycle before its stage 2.
 //   the slow path (one sequencer, one job at a time): ticket preparation (the notional qty x price, 32 cycles of
 //     shift-add), fills and cancels (their notional), configuration writes (validated: a bad one is answered with
 //     an error and changes nothing; the rate's token period is a 80-cycle division) and the collar bounds of a
@@ -226,16 +229,40 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   busy1 := take
   busy2 := busy1
 
-  val t = tickets.readAsync(rq.ticket)
+  // The pre-check ("Fast acceptance" in the README): in every cycle without a request, the stages check a ticket
+  // of their own (round robin) exactly as they check a request, without booking it. Its table checks' result
+  // (NO_TICKET .. CREDIT all pass) is kept per ticket as `pass`, and `fresh` while nothing it depends on has been
+  // written since its stage 0. A request whose ticket is fresh and passes, with no kill, a token and room under the
+  // poisoned-frame cap, is accepted in c+1 (`acceptNow`), a cycle before its stage 2, which books it and reaches the
+  // same verdict (asserted).
+  // (a cycle with a request waiting, taken or not, makes no pre-check: stage 0's address is selected by `valid` alone,
+  // one level of logic before the ticket table's read)
+  val scanNow = !rq.valid
+  val scanAt = Reg(UInt(cfg.ticketW bits)) init 0
+  when(scanNow) { scanAt := scanAt + 1 }
+  val at = rq.valid ? rq.ticket | scanAt                             // stage 0's ticket: the request's, or the scan's
+  val pass = Reg(Bits(cfg.tickets bits)) init 0
+  val fresh = Reg(Bits(cfg.tickets bits)) init 0
+  val changed = Bool()                                               // the state the table checks read is written at
+                                                                     // this cycle's end (assigned below)
+
+  val t = tickets.readAsync(at)
   val s = t.symbol
   val sOpenBuy = openBuy.readAsync(s); val sOpenSell = openSell.readAsync(s)
   val sLong = longRoom.readAsync(s); val sShort = shortRoom.readAsync(s)
   val sLo = lo.readAsync(s); val sHi = hi.readAsync(s)
   val sRestricted = restricted(s); val sBounded = bounded(s)
+  // no token, or the poisoned-frame cap within two frames: decided in stage 2 only (in flip-flops, as of this cycle)
+  val tokensOut = RegNext(tokens.getAheadValue() === 0) init True
+  val poisonNear = Bool()                                            // assigned with the window, below
+  val fastNow = take && fresh(rq.ticket) && pass(rq.ticket) && !io.kill && !killed && !tokensOut && !poisonNear
   val r1 = new Area {                                                // stage 1's registers
-    val ticket = RegNext(rq.ticket); val fw = RegNext(rq.fw)
+    val ticket = RegNext(at); val fw = RegNext(rq.fw)
+    val scan = RegNext(scanNow) init False                           // stage 1 holds a pre-check
+    val stale = RegNext(changed) init True
+    val fast = RegNext(fastNow) init False
     val row = RegNext(t)
-    val ok = RegNext(ticketOk(rq.ticket))
+    val ok = RegNext(ticketOk(at))
     val kill = RegNext(io.kill || killed)
     val restricted = RegNext(sRestricted)
     val bounded = RegNext(sBounded)
@@ -256,11 +283,16 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
   // poisonNext >= poisonCap, with both compares made beside the increment, not after it
   val poisonFullNext = Mux(windowEnd, poisonCap === 0 || (io.poisoned && poisonCap === 1),
     Mux(poisonUp, poisonCap === 0 || poisonCount >= poisonCapM1, poisonCount >= poisonCap))
+  // the fast acceptance, in c+1: a kill now still refuses it (the input; the latch holds only earlier kills, seen in c)
+  val fastAccept = busy1 && r1.fast && !io.kill
   val r2 = new Area {                                                // stage 2's registers
     val ticket = RegNext(r1.ticket); val fw = RegNext(r1.fw)
+    val scan = RegNext(r1.scan) init False
+    val stale = RegNext(r1.stale || changed) init True
+    val fast = RegNext(fastAccept) init False                        // this request was accepted in c+1
     val symbol = RegNext(r1.row.symbol); val sell = RegNext(r1.row.sell)
     val qty = RegNext(r1.row.qty); val notional = RegNext(r1.row.notional)
-    val kill = RegNext(r1.kill)
+    val kill = RegNext(r1.kill || io.kill)                           // a kill in c or c+1 (the latch in c+2 holds no other)
     val q = r1.row.qty.intoSInt.resize(roomWidth)
     /** a < b (unsigned) for the 80-bit compares: each half compared in c+1 and registered, combined in c+2 (one
       * carry chain of 41 CCU2C and the OR of the flags after it did not fit one cycle) */
@@ -288,19 +320,29 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
     // their OR, from flip-flops and without the reasons' priority encoder: the tables' write enables in c+2 depend on
     // it (the encoder was the critical path at 72.94 MHz)
     val failAny = fail.orR
+    // the table checks alone (a pre-check's result: the throttle and the cap are judged per request)
+    val tableFail = Vec(fail.take(THROTTLE - 2)).orR
     // the booking's values (nothing else writes these between c and c+2)
     val newOpen = RegNext(r1.open + r1.row.qty)
     val newRoom = RegNext(r1.room - q)
     val newOpenNotional = RegNext(openNotional + r1.row.notional)
     val newCreditRoom = RegNext(creditRoom - r1.row.notional.intoSInt.resize(creditRoomWidth))
   }
-  val killNow = r2.kill || io.kill || killed
+  val killNow = r2.kill
   val fail = Vec(Seq(killNow) ++ r2.fail)
   val reason = UInt(4 bits)
   reason := ACCEPTED
   for (i <- fail.indices.reverse) when(fail(i)) { reason := U(i + 1, 4 bits) }
   val accept = busy2 && !killNow && !r2.failAny
-  io.acceptNow := accept
+  // accepted in c+1 when the pre-check allowed it, else in c+2: one pulse per accepted request, none for a refused one
+  io.acceptNow := fastAccept || (accept && !r2.fast)
+  assert(!(busy2 && r2.fast) || accept, "RiskGate: a request accepted fast that its stage 2 refuses", FAILURE)
+  // the pre-check's result, kept while nothing it read has changed (a change in its stage 0, 1 or 2, or now)
+  when(changed) { fresh := 0 }
+  when(r2.scan) {
+    pass(r2.ticket) := !r2.tableFail
+    when(!r2.stale && !changed) { fresh(r2.ticket) := True }
+  }
   io.verdict.valid := RegNext(busy2) init False
   io.verdict.ticket := RegNext(r2.ticket)
   io.verdict.fw := RegNext(r2.fw)
@@ -349,6 +391,8 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
     when(io.poisoned && poisonCount =/= poisonCount.maxValue) { poisonNext := poisonCount + 1; poisonUp := True }
   }
   poisonCount := poisonNext
+  // the count cannot reach the cap before a request taken now is decided (two more pulses at most): from flip-flops
+  poisonNear := !(RegNext(poisonNext +^ 2 < poisonCap) init False)
   assert(poisonFullNext === (poisonNext >= poisonCap), "RiskGate: the poisoned-frame cap's lookahead is wrong", FAILURE)
 
   // ---------------- kill switch
@@ -604,6 +648,11 @@ case class RiskGate(cfg: RiskGateConfig = RiskGateConfig()) extends Component {
     when(sweepAt === n - 1) { sweeping := False }
   }
   assert(!(sweeping && (accept || wSym || state =/= S.IDLE)), "RiskGate: a table written during the sweep after reset", FAILURE)
+
+  // what the table checks read (tickets, ticketOk, the usage tables and registers, limits, bounds, restrictions) is
+  // written only by a booking, the sequencer's APPLY, a prepare's take (the ticket unprepared) and the sweep; the
+  // reference table and the throttle's and the cap's state are not table checks'
+  changed := accept || (state === S.APPLY && canApply) || io.prepare.fire || sweeping
 
   // reference updates (registered at the input, `ru` above): after the sequencer, so that one arriving as its
   // symbol's job starts marks it pending again

@@ -10,7 +10,8 @@ import RiskGate._
 case class ModelTicket(sym: Int, sell: Boolean, qty: Long, price: BigInt) { val notional: BigInt = price * qty }
 /** A request the gate took in a cycle: its ticket's row (None: not prepared), whether a kill was seen then (the input or the latch), and
   * the reason of the checks the gate makes on that cycle's state (NO_TICKET .. CREDIT; ACCEPTED if none fails).
-  * Decided two cycles later (RiskGateModel.decide). */
+  * Decided two cycles later (RiskGateModel.decide). Whether the gate accepts it a cycle early (its pre-check) does
+  * not change the verdict, so the model has no notion of it; RiskGateSpec checks `acceptNow` against the verdict. */
 case class ModelTaken(row: Option[ModelTicket], kill: Boolean, reason: Int)
 
 class RiskGateModel(val cfg: RiskGateConfig) {
@@ -69,11 +70,11 @@ class RiskGateModel(val cfg: RiskGateConfig) {
     ModelTaken(row, kill || killed, reason)
   }
 
-  /** The verdict of a request taken two cycles before this one (`kill`: the input now): KILLED if a kill was seen at
-    * the take or is now (input or latch), else the take's checks, then the throttle and the poisoned-frame cap on
-    * this cycle's state. An accepted order is booked now. */
-  def decide(x: ModelTaken, kill: Boolean): Int = {
-    val r = if (x.kill || kill || killed) KILLED else if (x.reason != ACCEPTED) x.reason
+  /** The verdict of a request taken two cycles before this one: KILLED if a kill was seen at the take or in the cycle
+    * after it (the input then, which the latch holds now), else the take's checks, then the throttle and the
+    * poisoned-frame cap on this cycle's state. An accepted order is booked now. */
+  def decide(x: ModelTaken): Int = {
+    val r = if (x.kill || killed) KILLED else if (x.reason != ACCEPTED) x.reason
       else if (tokens == 0) THROTTLE else if (poisonCount >= poisonCap) POISON else ACCEPTED
     if (r == ACCEPTED) book(x.row.get)
     r

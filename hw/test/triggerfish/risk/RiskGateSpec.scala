@@ -75,7 +75,7 @@ class RiskGateSpec extends AnyFunSuite {
     var req: Option[(Int, Boolean)] = None
     /** The request in flight: taken in `cycle`, the model's and the ledger's view of it at the take. */
     case class Flight(cycle: Long, ticket: Int, fw: Boolean, taken: ModelTaken, broken: Seq[Int],
-                      row: Option[ModelTicket], killSeen: Boolean)
+                      row: Option[ModelTicket], killSeen: Boolean) { var fast = false }
     var inFlight: Option[Flight] = None
     var kill = false; var killReset = false; var poisoned = false
     var refUpd: Option[(Int, BigInt)] = None
@@ -90,6 +90,8 @@ class RiskGateSpec extends AnyFunSuite {
     val preparedAnswers = ArrayBuffer[(Prep, Boolean, Int)]()
     val reasons = Array.fill(16)(0)
     var accepted = 0
+    var fastAccepted = 0                             // of them, accepted by `acceptNow` in the cycle after the take
+    val acceptedAt = ArrayBuffer[(Long, Long)]()     // (the take's cycle, acceptNow's cycle) per accepted request
 
     dut.io.request.valid #= false; dut.io.prepare.valid #= false; dut.io.feedback.valid #= false
     dut.io.config.valid #= false; dut.io.refUpdate.valid #= false
@@ -135,6 +137,13 @@ class RiskGateSpec extends AnyFunSuite {
       // one request in flight: the gate takes the next in the cycle after the last one's stage 2
       val ready = dut.io.request.ready.toBoolean
       if (ready != inFlight.isEmpty) fail(s"request ready $ready with ${inFlight.map(f => s"the request of cycle ${f.cycle}")} in flight")
+      // acceptNow: one pulse per accepted request, in the cycle after its take (the pre-check) or in its stage 2
+      val acceptNow = dut.io.acceptNow.toBoolean
+      inFlight match {
+        case Some(f) if f.cycle == c - 1 => if (acceptNow) { f.fast = true; acceptedAt += ((f.cycle, c)) }
+        case Some(f) if f.cycle == c - 2 =>        // checked with the verdict, below
+        case _ => if (acceptNow) fail("acceptNow without a request in its stage 1 or 2")
+      }
       val taken = req.nonEmpty && ready
       val prepFire = prepQ.nonEmpty && dut.io.prepare.ready.toBoolean
       val feedFire = feedQ.nonEmpty && dut.io.feedback.ready.toBoolean
@@ -142,8 +151,14 @@ class RiskGateSpec extends AnyFunSuite {
       // stage 2 of the request taken two cycles ago: the model's verdict (booked now if accepted), and the ledger's
       // judgement (the limits as at the take: nothing changes them while a request is in flight; kill as the gate)
       val decision = inFlight.filter(_.cycle == c - 2).map { f =>
-        val killed = f.killSeen || kill || ledger.killed
-        (f, model.decide(f.taken, kill), if (killed) Seq(KILLED) else f.broken)
+        val killed = f.killSeen || ledger.killed         // (the latch now holds a kill of the cycle after the take)
+        (f, model.decide(f.taken), if (killed) Seq(KILLED) else f.broken)
+      }
+      decision.foreach { case (f, want, _) =>
+        if (f.fast && want != ACCEPTED) fail(s"ticket ${f.ticket} (taken in cycle ${f.cycle}) accepted by acceptNow, then ${reasonNames(want)}")
+        if (acceptNow != (want == ACCEPTED && !f.fast)) fail(s"acceptNow $acceptNow in the stage 2 of ticket ${f.ticket} " +
+          s"(taken in cycle ${f.cycle}, ${reasonNames(want)}, accepted in the cycle after: ${f.fast})")
+        if (want == ACCEPTED) { if (f.fast) fastAccepted += 1 else acceptedAt += ((f.cycle, c)) }
       }
       if (decision.nonEmpty) inFlight = None
       // the request taken now: checked on this cycle's state
@@ -265,7 +280,7 @@ class RiskGateSpec extends AnyFunSuite {
     def waitFullBucket(): Unit = { var k = 0; while (model.tokens < model.depth) { step(); k += 1; if (k > 100000) fail("bucket") } }
 
     def report(): String =
-      s"${verdicts.length} orders, $accepted accepted, refused: " +
+      s"${verdicts.length} orders, $accepted accepted ($fastAccepted of them in the cycle after the take), refused: " +
         (1 until reasonNames.length).map(r => s"${reasonNames(r)} ${reasons(r)}").mkString(", ")
   }
 
@@ -365,8 +380,8 @@ class RiskGateSpec extends AnyFunSuite {
       standardSetup(b, rateHz = 1000, burst = 50)
       assert(b.prepare(Prep(4, 3, true, 1, 10030)) == ((true, ACCEPTED)))
       b.waitFullBucket()
-      // a request taken in cycle x is decided in x + 2: the kill input rising in x + d refuses it for d = 0, 1, 2
-      // (held 1 + d % 2 cycles), not for d = 3 (its verdict is out then)
+      // a request taken in cycle x may be accepted in x + 1 (acceptNow, the pre-check): the kill input rising in
+      // x + d refuses it for d = 0, 1 (held 1 + d % 2 cycles), not for d = 2, 3 (the order may have started)
       for (d <- 0 to 3) {
         for (_ <- 0 until 3) assert(b.request(4).accepted)
         b.req = Some((4, d == 1))
@@ -380,7 +395,7 @@ class RiskGateSpec extends AnyFunSuite {
         val v = b.verdicts.last
         println(s"[risk] kill: the request of cycle ${v.cycle} (decided in ${v.decided}), the input high from cycle " +
           s"${v.cycle + d}: ${reasonNames(v.reason)}")
-        assert(v.accepted == (d == 3) && (v.accepted || v.reason == KILLED), s"kill ${d} cycles after the take: $v")
+        assert(v.accepted == (d >= 2) && (v.accepted || v.reason == KILLED), s"kill ${d} cycles after the take: $v")
         // latched: refused until the reset
         for (_ <- 0 until 3) assert(b.request(4).reason == KILLED)
         // reset while the input is high does nothing; once low, the reset's cycle's request is still refused (the
@@ -391,6 +406,40 @@ class RiskGateSpec extends AnyFunSuite {
         assert(b.request(4).accepted, "the first request after the reset")
         b.settle()
       }
+    }
+  }
+
+  test("fast acceptance: a pre-checked ticket is accepted in the cycle after the take, one just booked in its stage 2") {
+    compiled.doSim("fast", TfSim.seed(7)) { dut =>
+      val b = new Bench(dut, "fast")
+      standardSetup(b, rateHz = 1000, burst = 50)
+      assert(b.prepare(Prep(5, 2, false, 3, 10020)) == ((true, ACCEPTED)))
+      assert(b.prepare(Prep(6, 2, true, 3, 10020)) == ((true, ACCEPTED)))
+      b.waitFullBucket()
+      // every ticket is pre-checked within tickets + 3 cycles without a request or a change
+      b.steps(Cfg.tickets + 3)
+      val first = b.request(5)
+      assert(first.accepted && b.acceptedAt.last == ((first.cycle, first.cycle + 1)), s"after ${Cfg.tickets + 3} idle cycles: ${b.acceptedAt.last}")
+      // taken as soon as the gate is ready: the booking in the last one's stage 2 changed what the pre-check read
+      val second = b.request(6)
+      assert(second.accepted && second.cycle == first.cycle + VerdictLatency && b.acceptedAt.last == ((second.cycle, second.cycle + 2)),
+        s"right after a booking: $second ${b.acceptedAt.last}")
+      // a configuration write changes it too; then, idle again, fast
+      assert(b.config(C_MAX_QTY, 300))
+      b.steps(Cfg.tickets + 3)
+      val third = b.request(6)
+      assert(third.accepted && b.acceptedAt.last == ((third.cycle, third.cycle + 1)), s"idle after a write: ${b.acceptedAt.last}")
+      // a limit that the pre-checked ticket now breaks: refused in its stage 2, no acceptNow (the Bench checks it)
+      assert(b.config(C_MAX_QTY, 2))
+      b.steps(Cfg.tickets + 3)
+      assert(b.request(6).reason == MAX_QTY)
+      // a kill in the cycle after the take refuses a pre-checked ticket
+      assert(b.config(C_MAX_QTY, 300))
+      b.steps(Cfg.tickets + 3)
+      b.req = Some((5, false)); b.step(); b.kill = true; b.step(); b.kill = false
+      b.steps(3)
+      assert(b.verdicts.last.reason == KILLED, s"${b.verdicts.last}")
+      println(s"[risk] fast acceptance: taken -> acceptNow ${b.acceptedAt.map { case (t, a) => a - t }.mkString(", ")} cycles; ${b.report()}")
     }
   }
 
