@@ -36,7 +36,7 @@ usage() { echo "usage: tools/board.sh bitstream|generate|flash <board> [spi] | c
 
 # board.mk: "KEY := value" (or "KEY = value") lines; comments after '#'.
 BOARD_KEYS=""
-TUNABLES="SEEDS SYS_MHZ OFFLOAD OFFLOAD_ENTRIES DIGEST ETH_RX_SLOTS RAM_KIB NET_MAC NET_IP NET_NETMASK NET_GATEWAY FIX_HOST FIX_PORT CABLE RISK_DEFAULTS"
+TUNABLES="SEEDS SYS_MHZ OFFLOAD OFFLOAD_ENTRIES DIGEST ETH_RX_SLOTS RAM_KIB RISK NET_MAC NET_IP NET_NETMASK NET_GATEWAY FIX_HOST FIX_PORT CABLE RISK_DEFAULTS"
 load_board() {
   local b=$1 f="boards/$1/board.mk"
   if [ -z "$b" ] || [ ! -f "$f" ]; then
@@ -59,7 +59,7 @@ load_board() {
 
 # what was built, recorded in summary.json ("config") so that a report read later (make bench's clock) can say which build it is
 build_config() {
-  echo "board=$BOARD commit=$(fpga_hw_version) netlist=$(cat "$OUT/hw/netlist-id.txt" 2>/dev/null) offload=${OFFLOAD:-} offload_entries=${OFFLOAD_ENTRIES:-} digest=${DIGEST:-} eth_rx_slots=${ETH_RX_SLOTS:-} ram_kib=${RAM_KIB:-} sys_mhz=$SYS_MHZ"
+  echo "board=$BOARD commit=$(fpga_hw_version) netlist=$(cat "$OUT/hw/netlist-id.txt" 2>/dev/null) offload=${OFFLOAD:-} offload_entries=${OFFLOAD_ENTRIES:-} digest=${DIGEST:-} risk=${RISK:-} eth_rx_slots=${ETH_RX_SLOTS:-} ram_kib=${RAM_KIB:-} sys_mhz=$SYS_MHZ"
 }
 
 # The board firmware's version (its banner; fw/Makefile's FW_VERSION): the last commit that changed what the image
@@ -119,7 +119,7 @@ generate() {
   # names $OUT/ram/ram.hex, not the firmware's own files: ram_fill puts the firmware or the placeholder there.
   ./mill -i hw.runMain triggerfish.boards.GenBoard --board "$BOARD" --sys-mhz "$SYS_MHZ" --out "$OUT/hw" \
     --mac-dir "$OUT/liteeth" --ram-init "$OUT/ram/ram.hex" --version "$NETLIST_SENTINEL" --offload "${OFFLOAD:-}" \
-    --eth-rx-slots "${ETH_RX_SLOTS:-}" --offload-entries "${OFFLOAD_ENTRIES:-}" --digest "${DIGEST:-}" --ram-kib "${RAM_KIB:-}" \
+    --eth-rx-slots "${ETH_RX_SLOTS:-}" --offload-entries "${OFFLOAD_ENTRIES:-}" --digest "${DIGEST:-}" --ram-kib "${RAM_KIB:-}" --risk "${RISK:-}" \
     > "$OUT/gen.log" 2>&1 || { grep -E "error|ERROR|Exception" "$OUT/gen.log" | head -20; exit 1; }
   sed 's/^/   /' "$OUT/hw/clocks.txt"
   netlist_id

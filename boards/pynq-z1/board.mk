@@ -20,6 +20,10 @@ OFFLOAD     := yes
 DIGEST      := yes
 ETH_RX_SLOTS := 16
 RAM_KIB     := 128
+# The pre-trade risk gate in the order engine (hw/src/triggerfish/risk/README.md), BTN1 its kill switch. Its Ethernet
+# runs at 50 MHz (RMII); the gate reaches 92.89 MHz on ECP5 alone, not the 125 MHz the other boards' Ethernet needs.
+# Its limits at boot: fw/Makefile's RISK_DEFAULTS; off after boot until `risk on` (README.md "Risk gate").
+RISK        := yes
 CLOCKS      := sys=clk_sys eth=rmii_ref_clk
 SEEDS       := 1
 NET_MAC     := 02:54:46:00:00:21

@@ -14,6 +14,8 @@ set_property -dict { PACKAGE_PIN P14 IOSTANDARD LVCMOS33 } [get_ports { led[1] }
 set_property -dict { PACKAGE_PIN N16 IOSTANDARD LVCMOS33 } [get_ports { led[2] }]
 set_property -dict { PACKAGE_PIN M14 IOSTANDARD LVCMOS33 } [get_ports { led[3] }]
 set_property -dict { PACKAGE_PIN D19 IOSTANDARD LVCMOS33 } [get_ports { btn_reset }]
+## BTN1 (active high): the risk gate's kill switch (D20, as BTN0's neighbour in Digilent's PYNQ-Z1 master XDC)
+set_property -dict { PACKAGE_PIN D20 IOSTANDARD LVCMOS33 } [get_ports { btn_kill }]
 
 ## Console: a 3.3 V USB-UART on PMOD JA, as litex-boards' serial (JA1 = FPGA TX, JA2 = FPGA RX)
 set_property -dict { PACKAGE_PIN Y18 IOSTANDARD LVCMOS33 } [get_ports { uart_tx }]

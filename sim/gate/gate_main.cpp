@@ -166,7 +166,7 @@ int main(int argc, char **argv) {
     uint64_t guard = eth_guard, eth_cycles = 0, eth_fast = 0;  // Ethernet cycles of 125 MHz still due; counts
     top->SYS_CLK = 0; top->ETH_CLK = 0; top->SYS_LOCK = 0; top->uart_rx = 1;
 #ifdef GATE_XC7
-    top->clk_in = 0; top->btn_reset = 0; top->rmii_crs_dv = 0; top->rmii_rx_data = 0;
+    top->clk_in = 0; top->btn_reset = 0; top->btn_kill = 0; top->rmii_crs_dv = 0; top->rmii_rx_data = 0;
     int rx_dibit = 0, tx_dibit = 0; uint8_t tx_byte = 0;
 #else
     top->clk25 = 0; top->btn_n = 1; top->rgmii_rx_clk = 0; top->rgmii_rx_ctl = 0; top->rgmii_rx_data = 0;

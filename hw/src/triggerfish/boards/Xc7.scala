@@ -142,6 +142,10 @@ class PynqZ1Top(build: BoardBuild) extends ZynqPlTop(build, 125e6, Nil, "rmii", 
   finishCommon()
   // rmii_speed: 1 = 100 Mb/s (what the firmware's MDIO would read back; no MDIO driver yet).
   val ethPins = ethPorts(Map("rmii_speed" -> B"1"))
+  // BTN1 (D20, active high; boards/pynq-z1/pynq-z1.xdc): the SoC's last GPIO input, which is the risk gate's kill pin
+  // in a SoC built with the gate (board.mk RISK), synchronised where it is read
+  val btn_kill = in Bool()
+  socBits("io_gpio_in")(socConfig.gpioWidth - 1) := btn_kill
   tieOffUnusedSocInputs()
 }
 

@@ -65,3 +65,14 @@ class LiteEthMac(moduleName: String, verilogFile: String, portsFile: String) ext
     s.ready := io.tx_ready
   }
 }
+
+/** The clock of both Ethernet domains (eth_rx, eth_tx) for each LiteEth PHY variant: a byte a cycle at 1 Gb/s (GMII,
+  * RGMII: 125 MHz), a nibble at 100 Mb/s (MII: 25 MHz), two bits at 100 Mb/s (RMII: the module's 50 MHz REF_CLK). */
+object EthPhyClock {
+  def hz(phy: String): Long = phy match {
+    case p if p.startsWith("gmii") || p.startsWith("rgmii") => 125000000L
+    case "mii" => 25000000L
+    case "rmii" => 50000000L
+    case other => SpinalError(s"EthPhyClock: unknown PHY variant $other")
+  }
+}

@@ -29,7 +29,7 @@
 //
 // Not done yet (issue 17): no poisoned frames exist yet (issue 16).
 // This file is separate, and OrderEngine instantiates it after all of its own logic, so that an engine without the
-// gate (every board's, while the gate does not meet 125 MHz: hw/src/triggerfish/risk/README.md) elaborates exactly
+// gate (every board's but the PYNQ-Z1's, while the gate does not meet 125 MHz: hw/src/triggerfish/risk/README.md) elaborates exactly
 // as before, line numbers and signal names included, and the boards' netlists and build caches stay as they are.
 package triggerfish.offload
 

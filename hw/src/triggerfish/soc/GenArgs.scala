@@ -19,8 +19,9 @@ class GenArgs(tool: String, args: Array[String]) {
   def count(name: String): Option[Int] = arg(name).map(v =>
     v.toIntOption.filter(_ > 0).getOrElse(sys.error(s"$tool: --$name takes a positive whole number, not $v")))
 
-  /** The SoC options both generators take (board.mk's OFFLOAD, OFFLOAD_ENTRIES, ETH_RX_SLOTS, DIGEST, RAM_KIB; `--risk`
-    * puts the risk gate in the order engine: the simulation's SoC only, while the gate does not meet 125 MHz).
+  /** The SoC options both generators take (board.mk's OFFLOAD, OFFLOAD_ENTRIES, ETH_RX_SLOTS, DIGEST, RAM_KIB, RISK;
+    * `--risk` puts the risk gate in the order engine: the simulation's SoC and the PYNQ-Z1, whose Ethernet runs at
+    * 50 MHz; not the 125 MHz boards while the gate does not meet 125 MHz on ECP5).
     * `--digest yes` brings the hardware top of book with it unless `--book no` says otherwise: firmware needs one
     * wherever the hardware digests (board.mk has no setting of its own for it). */
   def socOptions: SocOptions = SocOptions(yesNo("offload"), count("offload-entries"), count("eth-rx-slots"),

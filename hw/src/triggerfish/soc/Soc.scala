@@ -24,7 +24,7 @@ case class SocEthConfig(
   offloadEntries: Int = 64,    // trigger table entries of the receive parser (OffloadRxConfig.entries)
   offloadDigest: Boolean = false, // market-data digestion (OffloadRxConfig.digest), the frame buffers' veto (DESIGN.md)
   offloadBook: Int = 0,           // hardware top of book: slots (OffloadRx bookSlots, BookRx), 0 or 4, with digestion
-  riskGate: Boolean = false       // the pre-trade risk gate in the order engine (OrderEngineConfig.riskGate; eth_tx at 125 MHz)
+  riskGate: Boolean = false       // the pre-trade risk gate in the order engine (OrderEngineConfig.riskGate; eth_tx: EthPhyClock)
 ) {
   require(!offloadDigest || offload, "offloadDigest needs the offload"); require(!riskGate || offload, "riskGate needs the offload"); require(offloadBook == 0 || offloadDigest, "offloadBook needs offloadDigest")
   def macName = s"liteeth_mac_$phy"
@@ -246,7 +246,7 @@ class Soc(val config: SocConfig) extends Component {
     // whose frames enter the transmit arbiter's order input.
     val offRx = if (e.offload) Some(OffloadRx(OffloadRxConfig(entries = e.offloadEntries, digest = e.offloadDigest), rxCd, e.offloadBook, bookRef = e.riskGate)) else None
     val engine = if (e.offload) Some(OrderEngine(OrderEngineConfig(riskGate =
-      if (e.riskGate) Some(triggerfish.risk.RiskGateConfig(clockHz = 125000000L)) else None), rxCd, txCd)) else None
+      if (e.riskGate) Some(triggerfish.risk.RiskGateConfig(clockHz = triggerfish.eth.EthPhyClock.hz(e.phy))) else None), rxCd, txCd)) else None
     // The risk gate's kill pin: the last GPIO input (a button on a board; the harness's gpio-in in simulation).
     for (g <- engine; r <- g.risk) r.killPin := io.gpio_in(config.gpioWidth - 1)
     // Its market reference: the hardware top of book's last trades (none without a book).
