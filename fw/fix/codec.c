@@ -364,7 +364,7 @@ HOT int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
         bool bad = false;
         for (; p < end && *p != '='; p++) {
             uint32_t d = (uint32_t)*p - '0';
-            if (d > 9 || tag > 99999999u) bad = true;
+            if (d > 9 || p - (buf + lim) > 8) bad = true; /* a non-digit, or a 10th digit (as parse_fields) */
             else tag = tag * 10u + d;
         }
         if (!m->err) {
@@ -811,8 +811,9 @@ int fix_raw_get_tags(const uint8_t *p, size_t len, unsigned ntags, const uint32_
     for (size_t i = 0; i < len; i++) { /* i: a field's first byte, then its SOH */
         size_t t0 = i;
         uint32_t t = 0;
-        while (i < len && p[i] - (uint32_t)'0' <= 9u && t <= 99999999u) t = t * 10u + (p[i++] - (uint32_t)'0');
-        if (i == t0 || t == 0 || i >= len || p[i] != '=') return FIX_E_FORMAT;
+        while (i < len && p[i] - (uint32_t)'0' <= 9u && i - t0 < 10) t = t * 10u + (p[i++] - (uint32_t)'0');
+        /* as fix_parse: none, more than 9 digits (leading zeros count), 0, or no '=' after them is a bad tag */
+        if (i == t0 || i - t0 > 9 || t == 0 || i >= len || p[i] != '=') return FIX_E_FORMAT;
         size_t v = ++i;
         while (i < len && p[i] != FIX_SOH) i++;
         if (i >= len || i == v || (t == 10 && i + 1 < len)) return FIX_E_FORMAT;

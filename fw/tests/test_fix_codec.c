@@ -428,6 +428,8 @@ static void test_codec_raw_get(void **st)
         "8=FIX.4.4\x01" "35=0\x01" "=5\x01",          /* no tag */
         "8=FIX.4.4\x01" "35=0\x01" "noequals\x01",
         "8=FIX.4.4\x01" "35=0\x01" "1234567890=1\x01", /* a tag of ten digits */
+        "8=FIX.4.4\x01" "35=0\x01" "0000000049=1\x01", /* ten digits, the leading ones zeros */
+        "8=FIX.4.4\x01" "35=0\x01" "0000000049=1",     /* the same, unterminated */
         "8=FIX.4.4\x01" "35=0\x01" "10=000\x01" "58=x\x01", /* CheckSum not last */
         "8=FIX.4.4\x01" "35=0",                       /* unterminated */
         "8=FIX.4.4\x01" "35",
