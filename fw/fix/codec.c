@@ -266,7 +266,7 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
         const uint8_t *start = p;
         uint32_t tag = 0, c = *p, d = c - '0';
         /* Digits only; a tag of more than 9 digits (past 32 bits), none, or a non-digit before the '=' is bad (then
-         * the field is summed up to its SOH below). */
+         * the field is summed up to its SOH below). scan_tag is the same rule for the cold paths. */
         while (d <= 9) {
             tag = tag * 10u + d;
             sum += c;
@@ -341,6 +341,19 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
     m->dup = dup;
 }
 
+/* The tag that starts at p: its digits up to the first non-digit or end, their value in *tag. Returns where the
+ * digits end (the caller wants an '=' there), or NULL when they are no tag: none, more than 9 (leading zeros count)
+ * or 0. parse_fields applies the same rule in its own loop, which also sums the bytes. Not inlined: one copy is
+ * 88 bytes less code for the Colorlight's RAM. */
+static __attribute__((noinline)) const uint8_t *scan_tag(const uint8_t *p, const uint8_t *end, uint32_t *tag)
+{
+    const uint8_t *q = p;
+    uint32_t t = 0;
+    while (q < end && (uint32_t)*q - '0' <= 9u) t = t * 10u + (uint32_t)(*q++ - '0'); /* (wraps past 9 digits) */
+    *tag = t;
+    return q == p || q - p > 9 || t == 0 ? NULL : q;
+}
+
 HOT int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
 {
     m->n = 0;
@@ -359,16 +372,11 @@ HOT int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
     if (lim) parse_fields(m, buf, buf + lim);
     if (lim < len) {
         /* The unterminated tail: a bad tag unless it is "tag=" plus a value, which is truncated. */
-        const uint8_t *p = buf + lim, *end = buf + len;
-        uint32_t tag = 0;
-        bool bad = false;
-        for (; p < end && *p != '='; p++) {
-            uint32_t d = (uint32_t)*p - '0';
-            if (d > 9 || p - (buf + lim) > 8) bad = true; /* a non-digit, or a 10th digit (as parse_fields) */
-            else tag = tag * 10u + d;
-        }
+        const uint8_t *end = buf + len;
+        uint32_t tag;
+        const uint8_t *p = scan_tag(buf + lim, end, &tag);
         if (!m->err) {
-            if (p == buf + lim || tag == 0 || p >= end || bad) {
+            if (!p || p >= end || *p != '=') {
                 m->err = FIX_PERR_BAD_TAG;
                 m->err_tag = 0;
             } else {
@@ -809,11 +817,10 @@ int fix_raw_get_tags(const uint8_t *p, size_t len, unsigned ntags, const uint32_
     unsigned found = 0, n = 0;
     for (unsigned k = 0; k < ntags; k++) out[k].tag = 0; /* (0: not found yet; no field has tag 0) */
     for (size_t i = 0; i < len; i++) { /* i: a field's first byte, then its SOH */
-        size_t t0 = i;
-        uint32_t t = 0;
-        while (i < len && p[i] - (uint32_t)'0' <= 9u && i - t0 < 10) t = t * 10u + (p[i++] - (uint32_t)'0');
-        /* as fix_parse: none, more than 9 digits (leading zeros count), 0, or no '=' after them is a bad tag */
-        if (i == t0 || i - t0 > 9 || t == 0 || i >= len || p[i] != '=') return FIX_E_FORMAT;
+        uint32_t t;
+        const uint8_t *q = scan_tag(p + i, p + len, &t);
+        if (!q || q >= p + len || *q != '=') return FIX_E_FORMAT;
+        i = (size_t)(q - p);
         size_t v = ++i;
         while (i < len && p[i] != FIX_SOH) i++;
         if (i >= len || i == v || (t == 10 && i + 1 < len)) return FIX_E_FORMAT;
