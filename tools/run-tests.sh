@@ -115,10 +115,9 @@ rec() { # rec <suite title> "<p f k>" <rc>
 # suite to run whole in its place, where its failure is reported.
 gate_bg=0
 if [ "$SUITES" != gate ] && [[ " $SUITES " == *" gate "* ]]; then
-  echo "== gate-level simulation: sources generated, builds and runs started in the background"
-  start=$SECONDS
-  if timeout -k 30 "$(limit_for gate)" env TF_GATE_PHASE=start tools/test-gate.sh > $LOGS/gate-start.log 2>&1; then gate_bg=1; fi
-  echo "   ($((SECONDS - start)) s, log $LOGS/gate-start.log$([ $gate_bg = 1 ] || echo '; failed: the suite runs whole in its place'))"
+  if run gate "gate-level simulation: sources generated, builds and runs started in the background" \
+       $LOGS/gate-start.log env TF_GATE_PHASE=start tools/test-gate.sh; then gate_bg=1
+  else echo "   the start failed: the suite runs whole in its place"; fi
 fi
 
 for s in $SUITES; do case $s in

@@ -238,6 +238,7 @@ case $want in 0|1|only) ;; *) echo "TF_GATE_ZYNQ=$want: 1 (both netlists, the de
 # starts the suite first and finishes it last, so that its runs (the PYNQ-Z1's is about half an hour of one core,
 # niced) use the core the other suites leave idle instead of adding their wall time to the end.
 phase=${TF_GATE_PHASE:-all}
+suffix() { [ "$1" = colorlight-i5 ] || echo "-$1"; }  # <board>: its logs' suffix (the i5's have none)
 case $phase in all|start|finish) ;; *) echo "TF_GATE_PHASE=$phase: all (the default), start or finish"; exit 2 ;; esac
 if [ "$phase" != finish ]; then
   rm -f "$LOGS"/*.rc "$LOGS"/*.wall "$LOGS"/*.status "$LOGS"/*.done "$LOGS"/*.pid "$LOGS/boards.txt" "$LOGS/started.txt"
@@ -253,10 +254,8 @@ if [ "$phase" != finish ]; then
   done
   echo "   sources of $boards generated ($(( SECONDS - t )) s); the builds and runs side by side:"
   for b in $boards; do
-    case $b in
-      colorlight-i5) s="" n=20000000 ;;
-      pynq-z1) s="-$b" n=25000000 ;;
-    esac
+    s=$(suffix "$b") n=20000000
+    [ "$b" = pynq-z1 ] && n=25000000
     # (the marker is written however the job ends; finish waits for it, or for the job to be gone)
     ( heavy "$b" "$s" "$n"; echo "$(date -u +%FT%TZ)" > "$LOGS/heavy$s.done" ) < /dev/null &
     echo $! > "$LOGS/heavy$s.pid"
@@ -268,7 +267,7 @@ fi
 [ -f "$LOGS/boards.txt" ] || { bad "no runs to finish: TF_GATE_PHASE=start was not run first ($LOGS/boards.txt)"; finish; }
 boards=$(cat "$LOGS/boards.txt")
 for b in $boards; do
-  s=""; [ "$b" = colorlight-i5 ] || s="-$b"
+  s=$(suffix "$b")
   pid=$(cat "$LOGS/heavy$s.pid" 2> /dev/null)
   while [ ! -f "$LOGS/heavy$s.done" ] && [ -n "$pid" ] && kill -0 "$pid" 2> /dev/null; do sleep 2; done
   [ -f "$LOGS/heavy$s.done" ] || bad "$b: its background job ended without finishing (killed?)"
