@@ -514,13 +514,18 @@ void offload_resync(void) {
            (unsigned long)nxt);
 }
 
+void offload_sync(void) {
+    if (!ofl.up) return;
+    set_ack(false);
+    drain();
+}
+
 void offload_poll(void) {
 #ifdef TF_HAS_RISK
     risk_poll();
 #endif
     if (!ofl.up) return;
-    set_ack(false);
-    drain();
+    offload_sync();
     /* the engine's clock runs on its own between settings: every second it gets firmware's UTC again (which
      * follows the exchange's; in the simulation the engine's clock runs at the simulator's speed) */
     /* (until it has been set once on this connection: at every poll, so that no order goes out with the unset clock) */

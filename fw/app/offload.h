@@ -30,8 +30,11 @@ void offload_conn_down(void);
 /* Queues one FIX message of the session to the engine (numbered: the engine writes its MsgSeqNum; else it keeps
  * its own). False when the engine cannot take it (nothing queued: the connection must go). */
 bool offload_send(const uint8_t *fix, size_t n, bool numbered);
-/* Update the orders' ACK, adopt the records, queue the FIN when due, load stops. */
+/* Update the orders' ACK, adopt the records, queue the FIN when due, load stops (the main loop). */
 void offload_poll(void);
+/* The part of offload_poll that received data needs first: the orders' ACK, and the records adopted (the orders the
+ * hardware sent, before their execution reports are read). Called for every segment the session gets. */
+void offload_sync(void);
 /* Main loop only (firmware's received stream fully handed to the session): sets the receive parser to firmware's
  * rcv_nxt when it has fallen behind (segments it skipped as out of order that firmware's TCP delivered later). */
 void offload_resync(void);
