@@ -38,6 +38,8 @@ struct ipv4_hdr {
 /* Checks a header without side effects: 0 ok, else the NET_CTR_ip_* index of the reason.
  * Does not check the destination address. */
 int ipv4_parse(const uint8_t *pkt, size_t len, struct ipv4_hdr *out);
+/* The same, the header checksum not summed when sum_ok: the receiver verified it (eth_hdr.sums_ok). */
+int ipv4_parse_sum(const uint8_t *pkt, size_t len, struct ipv4_hdr *out, bool sum_ok);
 
 /* Where the upper layer builds its packet (IPV4_PAYLOAD_MAX bytes). */
 uint8_t *ipv4_tx_payload(struct net_stack *s);

@@ -625,6 +625,23 @@ static void test_checked_frame_not_summed(void **state)
     assert_int_equal(c->tcp_bad_header, 1);
 }
 
+/* The same for the IPv4 header's checksum (the receiver verified both): a marked segment whose header checksum is
+ * wrong is delivered, the same segment unmarked is dropped and counted as an IPv4 checksum error. */
+static void test_checked_frame_ip_header_not_summed(void **state)
+{
+    (void)state;
+    open_conn(1460, 65535);
+    size_t n = t_mk_tcp_from(F, T_PEER_IP, PORT, LPORT, PSEQ, ISS + 1, TCP_FLAG_ACK, 65535, 0, "data", 4);
+    F[14 + 10] ^= 0x40;                              /* the IPv4 header checksum */
+    t_input(F, n, NOW);
+    assert_int_equal(T.rx_len, 0);
+    assert_int_equal(net_get_counters(&T.stack)->ip_bad_checksum, 1);
+    net_input_checked(&T.stack, F, n, NOW, true);
+    assert_int_equal(T.rx_len, 4);
+    assert_memory_equal(T.rx, "data", 4);
+    assert_int_equal(net_get_counters(&T.stack)->ip_bad_checksum, 1);
+}
+
 static void test_ack_of_unsent_data(void **state)
 {
     (void)state;
@@ -1236,6 +1253,7 @@ int main(void)
         cmocka_unit_test_setup(test_sack_reports_held_range, setup),
         cmocka_unit_test_setup(test_no_sack_without_permission, setup),
         cmocka_unit_test_setup(test_checked_frame_not_summed, setup),
+        cmocka_unit_test_setup(test_checked_frame_ip_header_not_summed, setup),
         cmocka_unit_test_setup(test_ack_of_unsent_data, setup),
         cmocka_unit_test_setup(test_stale_arp_refresh_keeps_segment_intact, setup),
         cmocka_unit_test_setup(test_active_close, setup),
