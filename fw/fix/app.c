@@ -323,7 +323,7 @@ static int parse_entry(const fix_msg_t *m, fix_cursor_t *at, unsigned price_dec,
 /* One pass over the group: entries start with 269 right after 268 and hold member tags only. The count is
  * checked first, then the first bad value in entry order (269, 270, 271, 290 within an entry) is rejected,
  * as the group accessors did. The snapshot is not cleared: every field the callback reads is written. */
-__attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a, const fix_msg_t *m, fix_reject_t *rej)
+__attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a, const fix_msg_t *m, uint32_t seq, fix_reject_t *rej)
 {
     TF_PROF_MARK(5);
     fix_md_snapshot_t *md = &a->md;
@@ -332,8 +332,7 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
     copy_field(md->symbol, sizeof md->symbol, sym);
     md->symbol_cut = sym->len >= sizeof md->symbol;
     copy_field(md->md_req_id, sizeof md->md_req_id, fix_msg_get(m, 262));
-    md->seq = 0;
-    (void)fix_msg_get_u32(m, 34, &md->seq);
+    md->seq = seq; /* (the session's: not read again) */
     const fix_field_t *cf = fix_msg_get(m, 268);
     if (!cf) return reject_code(rej, FIX_E_MISSING, 268);
     int64_t cnt;
@@ -552,7 +551,7 @@ static void on_order_dropped(void *ctx, uint32_t seq)
     if (o && o->state == FIX_ORD_PENDING_NEW) reject_order(a, o, 0, "not delivered: gap-filled on resend");
 }
 
-fix_app_result_t fix_app_on_message(void *ctx, const fix_msg_t *m, uint64_t now_ms, fix_reject_t *rej)
+fix_app_result_t fix_app_on_message(void *ctx, const fix_msg_t *m, uint32_t seq, uint64_t now_ms, fix_reject_t *rej)
 {
     (void)now_ms;
     fix_app_t *a = ctx;
@@ -560,7 +559,7 @@ fix_app_result_t fix_app_on_message(void *ctx, const fix_msg_t *m, uint64_t now_
     if (t->len != 1) return FIX_APP_UNSUPPORTED;
     switch (t->val[0]) {
     case 'W':
-        return on_snapshot(a, m, rej);
+        return on_snapshot(a, m, seq, rej);
     case '8':
         return on_exec_report(a, m, rej);
     case '9':

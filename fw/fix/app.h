@@ -175,6 +175,6 @@ void fix_app_put_nos_body(fix_builder_t *b, const char *account, const char *clo
                           uint64_t transact_utc_ms);
 
 /* The session application handler (installed by fix_app_init; exposed for tests). */
-fix_app_result_t fix_app_on_message(void *ctx, const fix_msg_t *m, uint64_t now_ms, fix_reject_t *rej);
+fix_app_result_t fix_app_on_message(void *ctx, const fix_msg_t *m, uint32_t seq, uint64_t now_ms, fix_reject_t *rej);
 
 #endif

@@ -535,7 +535,7 @@ static void deliver_app(fix_session_t *s, const fix_msg_t *m, uint32_t seq, cons
 {
     fix_reject_t rej = {FIX_RR_OTHER, 0, NULL};
     fix_app_result_t r = FIX_APP_UNSUPPORTED;
-    if (s->app && s->app->on_message) r = s->app->on_message(s->app_ctx, m, now, &rej);
+    if (s->app && s->app->on_message) r = s->app->on_message(s->app_ctx, m, seq, now, &rej);
     if (s->state == FIX_SESS_DISCONNECTED) return;
     if (r == FIX_APP_REJECT)
         send_reject(s, seq, rej.tag, type, rej.reason, rej.text, now);

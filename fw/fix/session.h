@@ -153,7 +153,8 @@ typedef struct {
 } fix_reject_t;
 
 typedef struct {
-    fix_app_result_t (*on_message)(void *ctx, const fix_msg_t *m, uint64_t now_ms, fix_reject_t *rej);
+    /* seq: the message's MsgSeqNum, as the session read and checked it (never 0) */
+    fix_app_result_t (*on_message)(void *ctx, const fix_msg_t *m, uint32_t seq, uint64_t now_ms, fix_reject_t *rej);
     void (*on_order_dropped)(void *ctx, uint32_t seq); /* optional, see header comment */
     /* optional: a message numbered by the transport was sent with MsgSeqNum seq (fix_session_adopt): its MsgType
      * and its bytes (fields found with fix_raw_get) */
