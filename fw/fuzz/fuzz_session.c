@@ -7,12 +7,14 @@
 #include "fix_harness.h"
 
 /* The application: every message it is given is in sequence, so MsgSeqNums only go up (within a connection when
- * reset_on_logon restarts them); 58=R... asks for a session Reject, 58=U... for a Business Message Reject. */
+ * reset_on_logon restarts them), and the session hands on the message's own; 58=R... asks for a session Reject,
+ * 58=U... for a Business Message Reject. */
 static uint32_t last_app_seq;
-static fix_app_result_t on_app(void *ctx, const fix_msg_t *m, uint64_t now_ms, fix_reject_t *rej)
+static fix_app_result_t on_app(void *ctx, const fix_msg_t *m, uint32_t given, uint64_t now_ms, fix_reject_t *rej)
 {
     uint32_t seq;
     FZ_CHECK(fix_msg_get_u32(m, 34, &seq) == FIX_OK);
+    FZ_CHECK(given == seq); /* the MsgSeqNum the session hands on is the message's */
     FZ_CHECK(seq > last_app_seq);
     FZ_CHECK(seq < fix_session_next_in(&FH.s) || fix_session_state(&FH.s) != FIX_SESS_ACTIVE || seq == fix_session_next_in(&FH.s));
     last_app_seq = seq;
