@@ -200,16 +200,23 @@ build() {
   echo "   (build $(( SECONDS - t0 )) s in all)"
 }
 
+# The contents the check's memories start from (bram_check.v's $readmemh), from fixed seeds: the ROMs' 2048 bytes
+# (x9) and 4096 nibbles (x4), the distributed RAMs' 32 bytes and 64 3-bit words; check_hex_files lists them in the
+# order bram_check takes them.
+check_hex() {  # <dir>
+  "$PY" -c 'import random; r = random.Random(19); print("\n".join("%02x" % r.randrange(256) for _ in range(2048)))' > "$1/bram_check.hex"
+  "$PY" -c 'import random; r = random.Random(4); print("\n".join("%x" % r.randrange(16) for _ in range(4096)))' > "$1/bram_check4.hex"
+  "$PY" -c 'import random; r = random.Random(32); print("\n".join("%02x" % r.randrange(256) for _ in range(32)))' > "$1/bram_check32.hex"
+  "$PY" -c 'import random; r = random.Random(64); print("\n".join("%x" % r.randrange(8) for _ in range(64)))' > "$1/bram_check64.hex"
+}
+check_hex_files() { echo "$1/bram_check.hex $1/bram_check4.hex $1/bram_check32.hex $1/bram_check64.hex"; }  # <dir>
+
 check() {
   [ "$family" = xc7 ] && { check_xc7; return; }
   local C=build/gate/check
   rm -rf "$C"; mkdir -p "$C"
   [ -f "$OUT/hw/Top.v" ] || tools/board.sh generate "$BOARD"
-  # the ROM's contents: 2048 bytes from a fixed seed
-  "$PY" -c 'import random; r = random.Random(19); print("\n".join("%02x" % r.randrange(256) for _ in range(2048)))' > "$C/bram_check.hex"
-  "$PY" -c 'import random; r = random.Random(4); print("\n".join("%x" % r.randrange(16) for _ in range(4096)))' > "$C/bram_check4.hex"
-  "$PY" -c 'import random; r = random.Random(32); print("\n".join("%02x" % r.randrange(256) for _ in range(32)))' > "$C/bram_check32.hex"
-  "$PY" -c 'import random; r = random.Random(64); print("\n".join("%x" % r.randrange(8) for _ in range(64)))' > "$C/bram_check64.hex"
+  check_hex "$C"
   nice -n 10 "$YOSYS" -q -l "$C/yosys.log" -p "read_verilog -DTF_ECP5 sim/gate/check/bram_check.v $OUT/hw/Top.v; hierarchy -top BramCheck; synth_ecp5 -top BramCheck -json $C/top.json; tee -q -o $C/stat.txt stat" \
     > "$C/yosys.out" 2>&1 || { grep -E "ERROR" "$C/yosys.log" | head; exit 1; }
   "$YOSYS" -q -p "read_json $C/top.json; write_verilog -noattr $C/netlist.v" > "$C/json2v.out" 2>&1 || { cat "$C/json2v.out"; exit 1; }
@@ -220,7 +227,7 @@ check() {
     "$NS/sim/gate/ecp5_models.v" "$NS/$C/netlist.v" "$NS/sim/gate/check/bram_check.cpp" > "$C/verilator.log" 2>&1 \
     || { grep -E "%Error|error:" "$C/verilator.log" | head -20; exit 1; }
   grep -q DP16KD "$C/netlist.v" || { echo "bram check: synth_ecp5 put no DP16KD in the netlist"; exit 1; }
-  "$C/obj/bram_check" "$C/bram_check.hex" "$C/bram_check4.hex" "$C/bram_check32.hex" "$C/bram_check64.hex"
+  "$C/obj/bram_check" $(check_hex_files "$C")
 }
 
 # check_xc7: the RAMB18E1/RAMB36E1 and RAM32M/RAM64M models (sim/gate/xc7_models.v) against synth_xilinx of the
@@ -231,10 +238,7 @@ check_xc7() {
   local C=build/gate/check-xc7
   rm -rf "$C"; mkdir -p "$C"
   [ -f "$OUT/hw/Top.v" ] || tools/board.sh generate "$BOARD"
-  "$PY" -c 'import random; r = random.Random(19); print("\n".join("%02x" % r.randrange(256) for _ in range(2048)))' > "$C/bram_check.hex"
-  "$PY" -c 'import random; r = random.Random(4); print("\n".join("%x" % r.randrange(16) for _ in range(4096)))' > "$C/bram_check4.hex"
-  "$PY" -c 'import random; r = random.Random(32); print("\n".join("%02x" % r.randrange(256) for _ in range(32)))' > "$C/bram_check32.hex"
-  "$PY" -c 'import random; r = random.Random(64); print("\n".join("%x" % r.randrange(8) for _ in range(64)))' > "$C/bram_check64.hex"
+  check_hex "$C"
   sed "s|build/gate/check/|$C/|" sim/gate/check/bram_check.v > "$C/bram_check.v"
   nice -n 10 "$YOSYS" -q -l "$C/yosys.log" -p "read_verilog $C/bram_check.v $OUT/hw/Top.v; hierarchy -top BramCheck; synth_xilinx -family xc7 -flatten -abc9 -top BramCheck; tee -q -o $C/stat.txt stat; write_verilog -noattr $C/netlist.v" \
     > "$C/yosys.out" 2>&1 || { grep -E "ERROR" "$C/yosys.log" | head; exit 1; }
@@ -249,7 +253,7 @@ check_xc7() {
     -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-PINMISSING --x-assign fast --x-initial fast --noassert \
     -v "$SHARE/../simcells.v" "$NS/sim/gate/xc7_models.v" "$NS/$C/flat.v" "$NS/sim/gate/check/bram_check.cpp" > "$C/verilator.log" 2>&1 \
     || { grep -E "%Error|error:" "$C/verilator.log" | head -20; exit 1; }
-  "$C/obj/bram_check" "$C/bram_check.hex" "$C/bram_check4.hex" "$C/bram_check32.hex" "$C/bram_check64.hex"
+  "$C/obj/bram_check" $(check_hex_files "$C")
 }
 
 # (in braces with the exit: bash reads all of it before running it, so editing this file during a build is safe)
