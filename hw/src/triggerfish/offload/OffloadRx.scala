@@ -31,7 +31,6 @@ import spinal.core._
 import spinal.lib._
 import spinal.lib.bus.simple._
 import triggerfish.eth.EthRxBeat
-import triggerfish.lib.ToggleCC
 import triggerfish.soc.{RegField, RegMap}
 import scala.collection.mutable.ArrayBuffer
 
@@ -49,32 +48,6 @@ case class OffloadRxConfig(
 }
 
 /** Per segment of our connection, eth_rx -> sys counters. */
-/** A command of the CMD register with a copy of the staged configuration it applies (sys -> eth_rx): taken when the
-  * command is accepted, stable until eth_rx acknowledges it. Digestion's and the book's parts in the builds that have them. */
-case class OffloadRxCmd(digest: Boolean, bookSlots: Int) extends Bundle {
-  val op = UInt(4 bits)
-  val entry = UInt(6 bits)
-  val enable = Bool()
-  val ourMac = Bits(48 bits)
-  val ourIp = Bits(32 bits)
-  val ourPort = Bits(16 bits)
-  val peerIp = Bits(32 bits)
-  val peerPort = Bits(16 bits)
-  val decimals = UInt(4 bits)
-  val tradeType = Bits(8 bits)
-  val rcvNxt = UInt(32 bits)
-  val sym = Bits(64 bits)
-  val stop = UInt(48 bits)
-  val sell, oneShot, arm = Bool()
-  val tmpl = UInt(4 bits)
-  val dgCfg = if (digest) Bits(21 bits) else null
-  val dgOurs = if (digest) Bits(128 bits) else null
-  val dgTheirs = if (digest) Bits(128 bits) else null
-  val dgPos = if (digest) UInt(32 bits) else null
-  val dgMsg = if (digest) UInt(32 bits) else null
-  val bookSym = if (bookSlots > 0) Vec(Bits(64 bits), bookSlots) else null
-}
-
 case class OffloadRxEvent() extends Bundle {
   val kind = UInt(3 bits)
   val wMsgs = UInt(6 bits)
@@ -189,30 +162,54 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       regs.wo("DIGEST_SYNC_MSG", 0x0B8, msg, "staged, applied by CMD DIGEST_SYNC: the session's next incoming MsgSeqNum there (>= 1)")
       for (i <- 0 until 4) regs.wo(s"DIGEST_OURS$i", 0x0C0 + 4 * i, ours(i), s"staged: the exchange's TargetCompID (ours), characters ${4 * i}..${4 * i + 3} (the first in bits 7:0)")
       for (i <- 0 until 4) regs.wo(s"DIGEST_THEIRS$i", 0x0D0 + 4 * i, theirs(i), s"staged: the exchange's SenderCompID, characters ${4 * i}..${4 * i + 3}")
+      val xCfg = Reg(Bits(21 bits)) init 0
+      val xOurs = Reg(Bits(128 bits)) init 0
+      val xTheirs = Reg(Bits(128 bits)) init 0
+      val xPos = Reg(UInt(32 bits)) init 0
+      val xMsg = Reg(UInt(32 bits)) init 0
+      for (r <- Seq(xCfg, xOurs, xTheirs, xPos, xMsg)) r.addTag(crossClockDomain)
+      def take(): Unit = {
+        xCfg := cfg; xOurs := ours.reverse.reduce(_ ## _); xTheirs := theirs.reverse.reduce(_ ## _)
+        xPos := pos.asUInt; xMsg := msg.asUInt
+      }
     }
 
-    // The command channel: the command and a copy of the staged configuration cross to eth_rx through the offload's
-    // shared handshake (triggerfish.lib.ToggleCC), taken when a command is accepted, stable until eth_rx acknowledges
-    // it (BUSY falls then, with DONE and RESULT; the book's symbols join in its area below).
-    val cc = ToggleCC(OffloadRxCmd(config.digest, bookSlots), ClockDomain.current, rxCd)
-    val xc = cc.io.payload
+    // The transfer registers: a copy taken when a command is accepted, stable until it is acknowledged.
+    val xOp = Reg(UInt(4 bits)) init 0
+    val xEntry = Reg(UInt(6 bits)) init 0
+    val xEnable = RegInit(False)
+    val xOurMac = Reg(Bits(48 bits)) init 0
+    val xOurIp = Reg(Bits(32 bits)) init 0
+    val xOurPort = Reg(Bits(16 bits)) init 0
+    val xPeerIp = Reg(Bits(32 bits)) init 0
+    val xPeerPort = Reg(Bits(16 bits)) init 0
+    val xDecimals = Reg(UInt(4 bits)) init 0
+    val xTradeType = Reg(Bits(8 bits)) init 0x32
+    val xRcvNxt = Reg(UInt(32 bits)) init 0
+    val xSym = Reg(Bits(64 bits)) init 0
+    val xStop = Reg(UInt(48 bits)) init 0
+    val xSell = RegInit(False)
+    val xOneShot = RegInit(False)
+    val xArm = RegInit(False)
+    val xTmpl = Reg(UInt(4 bits)) init 0
+    for (r <- Seq(xOp, xEntry, xEnable, xOurMac, xOurIp, xOurPort, xPeerIp, xPeerPort, xDecimals, xTradeType, xRcvNxt,
+      xSym, xStop, xSell, xOneShot, xArm, xTmpl)) r.addTag(crossClockDomain)
+
     val busy = RegInit(False)
     val refused = RegInit(False)
+    val reqToggle = RegInit(False)
     val op = cmd.payload(3 downto 0).asUInt
     val opOk = op >= Op.CONFIG && op <= (if (config.digest) Op.DIGEST_SYNC else Op.READ_STATE)
-    val p = cc.io.push.payload
-    cc.io.push.valid := cmd.valid && !busy && opOk   // (busy covers the handshake: it falls a cycle after push.ready rises)
-    p.op := op; p.entry := cmd.payload(13 downto 8).asUInt.resized
-    p.enable := enable; p.ourMac := ourMacHi ## ourMacLo; p.ourIp := ourIp; p.ourPort := ourPort
-    p.peerIp := peerIp; p.peerPort := peerPort; p.decimals := decimals; p.tradeType := tradeType
-    p.rcvNxt := rcvNxt.asUInt; p.sym := sym1 ## sym0; p.stop := (stopHi ## stopLo).asUInt
-    p.sell := eSell; p.oneShot := eOneShot; p.arm := eArm; p.tmpl := eTmpl
-    if (config.digest) {
-      p.dgCfg := dg.cfg; p.dgOurs := dg.ours.reverse.reduce(_ ## _); p.dgTheirs := dg.theirs.reverse.reduce(_ ## _)
-      p.dgPos := dg.pos.asUInt; p.dgMsg := dg.msg.asUInt
-    }
     when(cmd.valid) {
-      when(!busy && opOk) { busy := True; refused := False } otherwise { refused := True }
+      when(!busy && opOk) {
+        xOp := op; xEntry := cmd.payload(13 downto 8).asUInt.resized
+        xEnable := enable; xOurMac := ourMacHi ## ourMacLo; xOurIp := ourIp; xOurPort := ourPort
+        xPeerIp := peerIp; xPeerPort := peerPort; xDecimals := decimals; xTradeType := tradeType
+        xRcvNxt := rcvNxt.asUInt; xSym := sym1 ## sym0; xStop := (stopHi ## stopLo).asUInt
+        xSell := eSell; xOneShot := eOneShot; xArm := eArm; xTmpl := eTmpl
+        if (config.digest) dg.take()
+        busy := True; reqToggle := !reqToggle; refused := False
+      } otherwise { refused := True }
     }
   }
 
@@ -1212,8 +1209,8 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       unit.io.end.seqStart := rcvNxt       // (the housekeeping moves it on later)
       unit.io.position := rcvNxt
       unit.io.sync.valid := False
-      unit.io.sync.payload.position := sysCmd.xc.dgPos
-      unit.io.sync.payload.msgSeq := sysCmd.xc.dgMsg
+      unit.io.sync.payload.position := sysCmd.dg.xPos
+      unit.io.sync.payload.msgSeq := sysCmd.dg.xMsg
       digestFifo.io.push.valid := unit.io.desc.valid
       digestFifo.io.push.payload := unit.io.desc.payload
       unit.io.room := digestFifo.io.push.ready
@@ -1227,12 +1224,15 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
     // Commands from sys, applied between frames; the table programming engine.
     val ctl = new Area {
       val x = sysCmd
+      val reqSync = BufferCC(x.reqToggle, False)
+      val reqPrev = RegNext(reqSync) init False
+      val ackToggle = RegInit(False)
       val result = Reg(Bits(16 bits)) init 0
       val resultSeq = Reg(UInt(32 bits)) init 0
       // between frames, everything of the last segment done (registered: a frame that starts in the next two cycles
       // cannot notice the command's effect, see PRE below)
       val idlePoint = RegNext(!hdr.inFrame && !io.rx.valid && !v && !eofR && hk.idle && fireSeq.idle) init False
-      val entry = x.xc.entry.resize(log2Up(N))
+      val entry = x.xEntry.resize(log2Up(N))
       // The entry as one-hot, registered (the transfer registers are stable while the command runs).
       val entryR = RegNext(entry) init 0
       val tok = RegNext(UIntToOh(entryR, N)) init 1
@@ -1280,12 +1280,11 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       when(engSymGo) { symPtr := symPtr + 1 }
       when(engPriceGo) { pricePtr := pricePtr + 1 }
 
-      when(x.cc.io.valid && st === EngState.IDLE) { st := EngState.TOKEN }   // (a command arrives only when idle)
-      x.cc.io.take := st === EngState.ACK && ackDelay === 3                  // the acknowledgement (BUSY falls in sys)
+      when(reqSync =/= reqPrev) { st := EngState.TOKEN }
       // the command's comparisons, while the token turns (the transfer registers are stable)
-      val decimalsBad = RegNext(x.xc.decimals > maxDecimals) init False
-      val decimalsChanged = RegNext(x.xc.decimals =/= cfgDecimals) init False
-      val maxIntNew = RegNext(U(maxDigits, 4 bits) - x.xc.decimals) init maxDigits
+      val decimalsBad = RegNext(x.xDecimals > maxDecimals) init False
+      val decimalsChanged = RegNext(x.xDecimals =/= cfgDecimals) init False
+      val maxIntNew = RegNext(U(maxDigits, 4 bits) - x.xDecimals) init maxDigits
       switch(st) {
         is(EngState.TOKEN) {
           st := EngState.PRE     // (a cycle: the one-hot entry follows the transfer register)
@@ -1299,18 +1298,18 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
             applied := True
             result := 0
             st := EngState.ACK
-            switch(x.xc.op) {
+            switch(x.xOp) {
               is(Op.CONFIG) {
                 when(decimalsBad) { result := 1 } otherwise {
-                  cfgEnable := x.xc.enable; cfgOurMac := x.xc.ourMac; cfgOurIp := x.xc.ourIp; cfgOurPort := x.xc.ourPort
-                  cfgPeerIp := x.xc.peerIp; cfgPeerPort := x.xc.peerPort; cfgDecimals := x.xc.decimals; cfgTradeType := x.xc.tradeType
+                  cfgEnable := x.xEnable; cfgOurMac := x.xOurMac; cfgOurIp := x.xOurIp; cfgOurPort := x.xOurPort
+                  cfgPeerIp := x.xPeerIp; cfgPeerPort := x.xPeerPort; cfgDecimals := x.xDecimals; cfgTradeType := x.xTradeType
                   maxIntDigits := maxIntNew
                   when(decimalsChanged) { armClrAll := True }
                   scannerResetNow := True
                   if (config.digest) {
-                    val c = x.xc.dgCfg
+                    val c = x.dg.xCfg
                     digestion.enable := c(0); digestion.oursLen := c(12 downto 8).asUInt; digestion.theirsLen := c(20 downto 16).asUInt
-                    digestion.ours := x.xc.dgOurs; digestion.theirs := x.xc.dgTheirs
+                    digestion.ours := x.dg.xOurs; digestion.theirs := x.dg.xTheirs
                   }
                 }
               }
@@ -1320,12 +1319,12 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
                 digestion.unit.io.sync.valid := True
                 result := B(0, 15 bits) ## !digestion.unit.io.syncOk
               }
-              is(Op.LOAD_SEQ) { rcvNxt := x.xc.rcvNxt; closed := False; scannerResetNow := True }
+              is(Op.LOAD_SEQ) { rcvNxt := x.xRcvNxt; closed := False; scannerResetNow := True }
               is(Op.WRITE_ENTRY) {
                 armClr := True
-                bcd := 0; steps := 0; stopSh := x.xc.stop.asBits; st := EngState.CONVERT
+                bcd := 0; steps := 0; stopSh := x.xStop.asBits; st := EngState.CONVERT
                 symLen := 8
-                for (i <- 7 downto 0) when(x.xc.sym(8 * i + 7 downto 8 * i) === 0) { symLen := i }
+                for (i <- 7 downto 0) when(x.xSym(8 * i + 7 downto 8 * i) === 0) { symLen := i }
               }
               is(Op.ARM) { armSet := True }
               is(Op.DISARM) {
@@ -1370,14 +1369,14 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
           {
             applied := True
             post := True
-            when(x.xc.arm) { armSet := True }
+            when(x.xArm) { armSet := True }
             st := EngState.ACK
           }
         }
         is(EngState.ACK) {
           // a few cycles, so that the armed/fired bits reach sys before the acknowledgement
           ackDelay := ackDelay + 1
-          when(ackDelay === 3) { st := EngState.IDLE }
+          when(ackDelay === 3) { ackToggle := !ackToggle; st := EngState.IDLE }
         }
         default {}
       }
@@ -1392,8 +1391,8 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       val fireClr = fireCommitR ? (table.P & table.oneShot) | B(0, N bits)
       table.armed := ((table.armed & ~fireClr & ~((armClrR || armClrAllR) ? (armClrAllR ? table.allOnes | entryBits) | B(0, N bits))) |
         (armSetR ? entryBits | B(0, N bits)))
-      for (j <- 0 until N) when(post && tok(j)) { table.oneShot(j) := x.xc.oneShot; table.sell(j) := x.xc.sell }
-      table.tmplMem.write(entryR, x.xc.tmpl, post)
+      for (j <- 0 until N) when(post && tok(j)) { table.oneShot(j) := x.xOneShot; table.sell(j) := x.xSell }
+      table.tmplMem.write(entryR, x.xTmpl, post)
 
       // The new bits of the entry for the row being read, computed from the row number in two registered
       // stages while the row is read, so that they are ready when it comes back (three cycles after the read).
@@ -1402,7 +1401,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       // symbol row (p, c): the entry's symbol has character c at position p, or ends there
       val p = symPtr(8 downto 6)
       val c = symPtr(5 downto 0)
-      val symByteA = RegNext(x.xc.sym.subdivideIn(8 bits)(p).asUInt)
+      val symByteA = RegNext(x.xSym.subdivideIn(8 bits)(p).asUInt)
       val pA = RegNext(p)
       val cA = RegNext(c)
       val symBitB = RegNext((pA.resize(4) < symLen && symByteA >= 0x21 && symByteA <= 0x5F && (symByteA - 0x20)(5 downto 0) === cA) ||
@@ -1424,7 +1423,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       val kLtA = RegNext(k < ls)
       val kGtA = RegNext(k > ls)
       val clA = RegNext(cl)
-      val sell = x.xc.sell
+      val sell = x.xSell
       val below = Bool()    // this input makes the price smaller than the stop (digit / '.' rows)
       val above = Bool()
       below := False; above := False
@@ -1479,12 +1478,14 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
   // sys: command completion, status, counters, fire log
   val sysStatus = new Area {
     val x = sysCmd
+    val ackSync = BufferCC(rx.ctl.ackToggle, False)
+    val ackPrev = RegNext(ackSync) init False
     val doneSeq = Reg(UInt(8 bits)) init 0
     val result = Reg(Bits(16 bits)) init 0
     val resultSeq = Reg(UInt(32 bits)) init 0
     rx.ctl.result.addTag(crossClockDomain)
     rx.ctl.resultSeq.addTag(crossClockDomain)
-    when(x.cc.io.acked) { x.busy := False; doneSeq := doneSeq + 1; result := rx.ctl.result; resultSeq := rx.ctl.resultSeq }
+    when(ackSync =/= ackPrev) { x.busy := False; doneSeq := doneSeq + 1; result := rx.ctl.result; resultSeq := rx.ctl.resultSeq }
     regs.ro("CMD_STATUS", 0x048, "command channel",
       x.busy -> RegField("BUSY", 0, 1, "a command is in progress (eth_rx applies it between frames)"),
       x.refused -> RegField("REFUSED", 1, 1, "the last CMD write was refused (busy or unknown OP); cleared by an accepted one"),
@@ -1595,8 +1596,9 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       regs.wo(s"BOOK_SYM${k}_${if (h == 0) "LO" else "HI"}", 0x100 + 8 * k + 4 * h, sym(k)(h),
         s"staged, applied by CMD CONFIG: book slot $k's symbol, characters ${4 * h}..${4 * h + 3} (the first in bits 7:0), NUL padded; all NUL: unused. " +
           "A changed symbol clears the slot, as a DECIMALS change clears every slot")
-    for (k <- 0 until bookSlots) sysCmd.p.bookSym(k) := sym(k)(1) ## sym(k)(0)   // (crosses with the command)
-    val xSym = sysCmd.xc.bookSym
+    val xSym = Vec.fill(bookSlots)(Reg(Bits(64 bits)) init 0)
+    xSym.foreach(_.addTag(crossClockDomain))
+    when(sysCmd.cmd.valid && !sysCmd.busy && sysCmd.opOk) { for (k <- 0 until bookSlots) xSym(k) := sym(k)(1) ## sym(k)(0) }
 
     val r = new ClockingArea(rxCd) {
       import rx._
@@ -1610,15 +1612,15 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       unit.io.segRestore := hk.restore
       unit.io.reset := ctl.scannerReset
       val applying = ctl.st === EngState.PRE_APPLY
-      unit.io.config.valid := applying && sysCmd.xc.op === Op.CONFIG && !ctl.decimalsBad
+      unit.io.config.valid := applying && sysCmd.xOp === Op.CONFIG && !ctl.decimalsBad
       unit.io.config.syms := xSym
       unit.io.config.clear := ctl.decimalsChanged
-      unit.io.readSlot := sysCmd.xc.entry.resized
+      unit.io.readSlot := sysCmd.xEntry.resized
       val out = Reg(BookSlot())
       out.addTag(crossClockDomain)
       out.updates.init(0)
       out.px.foreach(BookRx.initPx)
-      when(applying && sysCmd.xc.op === Op.READ_STATE) { out := unit.io.read }
+      when(applying && sysCmd.xOp === Op.READ_STATE) { out := unit.io.read }
       // with bookRef: each slot's last trade, for the risk gate's collar (BookRefFeed; to the order engine's gate)
       val refFeed = bookRef generate BookRefFeed(bookSlots)
       if (bookRef) { refFeed.io.trade := unit.ref.trade; refFeed.io.trades := unit.ref.trades }

@@ -5,8 +5,6 @@
 //
 //   eth_rx  fire Flow -> [queue, 16] -> hold register + toggle  ---- toggle: 2-flop sync ----> eth_tx
 //                                          ^---------------------- seen:   2-flop sync -------'
-//           (triggerfish.lib.ToggleCC, the offload's one crossing of this kind: also the send queue's and the
-//           commands', and the receive parser's command channel)
 //   eth_tx  arrival -> decision (send / suppress / ignore) -> byte 0 on the output in the arrival cycle, from
 //           a register that holds the first word of the held fire's template (LUT RAM read every cycle);
 //           bytes 1..3 from that word, bytes 4.. from the template RAM through a 2-stage pipeline and an
@@ -59,7 +57,6 @@ import spinal.core._
 import spinal.lib._
 import scala.language.reflectiveCalls
 import spinal.lib.bus.simple._
-import triggerfish.lib.ToggleCC
 import triggerfish.soc.{RegField, RegMap}
 
 case class OrderEngineConfig(
@@ -87,12 +84,6 @@ case class OrderSendRec() extends Bundle {
   val mode = UInt(2 bits)   // OrderEngine.SendMode
   val fin = Bool()          // the segment carries FIN: the TCP sequence advances by one more
   val ack = UInt(32 bits)   // the TCP ACK the frame carries (SEND_ACK when SEND was written)
-}
-
-/** A command from sys to the engine (ARM_SET, ARM_CLR, TIME_SET, ACK_SET: OrderEngine.Cmd) and its data. */
-case class OrderCmd() extends Bundle {
-  val op = UInt(2 bits)
-  val data = Bits(36 bits)
 }
 
 /** Per-template metadata, as the engine reads it (LUT RAM, written from sys through the META window). */
@@ -317,13 +308,12 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
 
   // ---------------------------------------------------------------------------------------------
   // Signals between the domains (declared here, driven in their areas).
-  // The fires cross eth_rx -> eth_tx one at a time through the offload's shared handshake (triggerfish.lib.ToggleCC:
-  // a hold register and a toggle, two synchroniser flops, the engine's `seen` toggle back).
-  val fireCC = ToggleCC(OrderFireRec(), rxCd, txCd)
-  val xEnable = Bool()                                      // sys
-  // Commands cross sys -> eth_tx by the same handshake; the acknowledgement leaves the engine two cycles after the
-  // command is taken (one after it took effect), so that the views (sendH) already show it when sys sees CMD_BUSY fall.
-  val cmdCC = ToggleCC(OrderCmd(), ClockDomain.current, txCd, ackDelay = 2)
+  val xFireToggle = quasiStatic(Bool())                     // eth_rx: flips when a record is put in xFireHold (2-flop synchronised)
+  val xFireHold = quasiStatic(OrderFireRec())               // eth_rx: stable until the engine has taken it
+  val xFireSeen = Bool()                                    // eth_tx: flips when the engine has taken the record
+  val xEnable, xCmdToggle = Bool()                          // sys
+  val xCmdOp = quasiStatic(UInt(2 bits))                    // sys: stable while a command is in flight
+  val xCmdData = quasiStatic(Bits(36 bits))
   val xMsDiv = quasiStatic(UInt(20 bits))                   // sys: taken by eth_tx at TIME_SET
   val xTemplOk = quasiStatic(Bits(Templates bits))          // sys: static per template (META0 written)
   val xWidth = quasiStatic(Vec(UInt(4 bits), Templates))
@@ -335,7 +325,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   val xStIpId = quasiStatic(UInt(16 bits))
   val xStWin = quasiStatic(UInt(16 bits))
   val xDirty = quasiStatic(Bits(4 bits))                    // which staging registers were written (seq, msg, ip id, window)
-  val xIdle, xRunning = Bool()                              // eth_tx
+  val xIdle, xRunning, xCmdAck = Bool()                     // eth_tx
   val xArmed = Bits(Templates bits)
   val xNextSeq = quasiStatic(UInt(32 bits))                 // eth_tx: read by sys while IDLE (stable then)
   val xNextMsgBin = quasiStatic(UInt(32 bits))
@@ -348,7 +338,9 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   // The send queue crosses as the fires do: a queue in sys, then a hold register + toggle, acknowledged by the
   // engine's `seen` toggle (StreamFifoCC's pop logic, an adder and a Gray compare in eth_tx, was eth_tx's critical
   // path on ECP5).
-  val sendCC = ToggleCC(OrderSendRec(), ClockDomain.current, txCd)
+  val xSendToggle = quasiStatic(Bool())                     // sys: flips when an entry is put in xSendHold (2-flop synchronised)
+  val xSendHold = quasiStatic(OrderSendRec())               // sys: stable until the engine has taken it
+  val xSendSeen = Bool()                                    // eth_tx: flips when the engine has taken the entry
   val xRxPending = Bool()                                   // eth_rx: a fire is queued or held (2-flop synchronised)
 
   // ---------------------------------------------------------------------------------------------
@@ -362,17 +354,20 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val rd = Reg(UInt(aw + 1 bits)) init 0
     val empty = wr === rd
     val full = (wr ^ rd) === (U(1) << aw).resize(aw + 1)
-    val free = fireCC.io.push.ready
+    val toggle = RegInit(False)
+    val hold = Reg(OrderFireRec())
+    val seenSync = BufferCC(xFireSeen, False)
+    val free = toggle === seenSync
     val incoming = OrderFireRec()
     incoming.trigger := io.fire.trigger
     incoming.template := io.fire.template
     incoming.ackSeq := io.fire.ackSeq
     incoming.stamp := io.fire.stamp
     val head = queue.readAsync(rd(aw - 1 downto 0))
-    // the queue's head first; an idle crossing takes a new fire at once
-    fireCC.io.push.valid := !empty || io.fire.valid
-    fireCC.io.push.payload := empty ? incoming | head
-    when(free && !empty) { rd := rd + 1 }
+    when(free) {
+      when(!empty) { hold := head; rd := rd + 1; toggle := !toggle }
+        .elsewhen(io.fire.valid) { hold := incoming; toggle := !toggle }
+    }
     val toQueue = io.fire.valid && !(free && empty)
     queue.write(wr(aw - 1 downto 0), incoming, toQueue && !full)
     when(toQueue && !full) { wr := wr + 1 }
@@ -380,6 +375,8 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // A fire is on its way to the engine (new, queued, or held and not yet taken): the engine starts no send
     // frame meanwhile, so that a fire queued behind another never waits for one.
     xRxPending := RegNext(io.fire.valid || !empty || !free) init False
+    xFireToggle := toggle
+    xFireHold := hold
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -393,13 +390,16 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val enablePrev = RegNext(enable) init False
     xRunning := enablePrev
 
-    // Arrival: the held record is new while the crossing's second synchroniser flop differs from `seen` (fireCC
-    // valid). The hold register changed with the toggle, so it has been stable for at least a cycle when `arrived`
-    // rises. In parallel with that second flop, the start register startR (see `startNow` below) is loaded from the
-    // first flop through one level of logic (fireCC earlyAhead: the first flop against `seen` after this cycle's take).
-    val arrived = fireCC.io.valid
-    val fireEarlyAhead = fireCC.io.earlyAhead
-    val h = fireCC.io.payload
+    // Arrival: the record in xFireHold is new while the synchronised toggle differs from `seen`.
+    // xFireHold changed with the toggle, so it has been stable for at least a cycle when `arrived` rises.
+    // Two synchroniser flops: tS1, then tS2 (for `arrived`) and, in parallel, the start register startR
+    // (see `startNow` below), whose input is tS1 through one level of logic.
+    val tS1 = RegNext(xFireToggle) init False
+    val tS2 = RegNext(tS1) init False
+    val seen = RegInit(False)
+    xFireSeen := seen
+    val arrived = tS2 =/= seen
+    val h = xFireHold
     val tmplH = h.template
 
     val sending = RegInit(False)          // an order is on the output (from commit to its last byte)
@@ -423,11 +423,13 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
 
     // Commands from sys (toggle; the data is held until the acknowledgement returns). The acknowledgement
     // leaves one cycle after the command took effect, so that sendH already shows it.
-    val cmdNew = cmdCC.io.valid
-    cmdCC.io.take := cmdNew                     // taken at once; its data stays until the acknowledgement is back
+    val cmdSync = BufferCC(xCmdToggle, False)
+    val cmdSeen = RegInit(False)
+    val cmdNew = cmdSync =/= cmdSeen
+    when(cmdNew) { cmdSeen := cmdSync }
     val cmdApply = RegNext(cmdNew) init False   // applied the cycle after (registered decode)
-    val cmdOpR = RegNext(cmdCC.io.payload.op)
-    val xCmdData = cmdCC.io.payload.data
+    val cmdOpR = RegNext(xCmdOp)
+    xCmdAck := RegNext(RegNext(cmdSeen) init False) init False
     val cmdArmSet = cmdApply && cmdOpR === Cmd.ARM_SET
     val cmdArmClr = cmdApply && cmdOpR === Cmd.ARM_CLR
     val cmdTimeSet = cmdApply && cmdOpR === Cmd.TIME_SET
@@ -502,9 +504,9 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // two cycles late after the end of a frame (the arbiter keeps the output for the engine for three cycles
     // after an order frame, so a queued order still goes next).
     val canGo = RegInit(False)
-    // startNow = arrived && canGo && sendH, as a register: it is loaded from fireCC sync1 and the next values of `seen`,
-    // canGo and sendH (end of the area), so the decision and tx.valid leave from registers. If fireCC sync1 resolved
-    // from metastability only at the next edge, startR and sync2 may disagree for one cycle: startR without
+    // startNow = arrived && canGo && sendH, as a register: it is loaded from tS1 and the next values of `seen`,
+    // canGo and sendH (end of the area), so the decision and tx.valid leave from registers. If tS1 resolved
+    // from metastability only at the next edge, startR and tS2 may disagree for one cycle: startR without
     // `arrived` still takes the record (recLatch below), `arrived` without startR waits for the next cycle.
     val startR = RegInit(False)
     val startNow = startR
@@ -528,7 +530,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
         .elsewhen(!logRoom) { consumeOther := True; incLogDrops := True }
       // otherwise wait (a cycle or a few after an enable or a log push)
     }
-    fireCC.io.take := startNow || consumeOther
+    when(startNow || consumeOther) { seen := !seen }
     xIgnoredGray := grayEvents(RegNext(incIgnored) init False)
     xNotArmedGray := grayEvents(RegNext(incNotArmed) init False)
     xLogDropsGray := grayEvents(RegNext(incLogDrops) init False)
@@ -537,9 +539,9 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // cycles later its template's views (first word, metadata, checks; registers) are valid (sViewOk). A send
     // frame is committed (sendGo) or logged without sending (sendSkip: bad metadata, MsgSeqNum too wide) only
     // when the engine could start an order (canGo) and no fire is on its way: none in the
-    // eth_rx queue or the hold register (rxPending), none in the synchroniser (fireCC sync1, sync2 equal to `seen`).
-    // Why this never collides with a fire: sendGo/sendSkip in cycle k needs fireCC sync1 == seen in cycle k, so `arrived`
-    // is false in k+1 and startR is not loaded at the end of k (its input is fireCC sync1 =/= seen); from k+1 on, `sending`
+    // eth_rx queue or the hold register (rxPending), none in the synchroniser (tS1, tS2 equal to `seen`).
+    // Why this never collides with a fire: sendGo/sendSkip in cycle k needs tS1 == seen in cycle k, so `arrived`
+    // is false in k+1 and startR is not loaded at the end of k (its input is tS1 =/= seen); from k+1 on, `sending`
     // (sendGo) or suppressR (sendSkip) keeps freeNext, hence canGo and recFree, false until the frame
     // or the record is done. The fast path's registers (startR, canGo, recFree) are untouched by this logic.
     val suppressR = RegInit(False)   // a record without a frame starts its log writer (below)
@@ -547,10 +549,12 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val sPend = RegInit(False)
     val sCur = Reg(OrderSendRec())
     val sAge = Reg(UInt(2 bits)) init 0
+    val sToggleSync = BufferCC(xSendToggle, False)
+    val sSeen = RegInit(False)
+    xSendSeen := sSeen
     // (while disabled or the log is short of room, the entry stays in the crossing: SEND_FREE is exact)
-    val sTake = !sPend && sendCC.io.valid && ready2go
-    sendCC.io.take := sTake
-    when(sTake) { sPend := True; sCur := sendCC.io.payload; sAge := 0 } elsewhen (sAge =/= 3) { sAge := sAge + 1 }
+    val sTake = !sPend && sToggleSync =/= sSeen && ready2go
+    when(sTake) { sPend := True; sCur := xSendHold; sAge := 0; sSeen := !sSeen } elsewhen (sAge =/= 3) { sAge := sAge + 1 }
     val shadowS = RegNext(quasiStatic(sendStore.shadow.readAsync(sCur.slot)))
     val metaS = RegNext(readMeta(sendStore, sCur.slot))
     val sLenOkS = RegNext(xSendLenOk(sCur.slot)) init False
@@ -565,9 +569,9 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // The decision drives only a few registers (sending, sPend, sGoR, suppressR); the frame's commit (the record
     // and datapath registers) happens one cycle later from the register sGoR (sSkipR for a record without a frame).
     // In that cycle `sending` (sendGo) or suppressR (sendSkip) already keeps canGo and recFree off, and no
-    // fire can start or be taken (fireCC sync1 == seen in the decision cycle: see above); suppressR also keeps sArmR's stale
+    // fire can start or be taken (tS1 == seen in the decision cycle: see above); suppressR also keeps sArmR's stale
     // value from taking a second decision.
-    val sCan = sArmR && !suppressR && canGo && !sending && !startNow && !rxPending && fireCC.io.idle
+    val sCan = sArmR && !suppressR && canGo && !sending && !startNow && !rxPending && tS1 === seen && tS2 === seen
     val sendGo = sCan && sOkR
     val sendSkip = sCan && !sOkR
     sArmR := sPend && sAge === 3 && !sendGo && !sendSkip
@@ -926,7 +930,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     xIdle := RegNext(!enable && !enablePrev && !sending && !startNow && !sGoR && !sSkipR && !calcRun && writerIdle &&
       !pushR && !suppressNow && !suppressR) init False
     recFree := freeNext
-    startR := fireEarlyAhead && canGo.getAheadValue() && sendH.getAheadValue()
+    startR := (tS1 =/= seen.getAheadValue()) && canGo.getAheadValue() && sendH.getAheadValue()
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -979,7 +983,9 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val idleSync = BufferCC(xIdle, False, bufferDepth = Some(4))
     val runningSync = BufferCC(xRunning, False, bufferDepth = Some(4))
     val idleNow = !enable && idleSync
-    val cmdBusy = !cmdCC.io.push.ready
+    val cmdToggle = RegInit(False)
+    val cmdAckSync = BufferCC(xCmdAck, False)
+    val cmdBusy = cmdToggle =/= cmdAckSync
     val dirty = Reg(Bits(4 bits)) init 0   // NEXT_* written since the engine last took them
     when(enable && runningSync) { dirty := 0 }
 
@@ -1030,10 +1036,11 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     }
 
     // Commands.
-    cmdCC.io.push.valid := False
-    cmdCC.io.push.payload.assignDontCare()
+    val cmdOp = Reg(UInt(2 bits)) init 0
+    val cmdData = Reg(Bits(36 bits)) init 0
+    xCmdToggle := cmdToggle; xCmdOp := cmdOp; xCmdData := cmdData
     def command(op: Int, data: Bits): Unit = when(!cmdBusy) {
-      cmdCC.io.push.valid := True; cmdCC.io.push.payload.op := op; cmdCC.io.push.payload.data := data.resized
+      cmdOp := op; cmdData := data.resized; cmdToggle := !cmdToggle
     } otherwise { refused := True }
     val armedSync = BufferCC(xArmed, B(0, Templates bits))
     regs.ro("ARMED", 0x020, armedSync, "templates armed (one-shot: sending an order clears its bit)")
@@ -1110,10 +1117,13 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val sendMem = Mem(OrderSendRec(), SendDepth)
     val qWr = Reg(UInt(qAw + 1 bits)) init 0
     val qRd = Reg(UInt(qAw + 1 bits)) init 0
-    val holdFree = sendCC.io.push.ready
-    sendCC.io.push.valid := qWr =/= qRd
-    sendCC.io.push.payload := sendMem.readAsync(qRd(qAw - 1 downto 0))
-    when(sendCC.io.push.fire) { qRd := qRd + 1 }
+    val sHold = Reg(OrderSendRec())
+    val sToggle = RegInit(False)
+    val sSeenSync = BufferCC(xSendSeen, False)
+    val holdFree = sToggle === sSeenSync
+    xSendToggle := sToggle
+    xSendHold := sHold
+    when(holdFree && qWr =/= qRd) { sHold := sendMem.readAsync(qRd(qAw - 1 downto 0)); qRd := qRd + 1; sToggle := !sToggle }
     val outstanding = (qWr - qRd).resize(qAw + 2) + (!holdFree).asUInt.resize(qAw + 2)
     val sendFree = (U(SendDepth, qAw + 2 bits) - outstanding)
     val push = Flow(OrderSendRec())

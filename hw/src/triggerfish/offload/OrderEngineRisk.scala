@@ -196,7 +196,7 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     val sAsked = RegInit(False)
     val sAsk = on && t.sCan && t.sOkR && sendGated(t.sCur.slot) && !sAsked   // (OrderEngine's sendGo, before the override below)
     val asked = RegInit(False)      // this fire's request is in the gate (until the fire is started or refused)
-    val startD = t.fireEarlyAhead && t.canGo.getAheadValue() && t.sendH.getAheadValue()  // OrderEngine's
+    val startD = (t.tS1 =/= t.seen.getAheadValue()) && t.canGo.getAheadValue() && t.sendH.getAheadValue()  // OrderEngine's
     val decideNow = on && startD && !sAsked
     gate.io.request.valid := (decideNow && !asked) || sAsk
     gate.io.request.ticket := sAsk ? (U(1, 1 bits) @@ t.sCur.slot).resize(rc.ticketW) | t.tmplH.resize(rc.ticketW)
