@@ -1,23 +1,24 @@
-// The clock-domain crossing the offload's blocks share for "one transfer at a time, the data held stable" (issue 15,
-// item 7: one reusable handshake instead of four built by hand). Used by the order engine for its fires
-// (eth_rx -> eth_tx), its send queue and its commands (sys -> eth_tx), and by the receive parser's command channel
-// (sys -> eth_rx).
+// The clock-domain crossing for "one transfer at a time, the data held stable" (issue 15, item 7: one reusable
+// handshake instead of four built by hand). Meant for the order engine's fires (eth_rx -> eth_tx), its send queue and
+// its commands (sys -> eth_tx), and the receive parser's command channel (sys -> eth_rx), which still have their own.
+// Not used yet: with all four switched to it (commit 0cca36e) every test passed, but the Colorlight 5A-75B missed
+// 125 MHz on all four of its seeds, so the users went back (docs/DESIGN.md, "Clock domains and data path").
 //
 //   src:  push.fire loads `hold` and flips `toggle` (push.ready: nothing in flight, toggle == the returned seen)
 //   dst:  toggle -> sync1 -> sync2 (two flops); a transfer is there (`valid`) while sync2 =/= seen; `take` flips seen
 //   back: seen -> `ackDelay` dst registers -> two src flops (ackSync); push.ready again once ackSync == toggle
 //
 // Timing, push.fire in src cycle c with both domains on the same edges: `early` (sync1 =/= seen) is high in c+2 and
-// `valid` in c+3 (the order engine loads its start register at the end of c+2 from `earlyAhead`, so that its first
-// byte leaves in c+3: OrderEngine.scala's header). A take in dst cycle t makes push.ready high in t+3+ackDelay
+// `valid` in c+3 (a user like the order engine can load its start register at the end of c+2 from `earlyAhead`, so
+// that its first byte leaves in c+3, as OrderEngine.scala's header has it). A take in dst cycle t makes push.ready high in t+3+ackDelay
 // (`acked` pulses then). With unrelated clocks `valid` rises 2 to 3 dst periods after the src edge that flipped the
 // toggle.
 //
 // The payload is read straight from `hold` in the destination: it changed with the toggle, at least one dst period
 // before the edge at which `valid` rises, and stays until the source sees the take. So it is valid (stable) whenever
 // `early` or `valid` is high, and may be registered every cycle by a destination that uses it only then.
-// `early` comes from the first synchroniser flop: a register loaded from it (through one level of logic, as the
-// engine's start register) is that flop's second stage; anything wider must wait for `valid`.
+// `early` comes from the first synchroniser flop: a register loaded from it (through one level of logic, as an
+// order engine's start register would be) is that flop's second stage; anything wider must wait for `valid`.
 //
 // Resets: both domains' resets are asserted together (the toggles restart equal).
 package triggerfish.lib

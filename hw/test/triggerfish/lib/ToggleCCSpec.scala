@@ -38,7 +38,7 @@ class ToggleCCTop(val ackDelay: Int) extends Component {
 
 class ToggleCCSpec extends AnyFunSuite {
   val seed = TfSim.seed(31)
-  lazy val compiled = Map(0 -> 0, 2 -> 2).map { case (k, d) => k -> TfSim.config.compile(new ToggleCCTop(d).setDefinitionName(s"ToggleCCTop_d$d")) }
+  lazy val compiled = Seq(0, 2).map(d => d -> TfSim.config.compile(new ToggleCCTop(d).setDefinitionName(s"ToggleCCTop_d$d"))).toMap
 
   def start(dut: ToggleCCTop, srcP: Int, dstP: Int, sameEdges: Boolean, rnd: Random): Unit = {
     for ((cd, p) <- Seq((dut.srcCd, srcP), (dut.dstCd, dstP))) cd.forkStimulus(p.toLong, if (sameEdges) 0 else rnd.nextInt(p), 16)
