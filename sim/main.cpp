@@ -21,6 +21,9 @@
 //                         firmware built with -DTF_PROF holds bit 7 high from a receive slot, and sets bit 6 as it
 //                         ends the window in the 35=W callback, so that only the market data path is counted
 //   +sys-period-ps=<ps>   sys clock period (default: the build's TF_SYS_CLOCK_HZ); Ethernet clocks are 8 ns
+//   +uart-divisor=<n>     sys cycles per bit of the console's UART (default: the build's TF_UART_DIVISOR), for a
+//                         firmware built with UART_DIVISOR=<n> (fw/Makefile): a board's console speed, e.g. 434 for
+//                         115200 baud at the Zynq boards' 50 MHz
 //   Ethernet (GMII port, sim/eth): +tap= +slirp +pcap= +eth-ctl= +eth-frame-log= ... (sim/eth/README.md), and an
 //                         impaired wire in simulated time: +impair-rx= +impair-tx= +impair-seed= +pcap-host=
 // Clocks: every clock has its own period; the harness steps from one clock edge to the next (in ps), so
@@ -321,8 +324,10 @@ int main(int argc, char **argv) {
         if (!quiet) fprintf(stderr, "sim: tracing to %s from cycle %llu\n", trace_file.c_str(), (unsigned long long)trace_start);
     }
 
-    UartRx uart_rx(TF_UART_DIVISOR);
-    UartTx uart_tx(TF_UART_DIVISOR);
+    const int uart_divisor = (int)plus_u64("uart-divisor", TF_UART_DIVISOR);
+    if (uart_divisor < 4) { fprintf(stderr, "sim: +uart-divisor=%d: at least 4 (the UART's minimum)\n", uart_divisor); return 2; }
+    UartRx uart_rx(uart_divisor);
+    UartTx uart_tx(uart_divisor);
     if (uart_tcp.listen_fd >= 0) uart_rx.tcp = &uart_tcp;
     bool uart_in_queued = uart_in.empty();
 

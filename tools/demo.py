@@ -28,7 +28,10 @@ sys.path.insert(0, os.path.join(ROOT, "tools", "tfctl"))  # this checkout's tfct
 from tfctl import Appliance  # noqa: E402
 from tfctl.protocol import arm_line as tfctl_arm_line  # noqa: E402
 SIM = os.path.join(ROOT, "build/sim/obj/VSoc")
-FW = os.path.join(ROOT, "build/fw/sim/firmware.hex")
+# As for sim/tests/run.sh: FW=<firmware without .hex> runs another firmware build, SIM_ARGS more plusargs (measurement:
+# SIM_ARGS="+pc-hist=... +uart-divisor=434"; sim/main.cpp)
+FW = os.path.join(ROOT, os.environ.get("FW", "build/fw/sim/firmware") + ".hex")  # (relative to the checkout)
+SIM_ARGS = os.environ.get("SIM_ARGS", "").split()
 JAR = os.path.join(ROOT, "out/exchange/assembly.dest/out.jar")
 KERNEL_IP = "10.77.0.1"
 CLONE_NEWNET = 0x40000000
@@ -111,7 +114,7 @@ class Demo:
         # the console on a free TCP port of the host (inside the namespace when there is one: tfctl connects there)
         cmd = self.netns_prefix() + [SIM, f"+firmware={FW}", f"+pcap={self.pcap}", f"+eth-frame-log={self.frames}",
                                      "+uart-tcp=0", f"+uart-tcp-port-file={self.port_file}", f"+eth-ctl={self.ctl_path}",
-                                     "+timeout=4000000000"] + net
+                                     "+timeout=4000000000"] + net + SIM_ARGS
         self.sim = subprocess.Popen(cmd, stdout=self.sim_log, stderr=subprocess.STDOUT, cwd=ROOT)
         say(f"soc: booting the SoC in Verilator (VexRiscv + LiteEth MAC, firmware {os.path.relpath(FW, ROOT)})")
 

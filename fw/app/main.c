@@ -62,6 +62,10 @@ static int cmd_info(int argc, char **argv) {
     printf("  uptime %lu ms, cycles %lu\n", (unsigned long)timer_ms(), (unsigned long)sysctrl_cycles());
     printf("  stack: %lu of %lu bytes used at most; RAM free %lu bytes\n", stack_used(),
            (unsigned long)((__stack_top - __heap_end) * 4), (unsigned long)ram_free());
+#if UART_TX_RING
+    printf("  console: %u-byte transmit ring, %lu bytes held, %lu bytes waited for room\n", (unsigned)UART_TX_RING,
+           (unsigned long)uart_tx_held(), (unsigned long)uart_tx_waits());
+#endif
     return 0;
 }
 TF_COMMAND(info, "build, clock, uptime, stack", cmd_info);

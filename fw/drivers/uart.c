@@ -5,6 +5,7 @@
 
 #include "drivers/csr.h"
 #include "drivers/sysctrl.h"
+#include "lib/bytering.h"
 #include "soc.h"
 
 /* Received bytes, moved out of the 16-byte hardware FIFO by the receive interrupt so that typing (or a
@@ -17,7 +18,7 @@ static bool tx_line_start = true; /* the last byte sent ended a line (or none wa
 static inline uint32_t rd(uint32_t reg) { return tf_read32(UART_BASE + reg); }
 static inline void wr(uint32_t reg, uint32_t v) { tf_write32(UART_BASE + reg, v); }
 
-static void uart_rx_irq(void) {
+static void uart_rx(void) {
     uint32_t v;
     while ((v = rd(UART_DATA_RX)) >> UART_DATA_RX_VALID_SHIFT & 1u) {
         uint32_t next = (rx_head + 1) % UART_RX_RING;
@@ -27,19 +28,90 @@ static void uart_rx_irq(void) {
     }
 }
 
-void uart_init(void) {
-    wr(UART_DIVISOR, TF_UART_DIVISOR);
-    rx_head = rx_tail = 0;
-    wr(UART_IRQ_ENABLE, 1); /* receive FIFO not empty */
-    irq_attach(TF_IRQ_UART, uart_rx_irq);
-    irq_global_enable();
+static inline uint32_t tx_fifo_free(void) { return (rd(UART_STATUS) >> UART_STATUS_TX_FREE_SHIFT) & UART_STATUS_TX_FREE_MASK; }
+
+#define IRQ_RX 1u /* UART_IRQ_ENABLE: while the receive FIFO is not empty */
+#define IRQ_TX 2u /* while the transmit FIFO is empty */
+
+#if UART_TX_RING
+/* Console output that finds the transmit FIFO full waits in a ring of UART_TX_RING bytes (fw/Makefile: where the RAM
+ * has room), and the UART's interrupt refills the FIFO from it each time the FIFO runs empty, so that printing a line
+ * does not hold the CPU for the line's time on the wire (100 cycles a character in the simulation, 3,260 at 115200
+ * baud on a 37.5 MHz board): the messages that come after it are not held up. A full ring waits for room, as the
+ * unbuffered console always does: nothing is dropped.
+ * One producer (uart_putc, never called from an interrupt handler but for a fatal trap's report, which ends the run)
+ * and one consumer (the interrupt; uart_putc itself only while interrupts are off): the producer writes the byte,
+ * then head, then enables the interrupt; the handler moves bytes, then tail, and turns its interrupt off when the
+ * ring is empty. Both run on the one core, the handler whole between two of the producer's instructions. */
+_Static_assert((UART_TX_RING & (UART_TX_RING - 1)) == 0, "UART_TX_RING: a power of two");
+static uint8_t tx_buf[UART_TX_RING];
+static bytering_t tx_ring;
+static uint32_t tx_waits; /* bytes written while the ring was full (each waited for room) */
+static void tx_fifo_put(uint8_t c) { wr(UART_DATA_TX, c); }
+#define barrier() __asm__ volatile("" ::: "memory")
+
+/* What the transmit FIFO has room for, from the ring; its interrupt off once the ring is empty. */
+static void tx_refill(void) {
+    bytering_drain(&tx_ring, tx_fifo_free(), tx_fifo_put);
+    if (!bytering_used(&tx_ring)) wr(UART_IRQ_ENABLE, IRQ_RX);
+}
+
+static void uart_irq(void) {
+    uart_rx();
+    tx_refill();
 }
 
 void uart_putc(char c) {
-    while (((rd(UART_STATUS) >> UART_STATUS_TX_FREE_SHIFT) & UART_STATUS_TX_FREE_MASK) == 0) {
+    tx_line_start = c == '\n';
+    barrier(); /* tail as the handler left it */
+    /* Nothing queued and room in the FIFO: straight in (an interrupt now would find the ring empty: the order holds).
+     * Only bytes that find the FIFO full take the ring, so that the interrupt comes once per FIFO's worth. */
+    if (!bytering_used(&tx_ring) && tx_fifo_free()) {
+        wr(UART_DATA_TX, (uint8_t)c);
+        return;
+    }
+    if (bytering_full(&tx_ring)) {
+        tx_waits++;
+        do {
+            if (!(csr_read(mstatus) & MSTATUS_MIE)) tx_refill(); /* no interrupt can come: move them here */
+            barrier();
+        } while (bytering_full(&tx_ring));
+    }
+    bytering_put(&tx_ring, (uint8_t)c);
+    barrier(); /* the byte and head stored before the interrupt can look at them */
+    wr(UART_IRQ_ENABLE, IRQ_RX | IRQ_TX);
+}
+
+uint32_t uart_tx_waits(void) { return tx_waits; }
+uint32_t uart_tx_held(void) {
+    barrier();
+    return bytering_used(&tx_ring);
+}
+#else
+static void uart_irq(void) { uart_rx(); }
+
+void uart_putc(char c) {
+    while (tx_fifo_free() == 0) {
     }
     wr(UART_DATA_TX, (uint8_t)c);
     tx_line_start = c == '\n';
+}
+#endif
+
+/* fw/Makefile UART_DIVISOR: another bit rate than the SoC's default (the simulation at a board's console speed). */
+#ifndef TF_UART_DIVISOR_FW
+#define TF_UART_DIVISOR_FW TF_UART_DIVISOR
+#endif
+
+void uart_init(void) {
+    wr(UART_DIVISOR, TF_UART_DIVISOR_FW);
+    rx_head = rx_tail = 0;
+#if UART_TX_RING
+    bytering_init(&tx_ring, tx_buf, UART_TX_RING, 0);
+#endif
+    wr(UART_IRQ_ENABLE, IRQ_RX);
+    irq_attach(TF_IRQ_UART, uart_irq);
+    irq_global_enable();
 }
 
 bool uart_at_line_start(void) { return tx_line_start; }
@@ -58,6 +130,10 @@ int uart_getc(void) {
 uint32_t uart_rx_drops(void) { return rx_ring_drops; }
 
 void uart_flush(void) {
+#if UART_TX_RING
+    while (uart_tx_held())
+        if (!(csr_read(mstatus) & MSTATUS_MIE)) tx_refill();
+#endif
     while (!((rd(UART_STATUS) >> UART_STATUS_TX_IDLE_SHIFT) & 1u)) {
     }
 }

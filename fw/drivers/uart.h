@@ -1,4 +1,6 @@
-/* UART console driver: blocking transmit; receive buffered by interrupt, read without blocking. */
+/* UART console driver: receive buffered by interrupt, read without blocking; transmit straight into the UART's FIFO,
+ * and when it is full into a ring that the UART's interrupt drains, where the build gives it one (UART_TX_RING bytes,
+ * fw/Makefile), else waiting for the FIFO. */
 #ifndef TF_DRIVERS_UART_H
 #define TF_DRIVERS_UART_H
 
@@ -20,5 +22,12 @@ bool uart_at_line_start(void);
 void uart_capture(char *buf, size_t max);
 /* Waits until everything written has left the transmitter. */
 void uart_flush(void);
+#ifndef UART_TX_RING
+#define UART_TX_RING 0
+#endif
+#if UART_TX_RING
+uint32_t uart_tx_waits(void); /* bytes written while the ring was full (each waited for room) */
+uint32_t uart_tx_held(void);  /* bytes in the ring now */
+#endif
 
 #endif

@@ -1,0 +1,43 @@
+/* A byte queue in a caller's buffer of a power-of-two size, for one producer and one consumer (the console's
+ * transmit ring, drivers/uart.c: the consumer there is an interrupt handler, which runs whole between two of the
+ * producer's instructions on the one core; the caller orders its stores with compiler barriers).
+ * In: bytes put one at a time while it is not full. Out: the oldest bytes first, moved to a sink as many at a time as
+ * the sink has room for (bytering_drain). The head and tail count every byte put and taken since init and wrap at
+ * 2^32: head - tail is what is held, whatever the wrap. */
+#ifndef TF_LIB_BYTERING_H
+#define TF_LIB_BYTERING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct {
+    uint8_t *buf;
+    uint32_t size; /* a power of two */
+    uint32_t head; /* bytes put since init (mod 2^32): written by the producer only */
+    uint32_t tail; /* bytes taken since init (mod 2^32): written by the consumer only */
+} bytering_t;
+
+/* start: where the counts begin (0; the host tests start near 2^32 to cross the wrap). */
+static inline void bytering_init(bytering_t *r, uint8_t *buf, uint32_t size, uint32_t start)
+{
+    r->buf = buf;
+    r->size = size;
+    r->head = r->tail = start;
+}
+
+static inline uint32_t bytering_used(const bytering_t *r) { return r->head - r->tail; }
+static inline bool bytering_full(const bytering_t *r) { return r->head - r->tail == r->size; }
+
+/* Puts c; the ring must not be full. */
+static inline void bytering_put(bytering_t *r, uint8_t c) { r->buf[r->head++ & (r->size - 1u)] = c; }
+
+/* Moves the oldest bytes, at most room of them, to sink in order; returns how many it moved. */
+static inline uint32_t bytering_drain(bytering_t *r, uint32_t room, void (*sink)(uint8_t))
+{
+    uint32_t t = r->tail, n = 0;
+    for (; n < room && t != r->head; n++, t++) sink(r->buf[t & (r->size - 1u)]);
+    r->tail = t;
+    return n;
+}
+
+#endif
