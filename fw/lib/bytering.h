@@ -1,6 +1,6 @@
 /* A byte queue in a caller's buffer of a power-of-two size, for one producer and one consumer (the console's
  * transmit ring, drivers/uart.c: the consumer there is an interrupt handler, which runs whole between two of the
- * producer's instructions on the one core; the caller orders its stores with compiler barriers).
+ * producer's instructions on the one core; put and drain store in the order that makes that safe).
  * In: bytes put one at a time while it is not full. Out: the oldest bytes first, moved to a sink as many at a time as
  * the sink has room for (bytering_drain). The head and tail count every byte put and taken since init and wrap at
  * 2^32: head - tail is what is held, whatever the wrap. */
@@ -28,14 +28,26 @@ static inline void bytering_init(bytering_t *r, uint8_t *buf, uint32_t size, uin
 static inline uint32_t bytering_used(const bytering_t *r) { return r->head - r->tail; }
 static inline bool bytering_full(const bytering_t *r) { return r->head - r->tail == r->size; }
 
-/* Puts c; the ring must not be full. */
-static inline void bytering_put(bytering_t *r, uint8_t c) { r->buf[r->head++ & (r->size - 1u)] = c; }
+/* Stores in program order: a consumer in an interrupt handler must never see a count before what it counts (the
+ * compiler is free to store `head` before the byte of `buf[head++] = c`, and did: the console lost and garbled bytes). */
+#define BYTERING_ORDER() __asm__ volatile("" ::: "memory")
 
-/* Moves the oldest bytes, at most room of them, to sink in order; returns how many it moved. */
+/* Puts c; the ring must not be full. The byte is stored before the head that shows it. */
+static inline void bytering_put(bytering_t *r, uint8_t c)
+{
+    uint32_t h = r->head;
+    r->buf[h & (r->size - 1u)] = c;
+    BYTERING_ORDER();
+    r->head = h + 1u;
+}
+
+/* Moves the oldest bytes, at most room of them, to sink in order; returns how many it moved. The bytes are read
+ * before the tail that frees their places. */
 static inline uint32_t bytering_drain(bytering_t *r, uint32_t room, void (*sink)(uint8_t))
 {
     uint32_t t = r->tail, n = 0;
     for (; n < room && t != r->head; n++, t++) sink(r->buf[t & (r->size - 1u)]);
+    BYTERING_ORDER();
     r->tail = t;
     return n;
 }
