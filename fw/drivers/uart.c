@@ -36,8 +36,8 @@ static inline uint32_t tx_fifo_free(void) { return (rd(UART_STATUS) >> UART_STAT
 #if UART_TX_RING
 /* Console output that finds the transmit FIFO full waits in a ring of UART_TX_RING bytes (fw/Makefile: where the RAM
  * has room), and the UART's interrupt refills the FIFO from it each time the FIFO runs empty, so that printing a line
- * does not hold the CPU for the line's time on the wire (100 cycles a character in the simulation, 3,260 at 115200
- * baud on a 37.5 MHz board): the messages that come after it are not held up. A full ring waits for room, as the
+ * does not hold the CPU for the line's time on the wire (100 cycles a character in the simulation, 4,340 at 115200
+ * baud on the Zynq boards' 50 MHz): the messages that come after it are not held up. A full ring waits for room, as the
  * unbuffered console always does: nothing is dropped.
  * One producer (uart_putc, never called from an interrupt handler but for a fatal trap's report, which ends the run)
  * and one consumer (the interrupt; uart_putc itself only while interrupts are off): the producer writes the byte,
@@ -48,7 +48,6 @@ static uint8_t tx_buf[UART_TX_RING];
 static bytering_t tx_ring;
 static uint32_t tx_waits; /* bytes written while the ring was full (each waited for room) */
 static void tx_fifo_put(uint8_t c) { wr(UART_DATA_TX, c); }
-#define barrier() __asm__ volatile("" ::: "memory")
 
 /* What the transmit FIFO has room for, from the ring; its interrupt off once the ring is empty. */
 static void tx_refill(void) {
@@ -63,7 +62,7 @@ static void uart_irq(void) {
 
 void uart_putc(char c) {
     tx_line_start = c == '\n';
-    barrier(); /* tail as the handler left it */
+    BYTERING_ORDER(); /* tail as the handler left it */
     /* Nothing queued and room in the FIFO: straight in (an interrupt now would find the ring empty: the order holds).
      * Only bytes that find the FIFO full take the ring, so that the interrupt comes once per FIFO's worth. */
     if (!bytering_used(&tx_ring) && tx_fifo_free()) {
@@ -74,17 +73,17 @@ void uart_putc(char c) {
         tx_waits++;
         do {
             if (!(csr_read(mstatus) & MSTATUS_MIE)) tx_refill(); /* no interrupt can come: move them here */
-            barrier();
+            BYTERING_ORDER();
         } while (bytering_full(&tx_ring));
     }
     bytering_put(&tx_ring, (uint8_t)c);
-    barrier(); /* the byte and head stored before the interrupt can look at them */
+    BYTERING_ORDER(); /* the byte and head stored before the interrupt can look at them */
     wr(UART_IRQ_ENABLE, IRQ_RX | IRQ_TX);
 }
 
 uint32_t uart_tx_waits(void) { return tx_waits; }
 uint32_t uart_tx_held(void) {
-    barrier();
+    BYTERING_ORDER();
     return bytering_used(&tx_ring);
 }
 #else
