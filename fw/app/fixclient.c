@@ -100,6 +100,7 @@ static struct {
 
 #ifdef TF_PROF
 uint32_t tf_prof[TF_PROF_MARKS], tf_prof_base;
+int tf_prof_exec_seen;
 static uint32_t prof_last[TF_PROF_MARKS];
 #endif
 static fix_session_t session;
@@ -303,7 +304,7 @@ static void on_market_data(void *ctx, const fix_md_snapshot_t *md) {
     fc.w_dt = sysctrl_cycles32() - netif_rx_cycle();
 #ifdef TF_PROF
     TF_PROF_MARK(7);
-    TF_PROF_WINDOW(2);
+    if (TF_PROF_W) TF_PROF_WINDOW(2);
     for (int i = 0; i < TF_PROF_MARKS; i++) prof_last[i] = tf_prof[i] - tf_prof_base;
 #endif
     fc.md_msgs++;
@@ -345,6 +346,9 @@ static void order_event(int idx, const fix_order_t *o) {
 
 static void on_execution(void *ctx, const fix_order_t *o, const fix_exec_event_t *ev) {
     (void)ctx;
+#ifdef TF_PROF_EXEC
+    tf_prof_exec_seen = 1;
+#endif
     fc.execs++;
     fc.cb_other++;
     if (!o) {

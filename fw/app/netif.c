@@ -216,7 +216,12 @@ void netif_poll(void) {
         TF_LOOP(TF_LOOP_RX, net_input_checked(&stack, frame, len, now, sums_ok));
         ethmac_rx_release();
     }
+#ifdef TF_PROF_EXEC
+    TF_PROF_WINDOW(tf_prof_exec_seen ? 2 : 0);
+    tf_prof_exec_seen = 0;
+#else
     TF_PROF_WINDOW(0);
+#endif
     TF_LOOP(TF_LOOP_NET_POLL, net_poll(&stack, now));
     building = false; /* a frame built but not sent (no ARP entry yet) is dropped, as the stack's own buffer was */
     send_held();

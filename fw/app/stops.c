@@ -11,6 +11,7 @@
 #include "lib/console.h"
 #include "lib/mproto.h"
 #include "lib/parse.h"
+#include "lib/prof.h"
 
 static stop_t stops[STOPS_MAX];
 static uint32_t fw_fires, hw_fires;
@@ -136,6 +137,9 @@ void stops_fire_fw(unsigned i, int64_t trade_px) {
     stop_t *s = &stops[i];
     /* the entry it kept: only the session can refuse the order (nothing can be sent now) */
     int order = fix_app_new_order(fixclient_app(), s->symbol, s->side, s->qty, s->limit_px, stops_keep(i), timer_ms());
+#ifdef TF_PROF_FIRE
+    TF_PROF_WINDOW(2); /* (lib/prof.h) */
+#endif
     if (order < 0) { /* not spent: the next trade that crosses it fires it */
         printf("stop %u: order NOT sent (%d), still armed\n", i, order);
         return;

@@ -6,7 +6,12 @@
  * TF_PROF_INSTRET counts retired instructions instead of cycles. Without TF_PROF the marks compile to nothing.
  * TF_PROF_WINDOW(1) holds GPIO output 7 high from the receive slot; TF_PROF_WINDOW(0) ends that window and
  * TF_PROF_WINDOW(2) ends it in the callback, flagged with output 6, so that the simulation's PC histogram counts the
- * market data path alone (sim/main.cpp +pc-hist-gpio=7, tools/pc-hist.py). */
+ * market data path alone (sim/main.cpp +pc-hist-gpio=7, tools/pc-hist.py).
+ * Other paths through the same window, for the firmware-stop path's cost: CFLAGS_EXTRA="-DTF_PROF -DTF_PROF_EXEC"
+ * counts instead every frame that carried an execution report or a cancel reject, from its receive slot to the end of
+ * its handling (its console lines included); "-DTF_PROF -DTF_PROF_FIRE" the frame whose 35=W fired a firmware stop,
+ * from its receive slot to the stop's order queued to the engine (`tools/bench/soc_latency.py --paths fw` with
+ * FW and SIM_ARGS as above). */
 #ifndef TF_LIB_PROF_H
 #define TF_LIB_PROF_H
 
@@ -30,6 +35,12 @@ extern uint32_t tf_prof_base; /* when the receive slot was taken */
 #define TF_PROF_BASE() (tf_prof_base = tf_prof_read())
 #include "soc.h"
 #define TF_PROF_WINDOW(on) tf_write32(GPIO_BASE + GPIO_OUT, (on) == 1 ? 0x80u : (on) == 2 ? 0x40u : 0u)
+#if defined(TF_PROF_EXEC) || defined(TF_PROF_FIRE)
+#define TF_PROF_W 0 /* the 35=W callback does not close the window */
+#else
+#define TF_PROF_W 1
+#endif
+extern int tf_prof_exec_seen; /* TF_PROF_EXEC: the frame being handled carried an execution report */
 #else
 #define TF_PROF_WINDOW(on) ((void)0)
 #define TF_PROF_MARK(i) ((void)0)
