@@ -11,6 +11,7 @@
 #include "drivers/timer.h"
 #include "drivers/uart.h"
 #include "lib/console.h"
+#include "lib/fmt.h"
 #include "lib/mproto.h"
 #include "lib/parse.h"
 #include "lib/prof.h"
@@ -63,7 +64,7 @@ static int cmd_info(int argc, char **argv) {
     printf("  stack: %lu of %lu bytes used at most; RAM free %lu bytes\n", stack_used(),
            (unsigned long)((__stack_top - __heap_end) * 4), (unsigned long)ram_free());
 #if UART_TX_RING
-    printf("  console: %u-byte transmit ring, %lu bytes held, %lu bytes waited for room\n", (unsigned)UART_TX_RING,
+    printf("  console: %u-byte transmit ring, %lu bytes held, full %lu times\n", (unsigned)UART_TX_RING,
            (unsigned long)uart_tx_held(), (unsigned long)uart_tx_waits());
 #endif
     return 0;
@@ -102,11 +103,17 @@ TF_COMMAND(leds, "leds <value>", cmd_leds);
 
 extern const struct tf_command __tf_commands_start[], __tf_commands_end[];
 
-/* Through stdio, which adds the CR before each LF, so that a machine request's console command is captured whole
- * (drivers/uart.h uart_capture). */
+/* Through printf's output, which adds the CR before each LF, so that a machine request's console command is captured
+ * whole (drivers/uart.h uart_capture): the console's own CRs are left out. */
 static void console_out(const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (s[i] != '\r') putchar(s[i]);
+    while (n) {
+        size_t k = 0;
+        while (k < n && s[k] != '\r') k++;
+        tf_stdout_write(s, k);
+        if (k < n) k++;
+        s += k;
+        n -= k;
+    }
 }
 
 int main(void) {

@@ -168,7 +168,6 @@ int selftest_run(void) {
     uint64_t t0 = sysctrl_cycles();
     for (unsigned i = 0; i < sizeof checks / sizeof checks[0]; i++) {
         printf("selftest: %s ... ", checks[i].name);
-        fflush(stdout);
         failed += checks[i].fn();
     }
     unsigned n = sizeof checks / sizeof checks[0];

@@ -3,6 +3,7 @@
 
 #ifdef TF_HAS_OFFLOAD
 #include "drivers/sysctrl.h"
+#include "lib/mem.h"
 
 static uint32_t rd(uint32_t r) { return tf_read32(ORDER_TX_BASE + r); }
 static void wr(uint32_t r, uint32_t v) { tf_write32(ORDER_TX_BASE + r, v); }
@@ -31,7 +32,12 @@ uint32_t order_tx_armed(void) { return rd(ORDER_TX_ARMED); }
 
 void order_tx_load_frame(unsigned t, const uint8_t *frame, const order_tx_meta_t *m) {
     uint32_t base = ORDER_TX_TEMPLATE + t * ORDER_TX_TEMPLATE_BYTES; /* a long frame runs on into slot t + 1 */
-    for (unsigned i = 0; i < m->len; i += 4) {
+    unsigned i = 0;
+#if TF_MEM_WORDS
+    if (!((uintptr_t)frame & 3u)) /* whole words as they are (the template RAM is little-endian, as the CPU) */
+        for (; i + 4 <= m->len; i += 4) wr(base + i, *(const tf_word_t *)(frame + i));
+#endif
+    for (; i < m->len; i += 4) {
         uint32_t w = 0;
         for (unsigned k = 0; k < 4 && i + k < m->len; k++) w |= (uint32_t)frame[i + k] << (8 * k);
         wr(base + i, w);
@@ -71,7 +77,12 @@ unsigned order_tx_send_free(void) { return rd(ORDER_TX_SEND_FREE); }
 
 void order_tx_read(unsigned t, uint8_t *out, unsigned len) {
     uint32_t base = ORDER_TX_TEMPLATE + t * ORDER_TX_TEMPLATE_BYTES;
-    for (unsigned i = 0; i < len; i += 4) {
+    unsigned i = 0;
+#if TF_MEM_WORDS
+    if (!((uintptr_t)out & 3u))
+        for (; i + 4 <= len; i += 4) *(tf_word_t *)(out + i) = rd(base + i);
+#endif
+    for (; i < len; i += 4) {
         uint32_t w = rd(base + i);
         for (unsigned k = 0; k < 4 && i + k < len; k++) out[i + k] = (uint8_t)(w >> (8 * k));
     }

@@ -1,11 +1,11 @@
-/* UART driver (see uart.h) and picolibc's stdin/stdout/stderr on it. */
+/* UART driver (see uart.h) and where printf's output goes (lib/fmt.h tf_stdout_write). */
 #include "drivers/uart.h"
 
-#include <stdio.h>
 
 #include "drivers/csr.h"
 #include "drivers/sysctrl.h"
 #include "lib/bytering.h"
+#include "lib/fmt.h"
 #include "soc.h"
 
 /* Received bytes, moved out of the 16-byte hardware FIFO by the receive interrupt so that typing (or a
@@ -39,14 +39,14 @@ static inline uint32_t tx_fifo_free(void) { return (rd(UART_STATUS) >> UART_STAT
  * does not hold the CPU for the line's time on the wire (100 cycles a character in the simulation, 4,340 at 115200
  * baud on the Zynq boards' 50 MHz): the messages that come after it are not held up. A full ring waits for room, as the
  * unbuffered console always does: nothing is dropped.
- * One producer (uart_putc, never called from an interrupt handler but for a fatal trap's report, which ends the run)
- * and one consumer (the interrupt; uart_putc itself only while interrupts are off): the producer writes the byte,
- * then head, then enables the interrupt; the handler moves bytes, then tail, and turns its interrupt off when the
+ * One producer (uart_write, never called from an interrupt handler but for a fatal trap's report, which ends the run)
+ * and one consumer (the interrupt; uart_write itself only while interrupts are off): the producer writes each byte,
+ * then head, and enables the interrupt once the run is queued (or sooner, when the ring is full); the handler moves bytes, then tail, and turns its interrupt off when the
  * ring is empty. Both run on the one core, the handler whole between two of the producer's instructions. */
 _Static_assert((UART_TX_RING & (UART_TX_RING - 1)) == 0, "UART_TX_RING: a power of two");
 static uint8_t tx_buf[UART_TX_RING];
 static bytering_t tx_ring;
-static uint32_t tx_waits; /* bytes written while the ring was full (each waited for room) */
+static uint32_t tx_waits; /* times a write found the ring full and waited for room */
 static void tx_fifo_put(uint8_t c) { wr(UART_DATA_TX, c); }
 
 /* What the transmit FIFO has room for, from the ring; its interrupt off once the ring is empty. */
@@ -60,24 +60,30 @@ static void uart_irq(void) {
     tx_refill();
 }
 
-void uart_putc(char c) {
-    tx_line_start = c == '\n';
+/* Nothing queued: straight into the FIFO while it has room (an interrupt meanwhile finds the ring empty: the order
+ * holds). What finds the FIFO full takes the ring, so that the interrupt comes once per FIFO's worth; once a byte is
+ * queued, the rest of the run follows it through the ring. */
+void uart_write(const char *s, size_t n) {
+    if (!n) return;
+    tx_line_start = s[n - 1] == '\n';
     BYTERING_ORDER(); /* tail as the handler left it */
-    /* Nothing queued and room in the FIFO: straight in (an interrupt now would find the ring empty: the order holds).
-     * Only bytes that find the FIFO full take the ring, so that the interrupt comes once per FIFO's worth. */
-    if (!bytering_used(&tx_ring) && tx_fifo_free()) {
-        wr(UART_DATA_TX, (uint8_t)c);
-        return;
+    if (!bytering_used(&tx_ring)) {
+        for (uint32_t room = tx_fifo_free(); n && room; n--, room--) wr(UART_DATA_TX, (uint8_t)*s++);
+        if (!n) return;
     }
-    if (bytering_full(&tx_ring)) {
-        tx_waits++;
+    for (;;) {
+        uint32_t k = bytering_write(&tx_ring, (const uint8_t *)s, n);
+        s += k;
+        n -= k;
+        if (!n) break;
+        tx_waits++; /* the ring is full */
+        wr(UART_IRQ_ENABLE, IRQ_RX | IRQ_TX); /* what is queued so far must move for room to come */
         do {
             if (!(csr_read(mstatus) & MSTATUS_MIE)) tx_refill(); /* no interrupt can come: move them here */
             BYTERING_ORDER();
         } while (bytering_full(&tx_ring));
     }
-    bytering_put(&tx_ring, (uint8_t)c);
-    BYTERING_ORDER(); /* the byte and head stored before the interrupt can look at them */
+    BYTERING_ORDER(); /* the bytes and head stored before the interrupt can look at them */
     wr(UART_IRQ_ENABLE, IRQ_RX | IRQ_TX);
 }
 
@@ -89,13 +95,18 @@ uint32_t uart_tx_held(void) {
 #else
 static void uart_irq(void) { uart_rx(); }
 
-void uart_putc(char c) {
-    while (tx_fifo_free() == 0) {
+void uart_write(const char *s, size_t n) {
+    if (!n) return;
+    tx_line_start = s[n - 1] == '\n';
+    while (n) {
+        uint32_t room;
+        while ((room = tx_fifo_free()) == 0) {
+        }
+        for (; n && room; n--, room--) wr(UART_DATA_TX, (uint8_t)*s++);
     }
-    wr(UART_DATA_TX, (uint8_t)c);
-    tx_line_start = c == '\n';
 }
 #endif
+
 
 /* fw/Makefile UART_DIVISOR: another bit rate than the SoC's default (the simulation at a board's console speed). */
 #ifndef TF_UART_DIVISOR_FW
@@ -114,10 +125,6 @@ void uart_init(void) {
 }
 
 bool uart_at_line_start(void) { return tx_line_start; }
-
-void uart_write(const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++) uart_putc(s[i]);
-}
 
 int uart_getc(void) {
     if (rx_tail == rx_head) return -1;
@@ -148,30 +155,27 @@ void uart_capture(char *buf, size_t max) {
     if (buf) buf[0] = '\0';
 }
 
-static int stdio_put(char c, FILE *f) {
-    (void)f;
+/* printf's output (lib/fmt.c): into the capture buffer while there is one, else to the UART with a CR
+ * before each LF, a line's run at a time. */
+void tf_stdout_write(const char *s, size_t n) {
     if (cap_buf) {
-        if (c == '\n') cap_len = (size_t)-1; /* the next character starts a new line */
-        else if (c != '\r') {
-            if (cap_len == (size_t)-1) cap_len = 0;
-            if (cap_len + 1 < cap_max) cap_buf[cap_len++] = c, cap_buf[cap_len] = '\0';
+        for (; n; n--, s++) {
+            char c = *s;
+            if (c == '\n') cap_len = (size_t)-1; /* the next character starts a new line */
+            else if (c != '\r') {
+                if (cap_len == (size_t)-1) cap_len = 0;
+                if (cap_len + 1 < cap_max) cap_buf[cap_len++] = c, cap_buf[cap_len] = '\0';
+            }
         }
-        return (unsigned char)c;
+        return;
     }
-    if (c == '\n') uart_putc('\r');
-    uart_putc(c);
-    return (unsigned char)c;
-}
-
-static int stdio_get(FILE *f) {
-    (void)f;
-    int c;
-    while ((c = uart_getc()) < 0) {
+    while (n) {
+        size_t k = 0;
+        while (k < n && s[k] != '\n') k++;
+        uart_write(s, k);
+        if (k == n) return;
+        uart_write("\r\n", 2);
+        s += k + 1;
+        n -= k + 1;
     }
-    return c;
 }
-
-static FILE uart_stdio = FDEV_SETUP_STREAM(stdio_put, stdio_get, NULL, _FDEV_SETUP_RW);
-FILE *const stdin = &uart_stdio;
-FILE *const stdout = &uart_stdio;
-FILE *const stderr = &uart_stdio;

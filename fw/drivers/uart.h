@@ -9,14 +9,13 @@
 #include <stdint.h>
 
 void uart_init(void);
-void uart_putc(char c);
 void uart_write(const char *s, size_t n);
 /* Returns the next received byte, or -1 when none is waiting (bytes are buffered by interrupt). */
 int uart_getc(void);
 uint32_t uart_rx_drops(void); /* bytes lost because the receive ring was full */
 /* True when the last byte written ended a line (the machine protocol's lines start on a line of their own). */
 bool uart_at_line_start(void);
-/* While buf is not NULL, printf's output (not uart_putc's) goes into buf instead of the UART: its last line,
+/* While buf is not NULL, printf's output (not uart_write's) goes into buf instead of the UART: its last line,
  * cut to max-1 characters and NUL-terminated. uart_capture(NULL, 0) ends it. (The machine protocol runs
  * console commands for a request and answers with what they printed.) */
 void uart_capture(char *buf, size_t max);
@@ -26,7 +25,7 @@ void uart_flush(void);
 #define UART_TX_RING 0
 #endif
 #if UART_TX_RING
-uint32_t uart_tx_waits(void); /* bytes written while the ring was full (each waited for room) */
+uint32_t uart_tx_waits(void); /* times a write found the ring full and waited for room */
 uint32_t uart_tx_held(void);  /* bytes in the ring now */
 #endif
 

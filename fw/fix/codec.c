@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fix/utc.h"
+#include "lib/udiv.h"
 
 /* The receive hot path is built for speed (loops rotated so the backward branch is the predicted one, no
  * shared register save/restore calls, loop heads on a 32-bit word so that a turn of a byte loop never fetches an
@@ -917,8 +918,9 @@ size_t fix_fmt_uint(char *out, uint64_t v)
     }
     uint32_t w = (uint32_t)v;
     do {
-        tmp[n++] = (char)('0' + w % 10u);
-        w /= 10u;
+        uint32_t q = tf_div10(w);
+        tmp[n++] = (char)('0' + w - q * 10u);
+        w = q;
     } while (w);
     for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
     return n;

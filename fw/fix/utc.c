@@ -29,7 +29,12 @@ void fix_civil_from_days(int32_t z, int32_t *y, uint32_t *m, uint32_t *d)
     *y = (int32_t)yoe + era * 400 + (*m <= 2);
 }
 
-static void put2(char *p, uint32_t v) { p[0] = (char)('0' + v / 10u); p[1] = (char)('0' + v % 10u); }
+static void put2(char *p, uint32_t v)
+{
+    uint32_t q = tf_div10(v);
+    p[0] = (char)('0' + q);
+    p[1] = (char)('0' + v - q * 10u);
+}
 
 void fix_utc_format(char out[FIX_UTC_TS_LEN], uint64_t epoch_ms)
 {

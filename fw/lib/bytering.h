@@ -1,7 +1,7 @@
 /* A byte queue in a caller's buffer of a power-of-two size, for one producer and one consumer (the console's
  * transmit ring, drivers/uart.c: the consumer there is an interrupt handler, which runs whole between two of the
  * producer's instructions on the one core; put and drain store in the order that makes that safe).
- * In: bytes put one at a time while it is not full. Out: the oldest bytes first, moved to a sink as many at a time as
+ * In: bytes put one at a time while it is not full, or a run of them, as many as there is room for. Out: the oldest bytes first, moved to a sink as many at a time as
  * the sink has room for (bytering_drain). The head and tail count every byte put and taken since init and wrap at
  * 2^32: head - tail is what is held, whatever the wrap. */
 #ifndef TF_LIB_BYTERING_H
@@ -41,12 +41,26 @@ static inline void bytering_put(bytering_t *r, uint8_t c)
     r->head = h + 1u;
 }
 
+/* Puts as many of the n bytes at s as there is room for, in order; returns how many. The bytes are stored before the
+ * head that shows them (one store of head for the run). */
+static inline uint32_t bytering_write(bytering_t *r, const uint8_t *s, uint32_t n)
+{
+    uint32_t h = r->head, mask = r->size - 1u, room = r->size - (h - r->tail);
+    uint8_t *buf = r->buf;
+    if (n > room) n = room;
+    for (uint32_t i = 0; i < n; i++) buf[(h + i) & mask] = s[i];
+    BYTERING_ORDER();
+    r->head = h + n;
+    return n;
+}
+
 /* Moves the oldest bytes, at most room of them, to sink in order; returns how many it moved. The bytes are read
  * before the tail that frees their places. */
 static inline uint32_t bytering_drain(bytering_t *r, uint32_t room, void (*sink)(uint8_t))
 {
-    uint32_t t = r->tail, n = 0;
-    for (; n < room && t != r->head; n++, t++) sink(r->buf[t & (r->size - 1u)]);
+    uint32_t t = r->tail, h = r->head, mask = r->size - 1u, n = 0; /* what was held when it began */
+    const uint8_t *buf = r->buf;
+    for (; n < room && t != h; n++, t++) sink(buf[t & mask]);
     BYTERING_ORDER();
     r->tail = t;
     return n;

@@ -1,6 +1,7 @@
-/* The firmware's printf (see fmt.h). On the target this file also defines printf and snprintf themselves, so that the
- * linker takes them instead of picolibc's (the integer variant is 1.9 KiB of uncompressed RV32IM code; this is about
- * 0.5 KiB). */
+/* The firmware's printf (see fmt.h). On the target this file also defines printf, snprintf, putchar and puts
+ * themselves, so that the linker takes them instead of picolibc's (the integer printf is 1.9 KiB of uncompressed
+ * RV32IM code; this is about 0.5 KiB) and the firmware has no stdio stream: its output goes to the console driver a
+ * run at a time (drivers/uart.c tf_stdout_write). */
 #include "lib/fmt.h"
 
 #include <stdbool.h>
@@ -8,15 +9,18 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "lib/udiv.h"
+
 struct out {
-    tf_fmt_put_fn put;
+    tf_fmt_write_fn write;
     void *ctx;
     int n;
 };
 
 static void emit(struct out *o, const char *s, int n) {
-    for (int i = 0; i < n; i++) o->put(o->ctx, s[i]);
-    o->n += n > 0 ? n : 0;
+    if (n <= 0) return;
+    o->write(o->ctx, s, (size_t)n);
+    o->n += n;
 }
 
 static void pad(struct out *o, char c, int k) {
@@ -34,8 +38,8 @@ static int number(const char **fmt, va_list *ap) {
     return v;
 }
 
-int tf_vfmt(tf_fmt_put_fn put, void *ctx, const char *fmt, va_list ap_in) {
-    struct out o = {put, ctx, 0};
+int tf_vfmt(tf_fmt_write_fn write, void *ctx, const char *fmt, va_list ap_in) {
+    struct out o = {write, ctx, 0};
     va_list ap;
     va_copy(ap, ap_in);
     for (; *fmt; fmt++) {
@@ -86,8 +90,9 @@ int tf_vfmt(tf_fmt_put_fn put, void *ctx, const char *fmt, va_list ap_in) {
             char *p = buf + sizeof buf;
             if (v || prec != 0) /* precision 0 prints no digit for 0 */
                 do {
-                    *--p = digits[v % base];
-                    v /= base;
+                    unsigned long q = base == 16 ? v >> 4 : v <= UINT32_MAX ? tf_div10((uint32_t)v) : v / 10u;
+                    *--p = digits[v - q * base];
+                    v = q;
                 } while (v);
             s = p;
             n = (int)(buf + sizeof buf - p);
@@ -127,15 +132,18 @@ struct sbuf {
     size_t size, n;
 };
 
-static void put_buf(void *ctx, char c) {
+static void write_buf(void *ctx, const char *s, size_t n) {
     struct sbuf *b = ctx;
-    if (b->n + 1 < b->size) b->s[b->n] = c;
-    b->n++;
+    if (b->n + 1 < b->size) {
+        size_t room = b->size - 1 - b->n;
+        memcpy(b->s + b->n, s, n < room ? n : room);
+    }
+    b->n += n;
 }
 
 int tf_vsnprintf(char *s, size_t size, const char *fmt, va_list ap) {
     struct sbuf b = {s, size, 0};
-    int n = tf_vfmt(put_buf, &b, fmt, ap);
+    int n = tf_vfmt(write_buf, &b, fmt, ap);
     if (size) s[b.n < size ? b.n : size - 1] = '\0';
     return n;
 }
@@ -143,17 +151,31 @@ int tf_vsnprintf(char *s, size_t size, const char *fmt, va_list ap) {
 #ifndef TF_HOST
 #include <stdio.h>
 
-static void put_stdout(void *ctx, char c) {
+static void write_stdout(void *ctx, const char *s, size_t n) {
     (void)ctx;
-    putchar(c);
+    tf_stdout_write(s, n);
 }
 
 int printf(const char *restrict fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    int n = tf_vfmt(put_stdout, NULL, fmt, ap);
+    int n = tf_vfmt(write_stdout, NULL, fmt, ap);
     va_end(ap);
     return n;
+}
+
+/* What the compiler makes of printf("x") and printf("text\n"): the same way out, not stdio's. */
+#undef putchar
+int putchar(int c) {
+    char ch = (char)c;
+    tf_stdout_write(&ch, 1);
+    return (unsigned char)c;
+}
+
+int puts(const char *s) {
+    tf_stdout_write(s, strlen(s));
+    tf_stdout_write("\n", 1);
+    return 1;
 }
 
 int snprintf(char *restrict s, size_t size, const char *restrict fmt, ...) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fix/codec.h"
+#include "lib/udiv.h"
 
 static char *skip_ws(char *p) {
     while (*p == ' ' || *p == '\t') p++;
@@ -121,18 +122,26 @@ static void put_u32(uint32_t v) {
     char buf[11];
     int i = sizeof buf;
     do {
-        buf[--i] = (char)('0' + v % 10u);
-        v /= 10u;
+        uint32_t q = tf_div10(v);
+        buf[--i] = (char)('0' + v - q * 10u);
+        v = q;
     } while (v);
     out.write(buf + i, sizeof buf - (size_t)i);
 }
 
+/* A JSON string: what needs no escape written a run at a time, anything else as '?'. */
 static void put_str(const char *v) {
     put("\"");
-    for (; *v; v++) {
-        char c = *v;
-        if (c == '"' || c == '\\' || (unsigned char)c < 0x20 || (unsigned char)c > 0x7e) c = '?';
-        out.write(&c, 1);
+    while (*v) {
+        size_t k = 0;
+        for (unsigned char c; (c = (unsigned char)v[k]) >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; k++) {
+        }
+        if (k) out.write(v, k);
+        v += k;
+        if (*v) {
+            put("?");
+            v++;
+        }
     }
     put("\"");
 }

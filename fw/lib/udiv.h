@@ -35,6 +35,11 @@ static inline uint64_t tf_udiv_incr(tf_udiv_incr_t *st, uint64_t ticks, uint32_t
     return st->q;
 }
 
+/* v / 10 for every 32-bit v by a multiply (0xCCCCCCCD = ceil(2^35 / 10)): the CPU's divider takes about 34 cycles,
+ * its multiplier a few, and -Os keeps divu for a constant divisor (smaller code). For the digit loops that print
+ * numbers: a digit is v - 10 * (v / 10). */
+static inline uint32_t tf_div10(uint32_t v) { return (uint32_t)(((uint64_t)v * 0xCCCCCCCDu) >> 35); }
+
 /* Any 64-bit division, by shift and subtract (64 iterations): for code off the hot paths. rem may be NULL.
  * d == 0 gives all ones and n as the remainder. */
 uint64_t tf_udivmod64(uint64_t n, uint64_t d, uint64_t *rem);

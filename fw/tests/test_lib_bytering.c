@@ -25,7 +25,7 @@ static uint32_t next(void) { /* xorshift32 */
     return rng;
 }
 
-/* Random puts (while not full) and drains of 0 to 16 bytes (a 16-byte FIFO's room), counts starting at `start`. */
+/* Random puts (while not full), runs written (as much as fits) and drains of 0 to 16 bytes (a 16-byte FIFO's room), counts starting at `start`. */
 static void run(uint32_t size, uint32_t start, unsigned steps) {
     uint8_t buf[64];
     assert_true(size <= sizeof buf);
@@ -36,13 +36,22 @@ static void run(uint32_t size, uint32_t start, unsigned steps) {
     size_t in_n = 0;
     out_n = 0;
     for (unsigned s = 0; s < steps; s++) {
-        if (next() % 3) {
+        unsigned op = next() % 6;
+        if (op < 2) {
             unsigned k = next() % 24;
             for (unsigned i = 0; i < k && !bytering_full(&r); i++) {
                 uint8_t c = (uint8_t)next();
                 bytering_put(&r, c);
                 in[in_n++] = c;
             }
+        } else if (op < 4) { /* a run: as much of it as there is room for, the rest left */
+            uint8_t run_[40];
+            uint32_t k = next() % sizeof run_, room = size - bytering_used(&r);
+            for (uint32_t i = 0; i < k; i++) run_[i] = (uint8_t)next();
+            uint32_t took = bytering_write(&r, run_, k);
+            assert_int_equal(took, k < room ? k : room);
+            memcpy(in + in_n, run_, took);
+            in_n += took;
         } else {
             uint32_t room = next() % 17, held = bytering_used(&r);
             uint32_t moved = bytering_drain(&r, room, sink);

@@ -17,9 +17,14 @@ struct buf {
     size_t n;
 };
 
-static void put(void *ctx, char c) {
+static size_t writes; /* calls of the sink */
+
+static void put(void *ctx, const char *s, size_t n) {
     struct buf *b = ctx;
-    if (b->n + 1 < sizeof b->s) b->s[b->n++] = c;
+    if (n == 0) fail_msg("tf_vfmt wrote an empty run");
+    writes++;
+    for (size_t i = 0; i < n; i++)
+        if (b->n + 1 < sizeof b->s) b->s[b->n++] = s[i];
     b->s[b->n] = '\0';
 }
 
@@ -148,8 +153,24 @@ static void test_unsupported_copied_as_written(void **state) {
     assert_int_equal(n, (int)strlen("a %llu b %f c %"));
 }
 
+/* A sink is called once per run of plain text and once per converted value, never per character of them (the
+ * console pays a call per run). */
+static void test_runs_written_whole(void **state) {
+    (void)state;
+    struct buf b;
+    writes = 0;
+    int n = ours(&b, "order %s sent at %lu cycles", "TTP-12345", 123456789ul);
+    assert_string_equal(b.s, "order TTP-12345 sent at 123456789 cycles");
+    assert_int_equal(n, (int)strlen(b.s));
+    assert_int_equal(writes, 5);
+    writes = 0;
+    ours(&b, "%d|%x", -42, 255u); /* the sign is a run of its own */
+    assert_string_equal(b.s, "-42|ff");
+    assert_int_equal(writes, 4);
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_firmware_conversions), cmocka_unit_test(test_flags_width_precision),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_runs_written_whole),cmocka_unit_test(test_firmware_conversions), cmocka_unit_test(test_flags_width_precision),
                                        cmocka_unit_test(test_random_combinations),
                                        cmocka_unit_test(test_unsupported_copied_as_written),
                                        cmocka_unit_test(test_snprintf_truncation)};

@@ -79,9 +79,19 @@ static void test_incremental_matches_division(void **state) {
     }
 }
 
+/* tf_div10 against the host's division for every 32-bit value (about 4.3 billion: a few seconds on the host). */
+static void test_div10_every_u32(void **state) {
+    (void)state;
+    uint32_t v = 0;
+    do {
+        if (tf_div10(v) != v / 10u) fail_msg("tf_div10(%lu) = %lu", (unsigned long)v, (unsigned long)tf_div10(v));
+    } while (++v != 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_matches_host_division),
                                        cmocka_unit_test(test_general_division_matches_host),
-                                       cmocka_unit_test(test_incremental_matches_division)};
+                                       cmocka_unit_test(test_incremental_matches_division),
+                                       cmocka_unit_test(test_div10_every_u32)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
