@@ -1,7 +1,6 @@
 /* UART driver (see uart.h) and where printf's output goes (lib/fmt.h tf_stdout_write). */
 #include "drivers/uart.h"
 
-
 #include "drivers/csr.h"
 #include "drivers/sysctrl.h"
 #include "lib/bytering.h"
@@ -40,9 +39,9 @@ static inline uint32_t tx_fifo_free(void) { return (rd(UART_STATUS) >> UART_STAT
  * baud on the Zynq boards' 50 MHz): the messages that come after it are not held up. A full ring waits for room, as the
  * unbuffered console always does: nothing is dropped.
  * One producer (uart_write, never called from an interrupt handler but for a fatal trap's report, which ends the run)
- * and one consumer (the interrupt; uart_write itself only while interrupts are off): the producer writes each byte,
- * then head, and enables the interrupt once the run is queued (or sooner, when the ring is full); the handler moves bytes, then tail, and turns its interrupt off when the
- * ring is empty. Both run on the one core, the handler whole between two of the producer's instructions. */
+ * and one consumer (the interrupt; uart_write itself only while interrupts are off): the producer writes a run's
+ * bytes, then head, and enables the interrupt once the run is queued (or sooner, when the ring is full); the handler
+ * moves bytes, then tail, and turns its interrupt off when the ring is empty. Both run on the one core, the handler whole between two of the producer's instructions. */
 _Static_assert((UART_TX_RING & (UART_TX_RING - 1)) == 0, "UART_TX_RING: a power of two");
 static uint8_t tx_buf[UART_TX_RING];
 static bytering_t tx_ring;
@@ -106,7 +105,6 @@ void uart_write(const char *s, size_t n) {
     }
 }
 #endif
-
 
 /* fw/Makefile UART_DIVISOR: another bit rate than the SoC's default (the simulation at a board's console speed). */
 #ifndef TF_UART_DIVISOR_FW

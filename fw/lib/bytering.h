@@ -1,9 +1,9 @@
 /* A byte queue in a caller's buffer of a power-of-two size, for one producer and one consumer (the console's
  * transmit ring, drivers/uart.c: the consumer there is an interrupt handler, which runs whole between two of the
- * producer's instructions on the one core; put and drain store in the order that makes that safe).
- * In: bytes put one at a time while it is not full, or a run of them, as many as there is room for. Out: the oldest bytes first, moved to a sink as many at a time as
- * the sink has room for (bytering_drain). The head and tail count every byte put and taken since init and wrap at
- * 2^32: head - tail is what is held, whatever the wrap. */
+ * producer's instructions on the one core; write and drain store in the order that makes that safe).
+ * In: a run of bytes, as many as there is room for (bytering_write). Out: the oldest bytes first, moved to a sink as
+ * many at a time as the sink has room for (bytering_drain). The head and tail count every byte put and taken since
+ * init and wrap at 2^32: head - tail is what is held, whatever the wrap. */
 #ifndef TF_LIB_BYTERING_H
 #define TF_LIB_BYTERING_H
 
@@ -29,17 +29,9 @@ static inline uint32_t bytering_used(const bytering_t *r) { return r->head - r->
 static inline bool bytering_full(const bytering_t *r) { return r->head - r->tail == r->size; }
 
 /* Stores in program order: a consumer in an interrupt handler must never see a count before what it counts (the
- * compiler is free to store `head` before the byte of `buf[head++] = c`, and did: the console lost and garbled bytes). */
+ * compiler is free to store `head` before the byte of `buf[head++] = c`, and did: the console lost and garbled
+ * bytes). */
 #define BYTERING_ORDER() __asm__ volatile("" ::: "memory")
-
-/* Puts c; the ring must not be full. The byte is stored before the head that shows it. */
-static inline void bytering_put(bytering_t *r, uint8_t c)
-{
-    uint32_t h = r->head;
-    r->buf[h & (r->size - 1u)] = c;
-    BYTERING_ORDER();
-    r->head = h + 1u;
-}
 
 /* Puts as many of the n bytes at s as there is room for, in order; returns how many. The bytes are stored before the
  * head that shows them (one store of head for the run). */

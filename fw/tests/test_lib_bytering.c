@@ -25,7 +25,8 @@ static uint32_t next(void) { /* xorshift32 */
     return rng;
 }
 
-/* Random puts (while not full), runs written (as much as fits) and drains of 0 to 16 bytes (a 16-byte FIFO's room), counts starting at `start`. */
+/* Random single bytes (while not full), runs written (as much as fits) and drains of 0 to 16 bytes (a 16-byte
+ * FIFO's room), counts starting at `start`. */
 static void run(uint32_t size, uint32_t start, unsigned steps) {
     uint8_t buf[64];
     assert_true(size <= sizeof buf);
@@ -37,11 +38,11 @@ static void run(uint32_t size, uint32_t start, unsigned steps) {
     out_n = 0;
     for (unsigned s = 0; s < steps; s++) {
         unsigned op = next() % 6;
-        if (op < 2) {
+        if (op < 2) { /* bytes one at a time while there is room */
             unsigned k = next() % 24;
             for (unsigned i = 0; i < k && !bytering_full(&r); i++) {
                 uint8_t c = (uint8_t)next();
-                bytering_put(&r, c);
+                assert_int_equal(bytering_write(&r, &c, 1), 1);
                 in[in_n++] = c;
             }
         } else if (op < 4) { /* a run: as much of it as there is room for, the rest left */
@@ -89,8 +90,9 @@ static void test_edges(void **state) {
     bytering_init(&r, buf, 8, 0xFFFFFFFCu);
     out_n = 0;
     assert_int_equal(bytering_drain(&r, 16, sink), 0);
-    for (int i = 0; i < 8; i++) bytering_put(&r, (uint8_t)('a' + i));
+    assert_int_equal(bytering_write(&r, (const uint8_t *)"abcdefghij", 10), 8); /* as much as it holds */
     assert_true(bytering_full(&r));
+    assert_int_equal(bytering_write(&r, (const uint8_t *)"k", 1), 0);
     assert_int_equal(bytering_drain(&r, 0, sink), 0);
     assert_int_equal(bytering_drain(&r, 3, sink), 3);
     assert_false(bytering_full(&r));
