@@ -341,8 +341,7 @@ static int cmd_risk(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "reset") == 0) {
         rk.kill = false;
         order_tx_risk_ctrl(rk.on, false);
-        order_tx_risk_kill_reset();
-        bool still = order_tx_risk_killed();
+        bool still = !order_tx_risk_kill_reset();
         rk.killed_seen = still;
         printf("risk: kill %s\n", still ? "not ended: the kill pin is still high" : "ended");
         return still ? 1 : 0;

@@ -193,7 +193,16 @@ int order_tx_risk_job(const order_tx_risk_job_t *j, unsigned *reason) {
 void order_tx_risk_ctrl(bool on, bool kill) {
     wr(ORDER_TX_RISK_CTRL, (on ? BIT(ORDER_TX_RISK_CTRL, ENABLE) : 0u) | (kill ? BIT(ORDER_TX_RISK_CTRL, KILL) : 0u));
 }
-void order_tx_risk_kill_reset(void) { wr(ORDER_TX_RISK_KILL_RESET, 1u); }
+/* The write crosses to the engine's clock and the latch's state crosses back: KILLED is read again until it shows the
+ * latch cleared (a few cycles of each clock) or 1,000 sys cycles have passed (KILL or the kill pin still high latch
+ * it again at once). Read at once, the status would still show the latch of before the write. */
+bool order_tx_risk_kill_reset(void) {
+    wr(ORDER_TX_RISK_KILL_RESET, 1u);
+    uint32_t t0 = sysctrl_cycles32();
+    while (order_tx_risk_killed())
+        if (sysctrl_cycles32() - t0 > 1000u) return false;
+    return true;
+}
 bool order_tx_risk_killed(void) { return (rd(ORDER_TX_RISK_STATUS) & BIT(ORDER_TX_RISK_STATUS, KILLED)) != 0; }
 uint16_t order_tx_risk_refused(void) { return (uint16_t)rd(ORDER_TX_RISK_REFUSED); }
 void order_tx_risk_send_gated(uint32_t mask) { wr(ORDER_TX_RISK_SEND_GATED, mask); }

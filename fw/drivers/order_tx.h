@@ -95,7 +95,7 @@ typedef struct {
 } order_tx_risk_job_t;
 int order_tx_risk_job(const order_tx_risk_job_t *j, unsigned *reason);
 void order_tx_risk_ctrl(bool on, bool kill);
-void order_tx_risk_kill_reset(void);
+bool order_tx_risk_kill_reset(void); /* true: the latch is clear (waits for the crossing, at most 1,000 cycles) */
 bool order_tx_risk_killed(void);
 uint16_t order_tx_risk_refused(void);
 void order_tx_risk_send_gated(uint32_t mask);
