@@ -561,7 +561,9 @@ void fixclient_init(void) {
     }
 }
 
-void fixclient_poll(void) {
+/* Not inlined into main (link-time optimisation would: its one caller): the frames of what it inlines would then
+ * stay in main's, under every call of the main loop (fw/Makefile LTO; the deepest stack use 1,324 bytes that way). */
+__attribute__((noinline)) void fixclient_poll(void) {
     uint64_t now = now_ms(); /* (not the stack's, older: the session's own times come from now_ms) */
     if (fc.send_failed && fc.conn) {
         tcp_abort(fc.conn);

@@ -195,7 +195,9 @@ void netif_init(void) {
 static uint32_t rx_cycle;
 uint32_t netif_rx_cycle(void) { return rx_cycle; }
 
-void netif_poll(void) {
+/* Not inlined into main (link-time optimisation would: its one caller): the frames of what it inlines would then
+ * stay in main's, under every call of the main loop (fw/Makefile LTO; the deepest stack use 1,324 bytes that way). */
+__attribute__((noinline)) void netif_poll(void) {
     rx_cycle = sysctrl_cycles32(); /* the cycle this frame's receive slot is taken (when there is one) */
     TF_PROF_BASE();
     TF_PROF_WINDOW(1);
