@@ -30,10 +30,29 @@ static bool mul10_add(uint64_t *v, uint32_t d)
     return true;
 }
 
+/* The bytes up to a word boundary one at a time, then whole words: a word's four bytes summed in two 16-bit lanes
+ * (bytes 0 and 2 in one word of lanes, 1 and 3 in the other: at most 2 x 255 a word into a lane, so 128 words fit
+ * before a lane is folded), then the tail. About half the instructions of a byte loop (the builder sums every
+ * message it sends, the engine's templates are summed when built). */
 uint8_t fix_checksum(const uint8_t *p, size_t n)
 {
+    typedef uint32_t __attribute__((may_alias)) word_t;
     uint32_t sum = 0;
-    for (size_t i = 0; i < n; i++) sum += p[i];
+    while (n && ((uintptr_t)p & 3u)) {
+        sum += *p++;
+        n--;
+    }
+    while (n >= 4) {
+        size_t k = n / 4 < 128 ? n / 4 : 128;
+        uint32_t lanes = 0;
+        n -= 4 * k;
+        for (; k; k--, p += 4) {
+            uint32_t w = *(const word_t *)p;
+            lanes += (w & 0x00FF00FFu) + ((w >> 8) & 0x00FF00FFu);
+        }
+        sum += (lanes & 0xFFFFu) + (lanes >> 16);
+    }
+    while (n--) sum += *p++;
     return (uint8_t)sum;
 }
 

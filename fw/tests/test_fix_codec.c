@@ -588,6 +588,24 @@ static void test_codec_builder_exact_bytes(void **st)
     assert_memory_equal(buf, want, n);
 }
 
+/* fix_checksum sums words where it can: against a byte loop, for every start offset within a word and every length
+ * up to 1,100 (over the 128 words a lane holds before it is folded), on bytes of 0xFF (the largest lane sums) and on
+ * varied bytes. */
+static void test_codec_checksum_words_equal_bytes(void **st)
+{
+    (void)st;
+    static uint8_t buf[1200];
+    for (int fill = 0; fill < 2; fill++) {
+        for (size_t i = 0; i < sizeof buf; i++) buf[i] = fill ? (uint8_t)(i * 151u + 7u) : 0xFFu;
+        for (size_t off = 0; off < 4; off++)
+            for (size_t n = 0; n <= 1100; n++) {
+                uint32_t want = 0;
+                for (size_t i = 0; i < n; i++) want += buf[off + i];
+                if (fix_checksum(buf + off, n) != (uint8_t)want) fail_msg("offset %zu length %zu fill %d", off, n, fill);
+            }
+    }
+}
+
 static void test_codec_builder_overflow_returns_zero(void **st)
 {
     (void)st;
@@ -732,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_codec_repeating_group_count_mismatch_and_absent),
         cmocka_unit_test(test_codec_decimals),
         cmocka_unit_test(test_codec_builder_exact_bytes),
+        cmocka_unit_test(test_codec_checksum_words_equal_bytes),
         cmocka_unit_test(test_codec_builder_overflow_returns_zero),
         cmocka_unit_test(test_utc_conversion),
         cmocka_unit_test(test_codec_fuzz_random_bytes_then_resync),
