@@ -17,12 +17,23 @@ HOST_LDLIBS  ?= -lcmocka
 HOST_SOC_BUILD ?= $(HOST_BUILD)-soc
 HOST_SOC_TESTS := $(patsubst tests/%.c,$(HOST_SOC_BUILD)/%,$(wildcard tests/test_*.c))
 
-$(HOST_BUILD)/test_%: tests/test_%.c $(HOST_SRCS) $(HOST_HDRS)
+# The sources are compiled once per configuration into obj/ and every test is linked with those objects (compiling
+# them again for each of the 40 binaries took 9 s a binary, about 6 minutes of `make test`). HOST_EXTRA (a test's
+# own extra sources and include directories) goes to that test's compile and link only.
+HOST_OBJS     := $(patsubst %.c,$(HOST_BUILD)/obj/%.o,$(HOST_SRCS))
+HOST_SOC_OBJS := $(patsubst %.c,$(HOST_SOC_BUILD)/obj/%.o,$(HOST_SRCS))
+$(HOST_BUILD)/obj/%.o: %.c $(HOST_HDRS)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) $(HOST_EXTRA) -o $@ $< $(HOST_SRCS) $(HOST_LDLIBS)
-$(HOST_SOC_BUILD)/test_%: tests/test_%.c $(HOST_SRCS) $(HOST_HDRS)
+	$(HOST_CC) $(HOST_CFLAGS) -c -o $@ $<
+$(HOST_SOC_BUILD)/obj/%.o: %.c $(HOST_HDRS)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) $(NET_LIMITS) $(HOST_EXTRA) -o $@ $< $(HOST_SRCS) $(HOST_LDLIBS)
+	$(HOST_CC) $(HOST_CFLAGS) $(NET_LIMITS) -c -o $@ $<
+$(HOST_BUILD)/test_%: tests/test_%.c $(HOST_OBJS) $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) $(HOST_EXTRA) -o $@ $< $(HOST_OBJS) $(HOST_LDLIBS)
+$(HOST_SOC_BUILD)/test_%: tests/test_%.c $(HOST_SOC_OBJS) $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_CFLAGS) $(NET_LIMITS) $(HOST_EXTRA) -o $@ $< $(HOST_SOC_OBJS) $(HOST_LDLIBS)
 
 .PHONY: host-test host-build
 host-build: $(HOST_TESTS) $(HOST_SOC_TESTS)
