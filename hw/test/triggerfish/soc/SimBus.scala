@@ -11,13 +11,15 @@ object TfSim {
     * under such a path the workspace and the Verilog the tests add come through tools/nospace.sh instead. */
   def config = {
     val c = SimConfig.withVerilator.workspacePath(workspace).withConfig(
-      SpinalConfig(defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC)))
+      SpinalConfig(defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC), headerWithRepoHash = false))
     verilatorCache.fold(c)(c.cachePath(_))
   }
   /** Where SpinalSim keeps the Verilator models it compiled, by content (it looks a model up by the SHA-1 of its
     * Verilog, Verilator's version and arguments, "Found cached verilator binaries"): ~/.cache/triggerfish/spinalsim,
     * or TF_SPINALSIM_CACHE, so that a fresh clone and a second run reuse the models of unchanged blocks (21 models,
-    * about 350 s of `make test`'s compiling). None (SpinalSim's default) when that path has a space. */
+    * about 350 s of `make test`'s compiling). The Verilog is generated without the checkout's git hash in its header
+    * (headerWithRepoHash), which would make every commit a new model. None (SpinalSim's default) when that path has
+    * a space. */
   lazy val verilatorCache: Option[String] =
     sys.env.get("TF_SPINALSIM_CACHE").orElse(sys.env.get("HOME").map(h => s"$h/.cache/triggerfish/spinalsim"))
       .filter(p => p.nonEmpty && !p.exists(_.isWhitespace))
