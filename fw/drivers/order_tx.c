@@ -166,12 +166,15 @@ bool order_tx_pop(order_tx_record_t *r) {
 }
 
 #ifdef TF_HAS_RISK
-static bool risk_wait(void) {
+/* Reads RISK_STATUS until the bits of mask are clear; false after `cycles` sys cycles with them still set. */
+static bool risk_status_clears(uint32_t mask, uint32_t cycles) {
     uint32_t t0 = sysctrl_cycles32();
-    while (rd(ORDER_TX_RISK_STATUS) & BIT(ORDER_TX_RISK_STATUS, BUSY))
-        if (sysctrl_cycles32() - t0 > TF_SYS_CLOCK_HZ / 100u) return false;
+    while (rd(ORDER_TX_RISK_STATUS) & mask)
+        if (sysctrl_cycles32() - t0 > cycles) return false;
     return true;
 }
+
+static bool risk_wait(void) { return risk_status_clears(BIT(ORDER_TX_RISK_STATUS, BUSY), TF_SYS_CLOCK_HZ / 100u); }
 
 int order_tx_risk_job(const order_tx_risk_job_t *j, unsigned *reason) {
     if (!risk_wait()) return -1;
@@ -198,10 +201,7 @@ void order_tx_risk_ctrl(bool on, bool kill) {
  * it again at once). Read at once, the status would still show the latch of before the write. */
 bool order_tx_risk_kill_reset(void) {
     wr(ORDER_TX_RISK_KILL_RESET, 1u);
-    uint32_t t0 = sysctrl_cycles32();
-    while (order_tx_risk_killed())
-        if (sysctrl_cycles32() - t0 > 1000u) return false;
-    return true;
+    return risk_status_clears(BIT(ORDER_TX_RISK_STATUS, KILLED), 1000u);
 }
 bool order_tx_risk_killed(void) { return (rd(ORDER_TX_RISK_STATUS) & BIT(ORDER_TX_RISK_STATUS, KILLED)) != 0; }
 uint16_t order_tx_risk_refused(void) { return (uint16_t)rd(ORDER_TX_RISK_REFUSED); }
