@@ -6,7 +6,8 @@
 #   make bench     measurements (written under build/bench)
 #   make bench-linux  the Linux software baseline: a QuickFIX/J stop client on the kernel's TCP (root)
 #   make synth-ecp5  synthesis + place and route of the SoC for LFE5U-25F without pins (size and Fmax)
-#   make bitstream BOARD=<b>  a board's bitstream, utilisation and Fmax in build/boards/<b>/ (fails on timing)
+#   make bitstream BOARD=<b>  a board's bitstream, utilisation and Fmax in build/boards/<b>/ (fails on timing), then
+#                    the resources per block and the block of each clock's critical path (tools/fpga-blocks.py)
 #                    boards: colorlight-i5 colorlight-5a-75b (ECP5), pynq-z1 pz7020-starlite (Zynq PL:
 #                    synthesis only unless openXC7's nextpnr-xilinx is installed); see boards/<b>/README.md
 #   make flash BOARD=<b> [FLASH=spi] [CABLE=...]  load it with openFPGALoader (SRAM, or the SPI flash)
@@ -140,6 +141,7 @@ BOARD_ENV := SEEDS="$(SEEDS)" SYS_MHZ="$(SYS_MHZ)" NET_MAC="$(NET_MAC)" NET_IP="
              RAM_KIB="$(RAM_KIB)" CABLE="$(CABLE)" REQUIRE_BITSTREAM="$(REQUIRE_BITSTREAM)"
 bitstream: deps
 	@$(BOARD_ENV) tools/board.sh bitstream "$(BOARD)"
+	@$(VENV)/bin/python tools/fpga-blocks.py "$(BOARD)"
 
 flash:
 	@$(BOARD_ENV) tools/board.sh flash "$(BOARD)" $(FLASH)

@@ -5,6 +5,8 @@
 #     (sys, eth_tx, eth_rx; tools/board.sh fails otherwise), the bitstream and reports are there
 #   - both Zynq boards synthesise (yosys synth_xilinx) with their resource report; when openXC7 is
 #     installed they must also place, route, meet timing and pack
+#   - the resources of every block of each board's SoC (tools/fpga-blocks.py), adding up to yosys's own total, the
+#     CPU's RAM in its block RAMs, and the block each clock domain's critical path runs through
 #   - the flows refuse what they must: an unknown board, flashing without a bitstream, SPI flash on Zynq
 #   - openFPGALoader (Debian) knows the boards and cables the flash commands name
 #   - the build cache (tools/board.sh): `cache-key` recomputes the key a build used; the key follows the seed list
@@ -89,6 +91,45 @@ for b in $BOARDS; do
       tail -5 "$LOGS/$b.log" | sed 's/^/     /'
     fi
   fi
+done
+
+# Resources per block (tools/fpga-blocks.py: the same Verilog synthesised with the hierarchy kept, cached by its
+# content; the block each clock domain's critical path runs through). Checked against what does not come from the
+# roll-up: yosys's own total for the design (--check), the blocks every board's SoC has, and the CPU's RAM, whose
+# block RAMs follow from the board's RAM size (an ECP5 DP16KD holds 2 KiB of data, a Xilinx RAMB36E1 4 KiB).
+blocks_one() { "$PY" tools/fpga-blocks.py "$1" --check > "$LOGS/$1.blocks.log" 2>&1; echo $? > "$LOGS/$1.blocks.status"; }
+for b in $built_ok; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+  blocks_one "$b" &
+done
+wait
+for b in $built_ok; do
+  rc=$(cat "$LOGS/$b.blocks.status" 2>/dev/null || echo 1)
+  family=$(sed -n 's/^FAMILY *:= *//p' "boards/$b/board.mk")
+  ram_kib=$(sed -n 's/^RAM_KIB *:= *//p' "boards/$b/board.mk"); ram_kib=${ram_kib:-80}
+  per=$([ "$family" = ecp5 ] && echo 2 || echo 4)
+  verdict=$("$PY" - "build/boards/$b/blocks.json" "$((ram_kib / per))" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); want_ram = float(sys.argv[2])
+by = {b["block"]: b for b in j["blocks"]}
+lut = "LUT4_total" if j["family"] == "ecp5" else "LUT"
+need = ["VexRiscv", "EthFrameBuffers", "OffloadRx", "OrderEngine"]   # logic (the RAM is checked by its block RAMs)
+bad = [n for n in need + ["TfRam"] if n not in by or (n in need and (by[n][lut] <= 0 or by[n]["FF"] <= 0))]
+if bad: print("missing or empty: " + ", ".join(bad)); sys.exit()
+if by["TfRam"]["BRAM"] != want_ram: print(f"the RAM block has {by['TfRam']['BRAM']:g} block RAMs, its size wants {want_ram:g}"); sys.exit()
+top = sorted(j["blocks"], key=lambda b: -b[lut])[:3]
+paths = "; ".join(f"{c.split('.')[-1]} in {p['start_block']}" for c, p in sorted(j["critical_paths"].items()))
+print("ok " + ", ".join(f"{b['block']} {b[lut]}" for b in top) + f" of {j['total_hierarchical'][lut]} {lut.split('_')[0]}"
+      + (f"; critical paths: {paths}" if paths else ""))
+PY
+)
+  if [ "$rc" -eq 0 ] && [ "${verdict%% *}" = ok ]; then
+    ok "$b: resources per block, adding up to yosys's total, the RAM's $((ram_kib / per)) block RAMs in its block: ${verdict#ok }"
+  else
+    bad "$b: resources per block: exit $rc, ${verdict:-no blocks.json}; see $LOGS/$b.blocks.log"
+    tail -5 "$LOGS/$b.blocks.log" | sed 's/^/     /'
+  fi
+  sed 's/^/     /' "build/boards/$b/blocks.txt" 2>/dev/null
 done
 
 # The build cache.
