@@ -365,25 +365,43 @@ void offload_conn_down(void) {
     ofl.ring_busy = 0;
 }
 
-/* Slots for a frame of len bytes, in ring order; records are taken
- * meanwhile while the ring is full (the engine sends a queued frame within microseconds). -1: none came free. */
-static int ring_take(unsigned len) {
-    const unsigned need = len > ORDER_TX_TEMPLATE_BYTES ? 2u : 1u;
+/* The first of the slots a frame of len bytes takes, in ring order, once they are free (len 0: once those of a
+ * frame of any length are: offload_before_send); records are taken meanwhile while the ring is full (the engine
+ * sends a queued frame within microseconds). -1: none came free. */
+static int ring_free(unsigned len) {
     uint64_t t0 = 0;
     for (;;) {
-        unsigned k = ofl.ring_next;
-        if (k + need > RING_SLOTS) k = 0;
-        uint32_t mask = ring_mask(k, len);
-        if (!(ofl.ring_busy & mask)) {
-            ofl.ring_next = (k + need) % RING_SLOTS;
-            ofl.ring_busy |= mask;
-            return (int)k;
-        }
+        const unsigned k = ofl.ring_next, k2 = k + 2 > RING_SLOTS ? 0 : k; /* (a long frame's two slots wrap whole) */
+        const unsigned first = len > ORDER_TX_TEMPLATE_BYTES ? k2 : k;
+        const uint32_t mask = len ? ring_mask(first, len) : ring_mask(k, 1) | ring_mask(k2, ORDER_TX_TEMPLATE_BYTES + 1);
+        if (!(ofl.ring_busy & mask)) return (int)first;
         if (t0 == 0) t0 = timer_ms() + 1, ofl.ring_waits++;
         if (timer_ms() > t0 + 50) return -1;
         drain();
     }
 }
+
+/* Takes the slots for a frame of len bytes (ring_free). -1: none came free. */
+static int ring_take(unsigned len) {
+    int k = ring_free(len);
+    if (k >= 0) {
+        ofl.ring_next = ((unsigned)k + (len > ORDER_TX_TEMPLATE_BYTES ? 2u : 1u)) % RING_SLOTS;
+        ofl.ring_busy |= ring_mask((unsigned)k, len);
+    }
+    return k;
+}
+
+/* The session builds its messages in tp's FIX part (offload_tx_buffer): framed there by ofl_build_frame in place. */
+uint8_t *offload_tx_buffer(size_t *cap) {
+    *cap = OFL_FRAME_MAX - OFL_FIX_OFF;
+    return tp.frame + OFL_FIX_OFF;
+}
+
+/* Before the session builds a message in tp: the send ring's next slots free for the longest frame (one slot at
+ * ring_next and the two a long frame takes), records taken meanwhile (handling a record rebuilds its frame in tp),
+ * so that send_frame's ring_take finds them free and handles no record while the message lies in tp. (A ring still
+ * full after 50 ms: send_frame waits again and fails, as it did.) */
+void offload_before_send(void) { (void)ring_free(0); }
 
 /* Queues one firmware frame to the engine: the FIX message fix[0..n) (or none: the FIN), numbered by the engine
  * or keeping its own number. False (nothing queued) when the engine cannot take it: the caller drops the
@@ -391,6 +409,7 @@ static int ring_take(unsigned len) {
 static bool send_frame(const uint8_t *fix, size_t n, unsigned mode, bool fin) {
     ofl_conn_t cn;
     struct tcp_conn *c = fixclient_conn();
+    const bool in_tp = n && fix == tp.frame + OFL_FIX_OFF; /* built in place: a record handled now would overwrite it */
     if (!start() || !fixclient_conn_spec(&cn)) {
         error("the engine cannot send on the connection", 0);
         return false;
@@ -412,11 +431,12 @@ static bool send_frame(const uint8_t *fix, size_t n, unsigned mode, bool fin) {
         return false;
     }
     /* A full ring made ring_take take records (drain), and handling a record rebuilds its frame in tp: build this
-     * one again (the same inputs give the same frame). From here on nothing of tp is read after a drain. */
+     * one again (the same inputs give the same frame), unless the message was in tp (offload_before_send found the
+     * ring full for 50 ms: it is lost). From here on nothing of tp is read after a drain. */
     if (ofl.ring_waits != waits &&
-        ((rc = ofl_build_frame(&tp, &cn, fix, n, mode, fin)) != OFL_OK || tp.len != len)) {
+        (in_tp || (rc = ofl_build_frame(&tp, &cn, fix, n, mode, fin)) != OFL_OK || tp.len != len)) {
         ofl.ring_busy &= ~ring_mask((unsigned)k, len);
-        error("cannot build a frame of firmware's message", rc);
+        error(in_tp ? "the send ring stayed full" : "cannot build a frame of firmware's message", rc);
         return false;
     }
     const ring_t queued = {tp.len, tp.fix_len, tp.msg_off, tp.cs_off, tp.msg_width, (uint8_t)mode, fin};
