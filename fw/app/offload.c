@@ -24,17 +24,21 @@
  * simulation, where every clock ticks at the same rate). */
 #define ETH_CYCLES_PER_MS ((uint32_t)((uint64_t)TF_TIMEBASE_HZ * 125000u / TF_SYS_CLOCK_HZ))
 
+/* A loaded stop's template (its FIX message's length: len - OFL_FIX_OFF). */
 typedef struct {
-    uint16_t len, fix_len;
+    uint16_t len;
     uint8_t msg_off, msg_width, cs_off, st_off, tt_off;
 } meta_t;
 
-/* A firmware frame in the engine's send ring, from its SEND until its record (what rebuilding it needs). */
+/* A firmware frame in the engine's send ring, from its SEND until its record (what rebuilding it needs: its FIX
+ * message's length is len - OFL_FIX_OFF, its CheckSum's digits the last 4 bytes but the SOH, ofl_build_frame; a
+ * numbered frame's msg_off is below 256, send_frame, any other's 0). */
 typedef struct {
-    uint16_t len, fix_len, msg_off, cs_off;
-    uint8_t msg_width, mode; /* OFL_MSG_* */
+    uint16_t len;
+    uint8_t msg_off, msg_width, mode; /* OFL_MSG_* */
     bool fin;
 } ring_t;
+#define FIX_LEN(len) ((uint16_t)((len) - OFL_FIX_OFF))
 #define RING_SLOTS (ORDER_TX_SLOTS - ORDER_TX_SEND_SLOT0)
 
 /* The hardware's counts of the trigger table's fires: its FIRES counter, and the engine's counters of fires that got
@@ -175,13 +179,14 @@ static void handle_send(const order_tx_record_t *r) {
         return;
     }
     const ring_t *g = &ofl.ring[k];
+    const uint16_t fix_len = FIX_LEN(g->len);
     ofl.ring_busy &= ~ring_mask(k, g->len);
 #ifdef TF_HAS_RISK
     if (r->status == ORDER_TX_REC_STATUS_REFUSED) { /* a new order the risk gate refused: not sent, no number taken */
         char id[FIX_ID_MAX], text[24];
-        tcp_hw_shrink(fixclient_conn(), g->fix_len);
+        tcp_hw_shrink(fixclient_conn(), fix_len);
         order_tx_read(r->tmpl, tp.frame, g->len);
-        clordid_of(tp.frame + OFL_FIX_OFF, g->fix_len, id);
+        clordid_of(tp.frame + OFL_FIX_OFF, fix_len, id);
         risk_refused(r->tmpl, r->ip_id);
         snprintf(text, sizeof text, "risk: %s", risk_reason_name(r->ip_id));
         if (fix_app_refuse(fixclient_app(), id, text) < 0) error("a refused order firmware does not know", r->tmpl);
@@ -195,23 +200,23 @@ static void handle_send(const order_tx_record_t *r) {
     }
     memset(&tp, 0, sizeof tp);
     tp.len = g->len;
-    tp.fix_len = g->fix_len;
+    tp.fix_len = fix_len;
     tp.msg_off = g->msg_off;
     tp.msg_width = g->msg_width;
     tp.msg_mode = g->mode;
-    tp.cs_off = g->cs_off;
+    tp.cs_off = fix_len ? g->len - 4u : 0u;
     tp.fin = g->fin;
     const uint8_t *fix = adopt(r);
     if (!fix) return;
 #ifdef TF_HAS_RISK
     if (ofl.gated & (1u << k)) { /* a new order the gate accepted: its fills and its end are fed back */
         char id[FIX_ID_MAX];
-        clordid_of(fix, g->fix_len, id);
+        clordid_of(fix, fix_len, id);
         risk_booked(fix_app_find(fixclient_app(), id));
     }
 #endif
     ofl.fw_frames++;
-    ofl.fw_bytes += g->fix_len;
+    ofl.fw_bytes += fix_len;
 }
 
 static void unload(unsigned i);
@@ -262,7 +267,7 @@ static void handle(const order_tx_record_t *r) {
     const meta_t *m = &ofl.meta[i];
     memset(&tp, 0, sizeof tp);
     tp.len = m->len;
-    tp.fix_len = m->fix_len;
+    tp.fix_len = FIX_LEN(m->len);
     tp.msg_off = m->msg_off;
     tp.msg_width = m->msg_width;
     tp.msg_mode = OFL_MSG_NUMBERED;
@@ -274,7 +279,7 @@ static void handle(const order_tx_record_t *r) {
     if (!fix) return;
     uint64_t now = timer_ms();
     char id[FIX_ID_MAX];
-    clordid_of(fix, m->fix_len, id);
+    clordid_of(fix, tp.fix_len, id);
     int order = st ? fix_app_adopt_order(fixclient_app(), id, st->symbol, st->side, st->qty, st->limit_px, r->msgseq,
                                          stops_keep(i), now) : -1; /* into the entry the armed stop kept */
     uint32_t lat = r->tx_stamp - r->rx_stamp;
@@ -439,7 +444,7 @@ static bool send_frame(const uint8_t *fix, size_t n, unsigned mode, bool fin) {
         error(in_tp ? "the send ring stayed full" : "cannot build a frame of firmware's message", rc);
         return false;
     }
-    const ring_t queued = {tp.len, tp.fix_len, tp.msg_off, tp.cs_off, tp.msg_width, (uint8_t)mode, fin};
+    const ring_t queued = {tp.len, (uint8_t)tp.msg_off, tp.msg_width, (uint8_t)mode, fin};
 #ifdef TF_HAS_RISK
     gate_send((unsigned)k, fix, n, mode);
 #endif
@@ -489,7 +494,7 @@ static bool load(unsigned i, const stop_t *st) {
     }
     if (!tcp_hw_extend(fixclient_conn(), tp.fix_len)) return false;
     meta_t *m = &ofl.meta[i];
-    *m = (meta_t){tp.len, tp.fix_len, (uint8_t)tp.msg_off, tp.msg_width, (uint8_t)tp.cs_off, (uint8_t)tp.st_off,
+    *m = (meta_t){tp.len, (uint8_t)tp.msg_off, tp.msg_width, (uint8_t)tp.cs_off, (uint8_t)tp.st_off,
                   (uint8_t)tp.tt_off};
     order_tx_load(i, &tp);
 #ifdef TF_HAS_RISK
@@ -578,7 +583,7 @@ void offload_fire_pending(void) {
 /* Stop i's order will never be sent: it leaves the hardware's stops and its bytes leave the TCP lease. */
 static void unload(unsigned i) {
     ofl.loaded &= ~(1u << i);
-    tcp_hw_shrink(fixclient_conn(), ofl.meta[i].fix_len);
+    tcp_hw_shrink(fixclient_conn(), FIX_LEN(ofl.meta[i].len));
 }
 
 bool offload_cancel(unsigned i) {

@@ -325,6 +325,12 @@ static void test_firmware_frame_built_in_place(void **state) {
         memcpy(b.frame + OFL_FIX_OFF, msg, n);
         assert_int_equal(ofl_build_frame(&b, &c, b.frame + OFL_FIX_OFF, n, mode, false), OFL_OK);
         assert_int_equal(b.len, a.len);
+        /* what app/offload.c's send ring keeps no copy of: the FIX length and the CheckSum's offset follow from len */
+        assert_int_equal(a.fix_len, a.len - OFL_FIX_OFF);
+        assert_int_equal(a.cs_off, a.len - 4);
+        assert_memory_equal(a.frame + a.cs_off - 4, "\x01" "10=000\x01", 8);
+        if (mode == OFL_MSG_NUMBERED) assert_true(a.msg_off < 256);
+        else assert_int_equal(a.msg_off, 0);
         assert_memory_equal(b.frame, a.frame, a.len);
         assert_int_equal(b.fix_len, a.fix_len);
         assert_int_equal(b.msg_off, a.msg_off);
