@@ -16,6 +16,9 @@ HOST_LDLIBS  ?= -lcmocka
 # configuration the target runs is the one tested.
 HOST_SOC_BUILD ?= $(HOST_BUILD)-soc
 HOST_SOC_TESTS := $(patsubst tests/%.c,$(HOST_SOC_BUILD)/%,$(wildcard tests/test_*.c))
+# The SoC configuration builds the FIX session's messages in a buffer of the owner's (FIX_TX_EXTERNAL: the
+# firmware's is the order engine's frame scratch, fw/Makefile), as the SoCs with the offload do.
+HOST_SOC_ONLY := -DFIX_TX_EXTERNAL
 
 # The sources are compiled once per configuration into obj/ and every test is linked with those objects (compiling
 # them again for each of the 40 binaries took 9 s a binary, about 6 minutes of `make test`). HOST_EXTRA (a test's
@@ -27,13 +30,13 @@ $(HOST_BUILD)/obj/%.o: %.c $(HOST_HDRS)
 	$(HOST_CC) $(HOST_CFLAGS) -c -o $@ $<
 $(HOST_SOC_BUILD)/obj/%.o: %.c $(HOST_HDRS)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) $(NET_LIMITS) -c -o $@ $<
+	$(HOST_CC) $(HOST_CFLAGS) $(NET_LIMITS) $(HOST_SOC_ONLY) -c -o $@ $<
 $(HOST_BUILD)/test_%: tests/test_%.c $(HOST_OBJS) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
 	$(HOST_CC) $(HOST_CFLAGS) $(HOST_EXTRA) -o $@ $< $(HOST_OBJS) $(HOST_LDLIBS)
 $(HOST_SOC_BUILD)/test_%: tests/test_%.c $(HOST_SOC_OBJS) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_CFLAGS) $(NET_LIMITS) $(HOST_EXTRA) -o $@ $< $(HOST_SOC_OBJS) $(HOST_LDLIBS)
+	$(HOST_CC) $(HOST_CFLAGS) $(NET_LIMITS) $(HOST_SOC_ONLY) $(HOST_EXTRA) -o $@ $< $(HOST_SOC_OBJS) $(HOST_LDLIBS)
 
 .PHONY: host-test host-build
 host-build: $(HOST_TESTS) $(HOST_SOC_TESTS)

@@ -255,7 +255,12 @@ static void sess_send_numbered(void *ctx, const uint8_t *data, size_t len) {
     (void)ctx;
     sess_send_engine(data, len, true);
 }
-static const fix_session_ops_t sess_ops = {sess_send_kept, sess_disconnect, sess_event, NULL, sess_send_numbered};
+static void sess_before_send(void *ctx) {
+    (void)ctx;
+    offload_before_send();
+}
+static const fix_session_ops_t sess_ops = {sess_send_kept, sess_disconnect, sess_event, sess_before_send,
+                                           sess_send_numbered};
 
 void fixclient_fail(const char *why) {
     if (!fc.send_failed) printf("fix: %s: dropping the connection\n", why);
@@ -515,6 +520,13 @@ static void session_setup(bool reset_app) {
     uint64_t utc = fix_session_utc(&session, now_ms());
     uint32_t out = fix_session_next_out(&session), in = fix_session_next_in(&session);
     fix_session_init(&session, &sc, &sess_ops, NULL);
+#ifdef TF_HAS_OFFLOAD
+    size_t cap;
+    uint8_t *tx = offload_tx_buffer(&cap); /* messages built where the engine's frame is (no copy, no buffer) */
+    fix_session_set_tx(&session, tx, cap);
+#elif defined(FIX_TX_EXTERNAL)
+#error "FIX_TX_EXTERNAL: the session builds its messages in the offload's frame scratch, which this SoC has not"
+#endif
     mp_decimals = cfg.price_decimals;
     if (had_utc) fix_session_set_utc(&session, now_ms(), utc);
     if (out >= 1 && in >= 1) fix_session_set_seqnums(&session, out, in);

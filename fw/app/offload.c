@@ -24,17 +24,21 @@
  * simulation, where every clock ticks at the same rate). */
 #define ETH_CYCLES_PER_MS ((uint32_t)((uint64_t)TF_TIMEBASE_HZ * 125000u / TF_SYS_CLOCK_HZ))
 
+/* A loaded stop's template (its FIX message's length: len - OFL_FIX_OFF). */
 typedef struct {
-    uint16_t len, fix_len;
+    uint16_t len;
     uint8_t msg_off, msg_width, cs_off, st_off, tt_off;
 } meta_t;
 
-/* A firmware frame in the engine's send ring, from its SEND until its record (what rebuilding it needs). */
+/* A firmware frame in the engine's send ring, from its SEND until its record (what rebuilding it needs: its FIX
+ * message's length is len - OFL_FIX_OFF, its CheckSum's digits the last 4 bytes but the SOH, ofl_build_frame; a
+ * numbered frame's msg_off is below 256, send_frame, any other's 0). */
 typedef struct {
-    uint16_t len, fix_len, msg_off, cs_off;
-    uint8_t msg_width, mode; /* OFL_MSG_* */
+    uint16_t len;
+    uint8_t msg_off, msg_width, mode; /* OFL_MSG_* */
     bool fin;
 } ring_t;
+#define FIX_LEN(len) ((uint16_t)((len) - OFL_FIX_OFF))
 #define RING_SLOTS (ORDER_TX_SLOTS - ORDER_TX_SEND_SLOT0)
 
 /* The hardware's counts of the trigger table's fires: its FIRES counter, and the engine's counters of fires that got
@@ -175,13 +179,14 @@ static void handle_send(const order_tx_record_t *r) {
         return;
     }
     const ring_t *g = &ofl.ring[k];
+    const uint16_t fix_len = FIX_LEN(g->len);
     ofl.ring_busy &= ~ring_mask(k, g->len);
 #ifdef TF_HAS_RISK
     if (r->status == ORDER_TX_REC_STATUS_REFUSED) { /* a new order the risk gate refused: not sent, no number taken */
         char id[FIX_ID_MAX], text[24];
-        tcp_hw_shrink(fixclient_conn(), g->fix_len);
+        tcp_hw_shrink(fixclient_conn(), fix_len);
         order_tx_read(r->tmpl, tp.frame, g->len);
-        clordid_of(tp.frame + OFL_FIX_OFF, g->fix_len, id);
+        clordid_of(tp.frame + OFL_FIX_OFF, fix_len, id);
         risk_refused(r->tmpl, r->ip_id);
         snprintf(text, sizeof text, "risk: %s", risk_reason_name(r->ip_id));
         if (fix_app_refuse(fixclient_app(), id, text) < 0) error("a refused order firmware does not know", r->tmpl);
@@ -195,23 +200,23 @@ static void handle_send(const order_tx_record_t *r) {
     }
     memset(&tp, 0, sizeof tp);
     tp.len = g->len;
-    tp.fix_len = g->fix_len;
+    tp.fix_len = fix_len;
     tp.msg_off = g->msg_off;
     tp.msg_width = g->msg_width;
     tp.msg_mode = g->mode;
-    tp.cs_off = g->cs_off;
+    tp.cs_off = fix_len ? g->len - 4u : 0u;
     tp.fin = g->fin;
     const uint8_t *fix = adopt(r);
     if (!fix) return;
 #ifdef TF_HAS_RISK
     if (ofl.gated & (1u << k)) { /* a new order the gate accepted: its fills and its end are fed back */
         char id[FIX_ID_MAX];
-        clordid_of(fix, g->fix_len, id);
+        clordid_of(fix, fix_len, id);
         risk_booked(fix_app_find(fixclient_app(), id));
     }
 #endif
     ofl.fw_frames++;
-    ofl.fw_bytes += g->fix_len;
+    ofl.fw_bytes += fix_len;
 }
 
 static void unload(unsigned i);
@@ -262,7 +267,7 @@ static void handle(const order_tx_record_t *r) {
     const meta_t *m = &ofl.meta[i];
     memset(&tp, 0, sizeof tp);
     tp.len = m->len;
-    tp.fix_len = m->fix_len;
+    tp.fix_len = FIX_LEN(m->len);
     tp.msg_off = m->msg_off;
     tp.msg_width = m->msg_width;
     tp.msg_mode = OFL_MSG_NUMBERED;
@@ -274,7 +279,7 @@ static void handle(const order_tx_record_t *r) {
     if (!fix) return;
     uint64_t now = timer_ms();
     char id[FIX_ID_MAX];
-    clordid_of(fix, m->fix_len, id);
+    clordid_of(fix, tp.fix_len, id);
     int order = st ? fix_app_adopt_order(fixclient_app(), id, st->symbol, st->side, st->qty, st->limit_px, r->msgseq,
                                          stops_keep(i), now) : -1; /* into the entry the armed stop kept */
     uint32_t lat = r->tx_stamp - r->rx_stamp;
@@ -365,25 +370,43 @@ void offload_conn_down(void) {
     ofl.ring_busy = 0;
 }
 
-/* Slots for a frame of len bytes, in ring order; records are taken
- * meanwhile while the ring is full (the engine sends a queued frame within microseconds). -1: none came free. */
-static int ring_take(unsigned len) {
-    const unsigned need = len > ORDER_TX_TEMPLATE_BYTES ? 2u : 1u;
+/* The first of the slots a frame of len bytes takes, in ring order, once they are free (len 0: once those of a
+ * frame of any length are: offload_before_send); records are taken meanwhile while the ring is full (the engine
+ * sends a queued frame within microseconds). -1: none came free. */
+static int ring_free(unsigned len) {
     uint64_t t0 = 0;
     for (;;) {
-        unsigned k = ofl.ring_next;
-        if (k + need > RING_SLOTS) k = 0;
-        uint32_t mask = ring_mask(k, len);
-        if (!(ofl.ring_busy & mask)) {
-            ofl.ring_next = (k + need) % RING_SLOTS;
-            ofl.ring_busy |= mask;
-            return (int)k;
-        }
+        const unsigned k = ofl.ring_next, k2 = k + 2 > RING_SLOTS ? 0 : k; /* (a long frame's two slots wrap whole) */
+        const unsigned first = len > ORDER_TX_TEMPLATE_BYTES ? k2 : k;
+        const uint32_t mask = len ? ring_mask(first, len) : ring_mask(k, 1) | ring_mask(k2, ORDER_TX_TEMPLATE_BYTES + 1);
+        if (!(ofl.ring_busy & mask)) return (int)first;
         if (t0 == 0) t0 = timer_ms() + 1, ofl.ring_waits++;
         if (timer_ms() > t0 + 50) return -1;
         drain();
     }
 }
+
+/* Takes the slots for a frame of len bytes (ring_free). -1: none came free. */
+static int ring_take(unsigned len) {
+    int k = ring_free(len);
+    if (k >= 0) {
+        ofl.ring_next = ((unsigned)k + (len > ORDER_TX_TEMPLATE_BYTES ? 2u : 1u)) % RING_SLOTS;
+        ofl.ring_busy |= ring_mask((unsigned)k, len);
+    }
+    return k;
+}
+
+/* The session builds its messages in tp's FIX part (offload_tx_buffer): framed there by ofl_build_frame in place. */
+uint8_t *offload_tx_buffer(size_t *cap) {
+    *cap = OFL_FRAME_MAX - OFL_FIX_OFF;
+    return tp.frame + OFL_FIX_OFF;
+}
+
+/* Before the session builds a message in tp: the send ring's next slots free for the longest frame (one slot at
+ * ring_next and the two a long frame takes), records taken meanwhile (handling a record rebuilds its frame in tp),
+ * so that send_frame's ring_take finds them free and handles no record while the message lies in tp. (A ring still
+ * full after 50 ms: send_frame waits again and fails, as it did.) */
+void offload_before_send(void) { (void)ring_free(0); }
 
 /* Queues one firmware frame to the engine: the FIX message fix[0..n) (or none: the FIN), numbered by the engine
  * or keeping its own number. False (nothing queued) when the engine cannot take it: the caller drops the
@@ -391,6 +414,7 @@ static int ring_take(unsigned len) {
 static bool send_frame(const uint8_t *fix, size_t n, unsigned mode, bool fin) {
     ofl_conn_t cn;
     struct tcp_conn *c = fixclient_conn();
+    const bool in_tp = n && fix == tp.frame + OFL_FIX_OFF; /* built in place: a record handled now would overwrite it */
     if (!start() || !fixclient_conn_spec(&cn)) {
         error("the engine cannot send on the connection", 0);
         return false;
@@ -412,14 +436,15 @@ static bool send_frame(const uint8_t *fix, size_t n, unsigned mode, bool fin) {
         return false;
     }
     /* A full ring made ring_take take records (drain), and handling a record rebuilds its frame in tp: build this
-     * one again (the same inputs give the same frame). From here on nothing of tp is read after a drain. */
+     * one again (the same inputs give the same frame), unless the message was in tp (offload_before_send found the
+     * ring full for 50 ms: it is lost). From here on nothing of tp is read after a drain. */
     if (ofl.ring_waits != waits &&
-        ((rc = ofl_build_frame(&tp, &cn, fix, n, mode, fin)) != OFL_OK || tp.len != len)) {
+        (in_tp || (rc = ofl_build_frame(&tp, &cn, fix, n, mode, fin)) != OFL_OK || tp.len != len)) {
         ofl.ring_busy &= ~ring_mask((unsigned)k, len);
-        error("cannot build a frame of firmware's message", rc);
+        error(in_tp ? "the send ring stayed full" : "cannot build a frame of firmware's message", rc);
         return false;
     }
-    const ring_t queued = {tp.len, tp.fix_len, tp.msg_off, tp.cs_off, tp.msg_width, (uint8_t)mode, fin};
+    const ring_t queued = {tp.len, (uint8_t)tp.msg_off, tp.msg_width, (uint8_t)mode, fin};
 #ifdef TF_HAS_RISK
     gate_send((unsigned)k, fix, n, mode);
 #endif
@@ -469,7 +494,7 @@ static bool load(unsigned i, const stop_t *st) {
     }
     if (!tcp_hw_extend(fixclient_conn(), tp.fix_len)) return false;
     meta_t *m = &ofl.meta[i];
-    *m = (meta_t){tp.len, tp.fix_len, (uint8_t)tp.msg_off, tp.msg_width, (uint8_t)tp.cs_off, (uint8_t)tp.st_off,
+    *m = (meta_t){tp.len, (uint8_t)tp.msg_off, tp.msg_width, (uint8_t)tp.cs_off, (uint8_t)tp.st_off,
                   (uint8_t)tp.tt_off};
     order_tx_load(i, &tp);
 #ifdef TF_HAS_RISK
@@ -558,7 +583,7 @@ void offload_fire_pending(void) {
 /* Stop i's order will never be sent: it leaves the hardware's stops and its bytes leave the TCP lease. */
 static void unload(unsigned i) {
     ofl.loaded &= ~(1u << i);
-    tcp_hw_shrink(fixclient_conn(), ofl.meta[i].fix_len);
+    tcp_hw_shrink(fixclient_conn(), FIX_LEN(ofl.meta[i].len));
 }
 
 bool offload_cancel(unsigned i) {

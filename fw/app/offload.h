@@ -30,6 +30,12 @@ void offload_conn_down(void);
 /* Queues one FIX message of the session to the engine (numbered: the engine writes its MsgSeqNum; else it keeps
  * its own). False when the engine cannot take it (nothing queued: the connection must go). */
 bool offload_send(const uint8_t *fix, size_t n, bool numbered);
+/* Where the session builds its messages (fix_session_set_tx): the FIX part of the frame scratch, *cap bytes (the
+ * longest frame's), so that offload_send frames a message where it lies, without a copy. The scratch is also where
+ * records are rebuilt: offload_before_send (the session's before_send) makes room in the send ring first, so that
+ * nothing rebuilds a record there until the message is queued. */
+uint8_t *offload_tx_buffer(size_t *cap);
+void offload_before_send(void);
 /* Update the orders' ACK, adopt the records, queue the FIN when due, load stops (the main loop). */
 void offload_poll(void);
 /* The part of offload_poll that received data needs first: the orders' ACK, and the records adopted (the orders the

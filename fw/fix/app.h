@@ -51,19 +51,21 @@ typedef enum {
     FIX_ORD_REJECTED,
 } fix_ord_state_t;
 
-typedef struct {
-    fix_ord_state_t state;
-    fix_ord_state_t prev_state; /* restored by an Order Cancel Reject */
+typedef struct { /* (the states a byte each and seq before the 64-bit members: 144 bytes, not 160) */
+    uint8_t state;      /* fix_ord_state_t */
+    uint8_t prev_state; /* fix_ord_state_t, restored by an Order Cancel Reject */
     char clordid[FIX_ID_MAX];
     char cancel_clordid[FIX_ID_MAX];
     char order_id[FIX_ID_MAX];
     char symbol[FIX_SYMBOL_MAX];
     char side; /* '1' buy, '2' sell */
+    uint32_t seq; /* MsgSeqNum of the 35=D */
     int64_t qty, price;
     int64_t cum_qty, leaves_qty, avg_px;
-    uint32_t seq; /* MsgSeqNum of the 35=D */
     uint64_t sent_ms;
 } fix_order_t;
+_Static_assert(FIX_ORD_REJECTED <= 255, "an order's state is a byte");
+_Static_assert(FIX_ID_MAX != 24 || FIX_SYMBOL_MAX != 16 || sizeof(fix_order_t) == 144, "an order table entry: 144 bytes");
 
 typedef struct {
     char msg_type;   /* '8' execution report, '9' cancel reject, 'j' business reject, 0 not delivered */

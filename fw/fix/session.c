@@ -35,7 +35,7 @@ static bool store_overlaps(const fix_store_t *st, uint32_t off, uint32_t len)
     return false;
 }
 
-static fix_store_slot_t *store_find(fix_store_t *st, uint32_t seq)
+__attribute__((noinline)) static fix_store_slot_t *store_find(fix_store_t *st, uint32_t seq)
 {
     for (uint16_t i = 0; i < st->count; i++) {
         fix_store_slot_t *sl = &st->slot[(st->head + i) % FIX_STORE_SLOTS];
@@ -115,7 +115,7 @@ static fix_builder_t *begin_msg(fix_session_t *s, const char *type, uint32_t seq
     before_send(s);
     if (fresh) seq = s->next_out;
     fix_builder_t *b = &s->b;
-    fix_build_begin(b, s->tx, sizeof s->tx, type);
+    fix_build_begin(b, s->tx, s->tx_cap, type);
     if (fresh && s->ops.send_numbered) fix_build_uint_padded(b, 34, 0, FIX_NUMBERED_WIDTH); /* the transport's */
     else fix_build_uint(b, 34, seq);
     fix_build_str(b, 49, s->sender);
@@ -125,12 +125,11 @@ static fix_builder_t *begin_msg(fix_session_t *s, const char *type, uint32_t seq
 }
 
 /* Header of a resent message or gap fill: its old MsgSeqNum, PossDupFlag=Y, a fresh SendingTime.
- * The caller adds OrigSendingTime (122) next. */
+ * The caller has run before_send and adds OrigSendingTime (122) next. */
 static fix_builder_t *begin_possdup(fix_session_t *s, const char *type, uint32_t seq, uint64_t now)
 {
-    before_send(s);
     fix_builder_t *b = &s->b;
-    fix_build_begin(b, s->tx, sizeof s->tx, type);
+    fix_build_begin(b, s->tx, s->tx_cap, type);
     fix_build_uint(b, 34, seq);
     fix_build_char(b, 43, 'Y');
     fix_build_str(b, 49, s->sender);
@@ -236,6 +235,7 @@ static void send_business_reject(fix_session_t *s, uint32_t ref_seq, const fix_f
 
 static void send_gap_fill(fix_session_t *s, uint32_t seq, uint32_t new_seq, uint64_t now)
 {
+    before_send(s);
     fix_builder_t *b = begin_possdup(s, "4", seq, now);
     fix_build_utc(b, 122, fix_session_utc(s, now));
     fix_build_char(b, 123, 'Y');
@@ -249,18 +249,22 @@ static bool is_header_tag(uint32_t t)
            t == 122 || t == 10;
 }
 
-/* Rebuilds a stored message with PossDupFlag=Y, OrigSendingTime = its SendingTime, a fresh 52. */
-static bool resend_stored(fix_session_t *s, const fix_store_slot_t *sl, uint64_t now)
+/* Rebuilds stored message seq with PossDupFlag=Y, OrigSendingTime = its SendingTime, a fresh 52. The owner's
+ * before_send runs before the stored copy is read (the owner may adopt what the hardware sent there, which adds to
+ * the store and may evict this message: then it is not resent). */
+static bool resend_stored(fix_session_t *s, uint32_t seq, uint64_t now)
 {
+    before_send(s);
+    const fix_store_slot_t *sl = store_find(&s->store, seq);
     fix_msg_t *o = &s->msg; /* (the ResendRequest's fields were read: nothing reads them after do_resend) */
-    if (fix_parse(o, s->store.bytes + sl->off, sl->len) != FIX_OK || o->n < 3) return false;
+    if (!sl || fix_parse(o, s->store.bytes + sl->off, sl->len) != FIX_OK || o->n < 3) return false;
     const fix_field_t *type = &o->f[2];
     const fix_field_t *orig = fix_msg_get(o, 52);
     char t[8];
     if (type->len >= sizeof t) return false;
     memcpy(t, type->val, type->len);
     t[type->len] = '\0';
-    fix_builder_t *b = begin_possdup(s, t, sl->seq, now);
+    fix_builder_t *b = begin_possdup(s, t, seq, now);
     if (orig) fix_build_strn(b, 122, orig->val, orig->len);
     fix_cursor_t c = fix_cursor_at(o, 3); /* every field, kept or not */
     for (const fix_field_t *f; (f = fix_cursor_get(o, &c)); fix_cursor_next(o, &c))
@@ -302,16 +306,17 @@ static void do_resend(fix_session_t *s, uint32_t begin, uint32_t end, uint64_t n
         if (nx == 0 || nx > end) break; /* the rest is a gap */
         if (nx > q && !gap) gap = q;
         q = nx;
-        fix_store_slot_t *sl = store_find(&s->store, q);
+        const fix_store_slot_t *sl = store_find(&s->store, q);
+        const unsigned kind = sl->kind; /* (sending may change the store: the owner's before_send adopts there) */
         if (resendable(s, sl, now)) {
             if (gap) send_gap_fill(s, gap, q, now);
             gap = 0;
-            if (resend_stored(s, sl, now)) {
+            if (resend_stored(s, q, now)) {
                 q++;
                 continue;
             }
         }
-        if (sl->kind == FIX_KIND_ORDER) {
+        if (kind == FIX_KIND_ORDER) {
             event(s, FIX_EV_ORDER_GAPFILLED, q, NULL);
             if (s->app && s->app->on_order_dropped) s->app->on_order_dropped(s->app_ctx, q);
         }
@@ -354,6 +359,15 @@ void fix_session_init(fix_session_t *s, const fix_session_config_t *cfg, const f
     s->next_in = 1;
     fix_stream_init(&s->framer);
     store_clear(&s->store);
+#ifndef FIX_TX_EXTERNAL
+    fix_session_set_tx(s, s->tx_own, sizeof s->tx_own);
+#endif
+}
+
+void fix_session_set_tx(fix_session_t *s, uint8_t *buf, size_t cap)
+{
+    s->tx = buf;
+    s->tx_cap = (uint16_t)(!buf ? 0 : cap > FIX_TX_MAX ? FIX_TX_MAX : cap);
 }
 
 void fix_session_set_app(fix_session_t *s, const fix_app_handler_t *app, void *app_ctx)

@@ -205,12 +205,23 @@ typedef struct {
     fix_stream_t framer; /* receive side: zero-copy framing and parsing */
     fix_msg_t msg; /* message being processed; a stored message being resent (after the ResendRequest is read) */
     fix_builder_t b;
-    uint8_t tx[FIX_TX_MAX];
+    uint8_t *tx;     /* where messages are built: tx_own, or the owner's buffer (fix_session_set_tx) */
+    uint16_t tx_cap; /* its bytes */
+#ifndef FIX_TX_EXTERNAL
+    uint8_t tx_own[FIX_TX_MAX];
+#endif
     fix_store_t store;
 } fix_session_t;
 
 void fix_session_init(fix_session_t *s, const fix_session_config_t *cfg, const fix_session_ops_t *ops, void *ctx);
 void fix_session_set_app(fix_session_t *s, const fix_app_handler_t *app, void *app_ctx);
+/* Where the session builds every message it sends (new, resent, gap fill): cap bytes at buf, at most FIX_TX_MAX
+ * used; a longer message is refused as one over FIX_TX_MAX (FIX_E_FULL, nothing sent). By default (init) the
+ * session's own FIX_TX_MAX-byte buffer; built with FIX_TX_EXTERNAL the session has none and sends nothing until this
+ * is called (after every fix_session_init). The firmware builds in the order engine's frame scratch
+ * (app/offload.c), where the message is framed without a copy. buf must stay as it is from ops.before_send until
+ * ops.send / ops.send_numbered returns. */
+void fix_session_set_tx(fix_session_t *s, uint8_t *buf, size_t cap);
 
 /* Transport events */
 void fix_session_connected(fix_session_t *s, uint64_t now_ms);

@@ -1,6 +1,7 @@
 /* Prebuilt order frames (see template.h). */
 #include "offload/template.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "fix/app.h"
@@ -111,14 +112,15 @@ int ofl_build_template(ofl_template_t *t, const ofl_order_spec_t *s) {
 int ofl_build_frame(ofl_template_t *t, const ofl_conn_t *c, const uint8_t *fix, size_t n, unsigned mode, bool fin) {
     if (!t || !c || mode > OFL_MSG_NONE || (mode == OFL_MSG_NONE) != (n == 0) || (n && !fix)) return OFL_E_ARG;
     if (n > OFL_FRAME_MAX - OFL_FIX_OFF) return OFL_E_TOO_LONG;
-    memset(t, 0, sizeof *t);
+    uint8_t *m = t->frame + OFL_FIX_OFF;
+    if (n && fix != m) memmove(m, fix, n); /* (fix may be where the message goes: built there) */
+    /* (put_headers writes every header byte; nothing reads past len) */
+    memset((uint8_t *)t + offsetof(ofl_template_t, len), 0, sizeof *t - offsetof(ofl_template_t, len));
     t->len = (uint16_t)(OFL_FIX_OFF + n);
     t->fix_len = (uint16_t)n;
     t->msg_mode = (uint8_t)mode;
     t->fin = fin;
     if (n) {
-        uint8_t *m = t->frame + OFL_FIX_OFF;
-        memcpy(m, fix, n);
         /* a whole message: 8=... first, and "<SOH>10=ddd<SOH>" last */
         if (n < 16 || m[0] != '8' || m[1] != '=' || memcmp(m + n - 8, "\x01" "10=", 4) != 0 || m[n - 1] != 1) return OFL_E_ARG;
         for (size_t i = n - 4; i < n - 1; i++)

@@ -57,6 +57,9 @@ typedef struct {
     uint8_t sent[FX_MAX_SENT][FIX_MAX_MSG_LEN];
     size_t sent_len[FX_MAX_SENT];
     int nsent;
+#ifdef FIX_TX_EXTERNAL
+    uint8_t tx[FIX_TX_MAX]; /* where the session builds (the firmware's is the order engine's frame scratch) */
+#endif
     int disconnects;
     char disconnect_reason[64];
     int events[64];
@@ -114,6 +117,9 @@ static inline void fx_init(fx_t *t, const fix_session_config_t *cfg)
 {
     memset(t, 0, sizeof *t);
     fix_session_init(&t->s, cfg, &fx_ops, t);
+#ifdef FIX_TX_EXTERNAL
+    fix_session_set_tx(&t->s, t->tx, sizeof t->tx);
+#endif
 }
 
 /* Feeds raw bytes to the session. */

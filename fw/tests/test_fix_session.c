@@ -900,6 +900,115 @@ static void test_offload_before_send_hook_adopts_hardware_message(void **st)
     assert_true(hook_calls >= 2); /* the gap fill went through the hook too */
 }
 
+/* The buffer the session builds in is the owner's when set (fix_session_set_tx; the firmware's is the order
+ * engine's frame scratch): every message is handed to the transport from there, the same bytes as a session
+ * building in its own; one that does not fit is refused whole (FIX_E_FULL), nothing sent, no number taken. */
+static const uint8_t *sent_from;
+static void send_from_cb(void *ctx, const uint8_t *d, size_t n)
+{
+    sent_from = d;
+    fx_send_cb(ctx, d, n);
+}
+
+static void test_tx_buffer_of_the_owner(void **st)
+{
+    (void)st;
+    static uint8_t buf[FIX_TX_MAX + 8];
+    logon_default();
+    memset(buf, 0xA5, sizeof buf);
+    fix_session_set_tx(&T.s, buf, FIX_TX_MAX);
+    T.s.ops.send = send_from_cb;
+    sent_from = NULL;
+    int base = T.nsent;
+    assert_int_equal(send_app("V", FIX_KIND_APP, 2000), 2);
+    assert_int_equal(T.nsent, base + 1);
+    assert_ptr_equal(sent_from, buf);
+    FX_EXPECT(&T, base, "35=V|34=2|" HDR_US "11=X1|");
+    assert_true(fx_framing_ok(&T, base));
+    assert_int_equal(buf[FIX_TX_MAX], 0xA5); /* nothing written past the buffer given */
+    /* a resend (its stored copy rebuilt) and a gap fill are built there too */
+    sent_from = NULL;
+    fx_in(&T, 3000, "35=2|34=2|7=1|16=0|");
+    assert_int_equal(T.nsent, base + 3);
+    assert_ptr_equal(sent_from, buf);
+    FX_EXPECT(&T, base + 1, "35=4|34=1|43=Y|" HDR_US "122=*|123=Y|36=2|");
+    FX_EXPECT(&T, base + 2, "35=V|34=2|43=Y|" HDR_US "122=*|11=X1|");
+    /* too small for the message: refused whole, the number not taken */
+    fix_session_set_tx(&T.s, buf, 60);
+    fix_builder_t *b = fix_session_begin(&T.s, "V", 4000);
+    assert_non_null(b);
+    fix_build_str(b, 11, "X2");
+    assert_int_equal(fix_session_end(&T.s, FIX_KIND_APP, 4000), FIX_E_FULL);
+    assert_int_equal(T.nsent, base + 3);
+    assert_int_equal(fix_session_next_out(&T.s), 3);
+    /* none: nothing can be sent */
+    fix_session_set_tx(&T.s, NULL, 0);
+    assert_non_null(b = fix_session_begin(&T.s, "V", 4000));
+    fix_build_str(b, 11, "X3");
+    assert_int_equal(fix_session_end(&T.s, FIX_KIND_APP, 4000), FIX_E_FULL);
+    assert_int_equal(T.nsent, base + 3);
+    /* a size over FIX_TX_MAX is used up to FIX_TX_MAX */
+    fix_session_set_tx(&T.s, buf, sizeof buf);
+    assert_int_equal(T.s.tx_cap, FIX_TX_MAX);
+    assert_int_equal(send_app("V", FIX_KIND_APP, 5000), 3);
+    assert_int_equal(T.nsent, base + 4);
+}
+
+/* The owner's before_send runs once per message, resends and gap fills included, and for a resend before its stored
+ * copy is read: there the owner may adopt what the hardware sent (the firmware: records taken to make room in the
+ * engine's send ring), which adds to the store and can evict the very message being resent. It is then gap-filled,
+ * never resent from bytes another message overwrote. */
+static int evict_on_hook;
+static void evicting_hook(void *ctx)
+{
+    fx_t *t = ctx;
+    hook_calls++;
+    if (!evict_on_hook) return;
+    evict_on_hook = 0;
+    for (int i = 0; i < FIX_STORE_SLOTS; i++) { /* as many orders as the store has slots: every older one goes */
+        uint32_t seq = fix_session_reserve_seqnum(&t->s, 1);
+        uint8_t hw[256];
+        fix_builder_t b;
+        fix_build_begin(&b, hw, sizeof hw, "D");
+        fix_build_uint_padded(&b, 34, seq, 8);
+        fix_build_str(&b, 49, FX_US);
+        fix_build_str(&b, 52, "20260105-14:30:01.000");
+        fix_build_str(&b, 56, FX_THEM);
+        fix_app_put_nos_body(&b, "ACC", "HWEVICT", 10, 0, 11702500, 4, '2', "AAPL", 1767623401000ull);
+        size_t n = fix_build_end(&b);
+        assert_int_equal(fix_session_record_sent(&t->s, hw, n, 2000), FIX_OK);
+    }
+}
+
+static void test_before_send_once_per_message_and_before_a_resend_reads_the_store(void **st)
+{
+    (void)st;
+    logon_default();
+    assert_int_equal(send_app("V", FIX_KIND_APP, 2000), 2);
+    assert_int_equal(send_app("D", FIX_KIND_ORDER, 2001), 3);
+    assert_int_equal(send_app("F", FIX_KIND_APP, 2002), 4);
+    T.s.ops.before_send = evicting_hook;
+    hook_calls = 0;
+    evict_on_hook = 0;
+    int base = T.nsent;
+    fx_in(&T, 3000, "35=2|34=2|7=2|16=0|");
+    assert_int_equal(T.nsent, base + 3); /* resent V, the order gap-filled, resent F */
+    FX_EXPECT(&T, base, "35=V|34=2|43=Y|" HDR_US "122=*|11=X1|");
+    FX_EXPECT(&T, base + 1, "35=4|34=3|43=Y|" HDR_US "122=*|123=Y|36=4|");
+    FX_EXPECT(&T, base + 2, "35=F|34=4|43=Y|" HDR_US "122=*|11=X1|");
+    assert_int_equal(hook_calls, 3);
+    /* now the hook's orders evict V (2) and F (4) just before V is resent: both gap-filled, no bytes resent */
+    hook_calls = 0;
+    evict_on_hook = 1;
+    base = T.nsent;
+    fx_in(&T, 4000, "35=2|34=3|7=2|16=4|");
+    assert_int_equal(T.nsent, base + 1);
+    FX_EXPECT(&T, base, "35=4|34=2|43=Y|" HDR_US "122=*|123=Y|36=5|");
+    assert_true(fx_framing_ok(&T, base));
+    assert_int_equal(hook_calls, 2); /* the resend that found its message gone, then the gap fill */
+    assert_int_equal(fix_session_next_out(&T.s), 5 + FIX_STORE_SLOTS);
+}
+
 static void test_stream_split_and_batched_messages(void **st)
 {
     (void)st;
@@ -1059,6 +1168,8 @@ int main(void)
         cmocka_unit_test(test_offload_reserved_seqnum_recorded_and_resent_consistently),
         cmocka_unit_test(test_offload_unused_reserved_seqnums_gap_filled),
         cmocka_unit_test(test_offload_before_send_hook_adopts_hardware_message),
+        cmocka_unit_test(test_tx_buffer_of_the_owner),
+        cmocka_unit_test(test_before_send_once_per_message_and_before_a_resend_reads_the_store),
         cmocka_unit_test(test_stream_split_and_batched_messages),
         cmocka_unit_test(test_rx_at_boundary_only_between_whole_messages),
         cmocka_unit_test(test_fuzz_session_never_crashes_and_only_answers_well_formed),

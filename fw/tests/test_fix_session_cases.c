@@ -209,6 +209,10 @@ static void run_case(void **st)
     cfg.target_comp_id = "EXCH";
     cfg.heartbeat_s = 30;
     fix_session_init(&S, &cfg, numbered ? &ops_numbered : &ops, NULL);
+#ifdef FIX_TX_EXTERNAL
+    static uint8_t tx[FIX_TX_MAX];
+    fix_session_set_tx(&S, tx, sizeof tx);
+#endif
     memset(&eng, 0, sizeof eng);
 
     for (int i = 0; i < c->nlines; i++) {

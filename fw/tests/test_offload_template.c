@@ -301,6 +301,64 @@ static void test_firmware_frames(void **state) {
     }
 }
 
+/* A message built where its frame puts it (the firmware's session builds in the frame scratch, app/offload.c
+ * offload_tx_buffer) is framed in place: the same frame and metadata as one copied from elsewhere, whatever the
+ * scratch held before. */
+static void test_firmware_frame_built_in_place(void **state) {
+    (void)state;
+    static ofl_template_t a, b;
+    static uint8_t msg[600];
+    static char text[400];
+    ofl_conn_t c = conn();
+    memset(text, 'y', 350);
+    text[350] = 0;
+    for (int kind = 0; kind < 4; kind++) {
+        unsigned mode = kind >= 2 ? OFL_MSG_KEEP : OFL_MSG_NUMBERED;
+        size_t n = 0;
+        if (kind == 0) n = session_msg(msg, sizeof msg, "0", 8, 0, false, NULL);
+        if (kind == 1) n = session_msg(msg, sizeof msg, "5", 10, 0, false, text); /* 2 slots */
+        if (kind == 2) n = session_msg(msg, sizeof msg, "D", 0, 4711, true, "resent");
+        if (kind == 3) n = session_msg(msg, sizeof msg, "4", 0, 17, true, NULL);
+        assert_true(n > 0 && n <= OFL_FRAME_MAX - OFL_FIX_OFF);
+        assert_int_equal(ofl_build_frame(&a, &c, msg, n, mode, false), OFL_OK);
+        memset(&b, 0xA5 + kind, sizeof b); /* what an earlier frame or record left */
+        memcpy(b.frame + OFL_FIX_OFF, msg, n);
+        assert_int_equal(ofl_build_frame(&b, &c, b.frame + OFL_FIX_OFF, n, mode, false), OFL_OK);
+        assert_int_equal(b.len, a.len);
+        /* what app/offload.c's send ring keeps no copy of: the FIX length and the CheckSum's offset follow from len */
+        assert_int_equal(a.fix_len, a.len - OFL_FIX_OFF);
+        assert_int_equal(a.cs_off, a.len - 4);
+        assert_memory_equal(a.frame + a.cs_off - 4, "\x01" "10=000\x01", 8);
+        if (mode == OFL_MSG_NUMBERED) assert_true(a.msg_off < 256);
+        else assert_int_equal(a.msg_off, 0);
+        assert_memory_equal(b.frame, a.frame, a.len);
+        assert_int_equal(b.fix_len, a.fix_len);
+        assert_int_equal(b.msg_off, a.msg_off);
+        assert_int_equal(b.msg_width, a.msg_width);
+        assert_int_equal(b.msg_mode, a.msg_mode);
+        assert_int_equal(b.st_en, a.st_en);
+        assert_int_equal(b.tt_en, a.tt_en);
+        assert_int_equal(b.fin, a.fin);
+        assert_int_equal(b.cs_off, a.cs_off);
+        assert_int_equal(b.st_off, a.st_off);
+        assert_int_equal(b.tt_off, a.tt_off);
+        assert_int_equal(b.ip_csum, a.ip_csum);
+        assert_int_equal(b.tcp_csum, a.tcp_csum);
+        assert_int_equal(b.fix_sum, a.fix_sum);
+        assert_int_equal(b.day_ms, a.day_ms);
+        assert_false(b.st_en || b.tt_en);
+        assert_int_equal(b.st_off, 0);
+        assert_true(b.day_ms == 0);
+        if (mode == OFL_MSG_KEEP) assert_int_equal(b.msg_width, 0);
+        /* the same frames the engine would send for the same values */
+        static uint8_t oa[OFL_FRAME_MAX], ob[OFL_FRAME_MAX];
+        ofl_patch_t p = {0x12345678u, 0x9abcdef0u, 4096, 77, 4242, 0};
+        assert_int_equal(ofl_materialize(&a, &p, oa), a.len);
+        assert_int_equal(ofl_materialize(&b, &p, ob), a.len);
+        assert_memory_equal(oa, ob, a.len);
+    }
+}
+
 static void test_firmware_frames_bad_input_refused(void **state) {
     (void)state;
     static ofl_template_t t;
@@ -333,6 +391,7 @@ int main(void) {
         cmocka_unit_test(test_bad_input_refused),
         cmocka_unit_test(test_firmware_frames),
         cmocka_unit_test(test_firmware_frames_bad_input_refused),
+        cmocka_unit_test(test_firmware_frame_built_in_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
