@@ -9,12 +9,14 @@ run_sim() {
   local log=$1 fw=$2; shift 2
   "$SIM_BIN" +firmware="$fw" "$@" > "$log" 2>&1
 }
-# where_stopped LOG ELF: "function at file:line" for the pc the harness reported on a timeout.
+# where_stopped LOG ELF: "function at file:line" for the pc the harness reported on a timeout, with the functions it
+# was inlined into ("... (inlined by) caller at file:line": with link-time optimisation the last fetched word of a
+# loop can belong to an inlined call just before it, and the caller is where the firmware was).
 where_stopped() {
   local pc
   pc=$(sed -n 's/.*last pc \(0x[0-9a-f]*\).*/\1/p' "$1" | tail -1)
   [ -n "$pc" ] || return 0
-  riscv64-unknown-elf-addr2line -f -p -e "$2" "$pc" | sed "s|$(pwd)/||"
+  riscv64-unknown-elf-addr2line -i -f -p -e "$2" "$pc" | sed "s|$(pwd)/||" | tr '\n' ' ' | sed 's/  */ /g; s/ $//'
 }
 
 # --- The SoC running in the background, with FIFOs for the console and the Ethernet control channel ----
