@@ -859,6 +859,22 @@ static void test_offload_unused_reserved_seqnums_gap_filled(void **st)
     FX_EXPECT(&T, base, "35=4|34=2|43=Y|" HDR_US "122=*|123=Y|36=4|");
 }
 
+/* What the hardware does when it sends an order: reserves the next number and records the order it sent. */
+static void hw_sends_order(fx_t *t, const char *clordid)
+{
+    uint32_t seq = fix_session_reserve_seqnum(&t->s, 1);
+    uint8_t hw[256];
+    fix_builder_t b;
+    fix_build_begin(&b, hw, sizeof hw, "D");
+    fix_build_uint_padded(&b, 34, seq, 8);
+    fix_build_str(&b, 49, FX_US);
+    fix_build_str(&b, 52, "20260105-14:30:01.000");
+    fix_build_str(&b, 56, FX_THEM);
+    fix_app_put_nos_body(&b, "ACC", clordid, 10, 0, 11702500, 4, '2', "AAPL", 1767623401000ull);
+    size_t n = fix_build_end(&b);
+    assert_int_equal(fix_session_record_sent(&t->s, hw, n, 2000), FIX_OK);
+}
+
 /* The before_send hook: the "hardware" sends an order (number reserved and recorded inside the hook)
  * just before the session answers a TestRequest; the answer takes the next number, and a later
  * ResendRequest gap-fills the hardware's order (orders are never resent by default). */
@@ -869,17 +885,7 @@ static void hw_hook(void *ctx)
     hook_calls++;
     if (!hook_pending) return;
     hook_pending = 0;
-    uint32_t seq = fix_session_reserve_seqnum(&t->s, 1);
-    uint8_t hw[256];
-    fix_builder_t b;
-    fix_build_begin(&b, hw, sizeof hw, "D");
-    fix_build_uint_padded(&b, 34, seq, 8);
-    fix_build_str(&b, 49, FX_US);
-    fix_build_str(&b, 52, "20260105-14:30:01.000");
-    fix_build_str(&b, 56, FX_THEM);
-    fix_app_put_nos_body(&b, "ACC", "HW7", 10, 0, 11702500, 4, '2', "AAPL", 1767623401000ull);
-    size_t n = fix_build_end(&b);
-    assert_int_equal(fix_session_record_sent(&t->s, hw, n, 2000), FIX_OK);
+    hw_sends_order(t, "HW7");
 }
 
 static void test_offload_before_send_hook_adopts_hardware_message(void **st)
@@ -965,19 +971,7 @@ static void evicting_hook(void *ctx)
     hook_calls++;
     if (!evict_on_hook) return;
     evict_on_hook = 0;
-    for (int i = 0; i < FIX_STORE_SLOTS; i++) { /* as many orders as the store has slots: every older one goes */
-        uint32_t seq = fix_session_reserve_seqnum(&t->s, 1);
-        uint8_t hw[256];
-        fix_builder_t b;
-        fix_build_begin(&b, hw, sizeof hw, "D");
-        fix_build_uint_padded(&b, 34, seq, 8);
-        fix_build_str(&b, 49, FX_US);
-        fix_build_str(&b, 52, "20260105-14:30:01.000");
-        fix_build_str(&b, 56, FX_THEM);
-        fix_app_put_nos_body(&b, "ACC", "HWEVICT", 10, 0, 11702500, 4, '2', "AAPL", 1767623401000ull);
-        size_t n = fix_build_end(&b);
-        assert_int_equal(fix_session_record_sent(&t->s, hw, n, 2000), FIX_OK);
-    }
+    for (int i = 0; i < FIX_STORE_SLOTS; i++) hw_sends_order(t, "HWEVICT"); /* as many as the store's slots: every older one goes */
 }
 
 static void test_before_send_once_per_message_and_before_a_resend_reads_the_store(void **st)
