@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "drivers/sysctrl.h"
+#include "offload/price.h"
 
 static uint32_t rd(uint32_t r) { return tf_read32(OFFLOAD_RX_BASE + r); }
 static void wr(uint32_t r, uint32_t v) { tf_write32(OFFLOAD_RX_BASE + r, v); }
@@ -86,9 +87,9 @@ bool offload_rx_pop_fire(unsigned *trigger, int64_t *price, uint32_t *stamp) {
     uint32_t st = rd(OFFLOAD_RX_FIRE_STATUS);
     if (!((st >> OFFLOAD_RX_FIRE_STATUS_VALID_SHIFT) & 1u)) return false;
     *trigger = (st >> OFFLOAD_RX_FIRE_STATUS_TRIGGER_SHIFT) & OFFLOAD_RX_FIRE_STATUS_TRIGGER_MASK;
-    *price = ((st >> OFFLOAD_RX_FIRE_STATUS_RECORD_VALID_SHIFT) & 1u)
-                 ? (int64_t)(((uint64_t)rd(OFFLOAD_RX_FIRE_PRICE_HI) << 32) | rd(OFFLOAD_RX_FIRE_PRICE_LO))
-                 : -1;
+    *price = -1;
+    if ((st >> OFFLOAD_RX_FIRE_STATUS_RECORD_VALID_SHIFT) & 1u) /* BCD digits (offload/price.h); not BCD: unknown */
+        ofl_price_from_bcd(((uint64_t)rd(OFFLOAD_RX_FIRE_PRICE_HI) << 32) | rd(OFFLOAD_RX_FIRE_PRICE_LO), price);
     *stamp = rd(OFFLOAD_RX_FIRE_STAMP);
     wr(OFFLOAD_RX_FIRE_POP, 1u);
     return true;

@@ -30,7 +30,8 @@ bool offload_rx_write_entry(unsigned i, const char *symbol, char side, int64_t s
  * returns, no fire for the entry can come. */
 bool offload_rx_disarm(unsigned i, bool *was_armed);
 bool offload_rx_disarm_all(void);
-/* The oldest fire record (trigger, trade price that crossed, stamp); false when none. */
+/* The oldest fire record (trigger, trade price that crossed in fixed point or -1 when not logged, stamp); false when
+ * none. */
 bool offload_rx_pop_fire(unsigned *trigger, int64_t *price, uint32_t *stamp);
 
 typedef struct {

@@ -562,7 +562,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       val pNeg = snapshotted(RegInit(False))              // a leading '-'
       val pNz = snapshotted(RegInit(False))               // a digit other than 0 (a negative price is below 0)
       val pHuge = snapshotted(RegInit(False))             // more integer digits than a stop has room for: above every stop
-      val pAcc = snapshotted(Reg(UInt(OffloadFire.priceWidth bits)) init 0)
+      val pAcc = snapshotted(Reg(UInt(OffloadFire.priceWidth bits)) init 0)  // the price's digits so far, BCD
       val padCnt = Reg(UInt(4 bits)) init 0
       val segW = Reg(UInt(6 bits)) init 0        // this segment: W messages committed, messages rejected
       val segErr = Reg(UInt(6 bits)) init 0
@@ -867,22 +867,23 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       }
       when(sb.trailer0 && (!had268 || n268 =/= n269 || !symDone)) { bad := True }
 
-      // Price value in binary fixed point: the digits a cycle after they come, then the padding steps. The
-      // trade log takes the last padding step's result directly (padCnt is at most 1 eight cycles after the SOH).
+      // The price's digits as BCD (the fixed-point value's decimal digits, the last in bits 3:0): each significant
+      // digit a cycle after it comes, then the padding steps (zeros up to the implied decimals); the trade log takes
+      // the last padding step's result directly (padCnt is at most 1 eight cycles after the SOH). A shift, no
+      // arithmetic: the logged price is for firmware's report (the crossing is decided by the table, exactly), and
+      // firmware converts it to binary. (It was binary fixed point: a 48-bit multiply-by-ten-and-add, which was the
+      // i5's eth_rx critical path at every placement, 128.7 MHz at the last.)
       val accStepR = RegNext(feed && accStep) init False
-      // the digit to add, 0 when there is none: accStepR, a register far from pAcc's adder, is then only its enable
-      // (as the adder's input it was the eth_rx critical path on the i5: 2.7 ns of routing into a 48-bit carry chain)
+      // the digit to shift in, 0 when there is none (the padding steps)
       val accDigitR = RegNext((feed && accStep) ? in1.dig | U(0, 4 bits)) init 0
-      // never at the same time as a digit (prices are >= 10 bytes apart). padCnt =/= 0 as a register of its own
-      // (from padCnt's next value): it drives pAcc's 48 bits, and as a LUT it was placed by them, far from
-      // padCnt, whose enable it is part of (the eth_rx critical path on the i5, mostly routing)
+      // never at the same time as a digit (prices are >= 10 bytes apart); padCnt =/= 0 as a register of its own
       val padStep = RegNext(padCnt.getAheadValue() =/= 0) init False
       when(padStep) { padCnt := padCnt - 1 }
-      val times10 = ((pAcc |<< 3) + (pAcc |<< 1)).resize(OffloadFire.priceWidth)
-      when(accStepR || padStep) { pAcc := (times10 + accDigitR).resized }
-      // cleared a cycle after the price's "=" (its first digit is accumulated a cycle after it comes)
+      val shifted = (pAcc |<< 4).resize(OffloadFire.priceWidth) | accDigitR.resize(OffloadFire.priceWidth)
+      when(accStepR || padStep) { pAcc := shifted }
+      // cleared a cycle after the price's "=" (its first digit is shifted in a cycle after it comes)
       when(RegNext(feed && priceStartA) init False) { pAcc := 0 }
-      val priceFinal = padStep ? times10 | pAcc
+      val priceFinal = padStep ? shifted | pAcc
       val endStamp = RegNextWhen(sb.cyc, evPriceEnd) init 0
       // the logged price of a price past every stop is all ones, of a negative one 0 (the crossing is exact)
       val endHuge = RegNextWhen(pHuge, evPriceEnd) init False
@@ -1537,8 +1538,8 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       head.recordValid -> RegField("RECORD_VALID", 1, 1, "FIRE_PRICE and FIRE_STAMP are valid"),
       head.trigger -> RegField("TRIGGER", 8, 6, "the entry that fired"),
       head.template -> RegField("TEMPLATE", 16, 4, "its template"))
-    regs.ro("FIRE_PRICE_LO", 0x094, head.price(31 downto 0), "the trade price that crossed, bits 31:0 (fixed point)")
-    regs.ro("FIRE_PRICE_HI", 0x098, head.price(47 downto 32), "bits 47:32")
+    regs.ro("FIRE_PRICE_LO", 0x094, head.price(31 downto 0), "the trade price that crossed, BCD digits 7..0 of its fixed-point value (digit 0 in bits 3:0)")
+    regs.ro("FIRE_PRICE_HI", 0x098, head.price(55 downto 32), "BCD digits 13..8 (all ones with LO: 10^14 or more; 0: negative)")
     regs.ro("FIRE_STAMP", 0x09C, head.stamp, "eth_rx cycle when the SOH ending that price was on the MAC stream (pins: minus 6)")
     val pop = regs.writeFlow("FIRE_POP", 0x0A0, 1, "write (any value): drop the oldest fire record")
     head.ready := pop.valid

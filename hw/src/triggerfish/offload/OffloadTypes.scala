@@ -6,8 +6,9 @@ package triggerfish.offload
 import spinal.core._
 
 object OffloadFire {
-  /** Fixed-point prices: unsigned, `priceWidth` bits, with the implied decimals configured in OFFLOAD_RX.FIX_CFG. */
-  val priceWidth = 48
+  /** A logged trade price: the 14 decimal digits (BCD, the last in bits 3:0) of its fixed-point value with the implied
+    * decimals configured in OFFLOAD_RX.FIX_CFG; all ones: 10^14 or more, 0: negative. */
+  val priceWidth = 56
 }
 
 /** One fire of the trigger table (eth_rx domain, a Flow: one beat per fired entry, several fires of one
@@ -16,7 +17,7 @@ case class OffloadFire() extends Bundle {
   val trigger = UInt(6 bits)     // trigger table index
   val template = UInt(4 bits)    // which prebuilt order to send
   val ackSeq = UInt(32 bits)     // the TCP sequence number expected next from the peer after the triggering segment
-  val price = UInt(OffloadFire.priceWidth bits) // the trade price that crossed, fixed point (valid when recordValid)
+  val price = UInt(OffloadFire.priceWidth bits) // the trade price that crossed, BCD (valid when recordValid)
   val stamp = UInt(32 bits)      // eth_rx cycle counter when the SOH ending the triggering 270 field was on the MAC
                                  // stream (io.rx); on the RX pins it was (stamp - 6) with the default LiteEth build
   // -- additions after the agreed fields --

@@ -70,7 +70,7 @@ class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entri
     mac.phyPins("gmii_rx_data") := ent(7 downto 0)
 
     val fires = Reg(UInt(32 bits)) init 0
-    val fireMem = Mem(Bits(40 + 6 + 4 + 32 + 48 + 32 bits), CaptureSlots)
+    val fireMem = Mem(Bits(40 + 6 + 4 + 32 + OffloadFire.priceWidth + 32 bits), CaptureSlots)
     val f = offRx.io.fire
     when(f.valid) {
       fireMem(fires.resize(log2Up(CaptureSlots))) := cyc ## f.trigger ## f.template ## f.ackSeq ## f.price ## f.stamp
@@ -276,8 +276,11 @@ class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
     require(nf - firesRead <= CaptureSlots, "fire capture overrun")
     while (firesRead < nf) {
       val b = dut.simArea.fireMem.getBigInt(firesRead % CaptureSlots)
-      def fld(lsb: Int, w: Int): Long = ((b >> lsb) & ((BigInt(1) << w) - 1)).toLong
-      if (hideFires > 0) hideFires -= 1 else hwFires += HwFire(fld(122, 40), fld(116, 6).toInt, fld(112, 4).toInt, fld(80, 32), fld(32, 48), fld(0, 32))
+      def big(lsb: Int, w: Int): BigInt = (b >> lsb) & ((BigInt(1) << w) - 1)
+      def fld(lsb: Int, w: Int): Long = big(lsb, w).toLong
+      val pw = OffloadFire.priceWidth   // stamp 0.., price 32.., ackSeq, template, trigger, cycle
+      if (hideFires > 0) hideFires -= 1 else hwFires += HwFire(fld(74 + pw, 40), fld(68 + pw, 6).toInt, fld(64 + pw, 4).toInt,
+        fld(32 + pw, 32), OffloadRxSim.loggedPrice(big(32, pw)), fld(0, 32))
       firesRead += 1
     }
     val nt = dut.simArea.txFrames.toLong

@@ -24,6 +24,16 @@ object OffloadRxSim {
   val ourPort = 40000
   val peerPort = 9878
   val LAST_BEAT_TO_FIRE = 3
+
+  /** A logged price as the hardware gives it (OffloadFire.price, FIRE_PRICE_HI/LO: 14 BCD digits of the fixed-point
+    * value, all ones for 10^14 or more) -> the value the models give ((1 << 48) - 1 for 10^14 or more, as the
+    * firmware reports it); -1 when a digit is above 9 (never equal to a model's price: the comparison fails). */
+  def loggedPrice(bcd: BigInt): Long = {
+    val allOnes = (BigInt(1) << OffloadFire.priceWidth) - 1
+    if (bcd == allOnes) return (1L << 48) - 1
+    val digits = (0 until OffloadFire.priceWidth / 4).map(i => ((bcd >> (4 * i)) & 0xF).toInt)
+    if (bcd < 0 || bcd > allOnes || digits.exists(_ > 9)) -1L else digits.foldRight(0L)((d, acc) => acc * 10 + d)
+  }
 }
 
 /** A frame as sent: its bytes, the MAC's error flag, idle cycles before it; the driver fills in the cycles. */
@@ -95,7 +105,7 @@ class OffloadRxHarness(val dut: OffloadRx, val rnd: Random, sysPeriod: Int = 100
   rxCd.onSamplings {   // io.fire and io.rxCycle as they were during the cycle that just ended
     if (dut.io.fire.valid.toBoolean) {
       val p = dut.io.fire.payload
-      hwFires += HwFire(dut.io.rxCycle.toLong, p.trigger.toInt, p.template.toInt, p.ackSeq.toLong, p.price.toLong,
+      hwFires += HwFire(dut.io.rxCycle.toLong, p.trigger.toInt, p.template.toInt, p.ackSeq.toLong, OffloadRxSim.loggedPrice(p.price.toBigInt),
         p.stamp.toLong, p.recordValid.toBoolean)
     }
   }
@@ -234,7 +244,7 @@ class OffloadRxHarness(val dut: OffloadRx, val rnd: Random, sysPeriod: Int = 100
     val out = ArrayBuffer[(Int, Int, Boolean, Long, Long)]()
     var st = bus.read(off("FIRE_STATUS"))
     while ((st & 1) != 0) {
-      val price = (bus.read(off("FIRE_PRICE_HI")) << 32) | bus.read(off("FIRE_PRICE_LO"))
+      val price = OffloadRxSim.loggedPrice((BigInt(bus.read(off("FIRE_PRICE_HI"))) << 32) | bus.read(off("FIRE_PRICE_LO")))
       out += ((((st >> 8) & 0x3F).toInt, ((st >> 16) & 0xF).toInt, (st & 2) != 0, price, bus.read(off("FIRE_STAMP"))))
       bus.write(off("FIRE_POP"), 0)
       st = bus.read(off("FIRE_STATUS"))
