@@ -421,15 +421,17 @@ HOT int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
     return m->err ? FIX_E_FORMAT : FIX_OK;
 }
 
-void fix_cursor_next_rest(const fix_msg_t *m, fix_cursor_t *c)
+const fix_field_t *fix_cursor_next_rest(const fix_msg_t *m, fix_cursor_t *c)
 {
-    if (c->i < m->n) {
-        if (++c->i == m->n) c->p = m->rest;
-        return;
+    if (c->i < m->n) { /* the last kept field: on to the first one not kept */
+        c->i++;
+        c->p = m->rest;
+    } else {
+        const fix_field_t *f = fix_cursor_get_rest(m, c);
+        c->p = (const uint8_t *)f->val + f->len + 1;
+        c->i++;
     }
-    const fix_field_t *f = fix_cursor_get_rest(m, c);
-    c->p = (const uint8_t *)f->val + f->len + 1;
-    c->i++;
+    return fix_cursor_get_rest(m, c);
 }
 
 const fix_field_t *fix_cursor_get_rest(const fix_msg_t *m, fix_cursor_t *c)
