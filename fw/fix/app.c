@@ -281,9 +281,7 @@ static int parse_entry(const fix_msg_t *m, fix_cursor_t *at, unsigned price_dec,
     const fix_field_t *f = fix_cursor_get(m, at);
     const char *tv = f->val, *pv = NULL, *sv = NULL, *ov = NULL;
     unsigned tl = f->len, pl = 0, sl = 0, ol = 0;
-    for (fix_cursor_next(m, at);; fix_cursor_next(m, at)) {
-        f = fix_cursor_get(m, at);
-        if (!f || f->tag == 269 || !md_member(f->tag)) break;
+    while ((f = fix_cursor_next(m, at)) && f->tag != 269 && md_member(f->tag)) {
         if (f->tag == 270) {
             if (!pv) pv = f->val, pl = f->len;
         } else if (f->tag == 271) {

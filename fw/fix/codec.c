@@ -11,6 +11,11 @@
  * instruction split across two words: the CPU runs compressed code); the rest of the file for size. */
 #define HOT __attribute__((optimize("O2", "align-loops=4")))
 
+/* A multiply issued where it stands, not next to its use: the CPU's multiply result is not ready for the next two
+ * instructions (they stall), and the compiler's schedule puts the use right after it. The empty volatile asm takes
+ * the product there; the code between it and the use hides the latency. */
+#define MUL_EARLY(x) __extension__({ uint32_t mul_early_ = (x); __asm__ volatile("" : "+r"(mul_early_)); mul_early_; })
+
 /* All limits below are compile-time constants: no 64-bit division at run time in the parsers
  * (RV32IM would call libgcc's __udivdi3 for every digit). */
 static const uint32_t pow10_tab[FIX_MAX_DECIMALS + 1] = {
@@ -266,11 +271,14 @@ static const uint16_t slot_tab[64] = {
     0x0000, 0x4319, 0x0000, 0x0a34, 0x0000, 0x062b, 0x0000, 0x0222,
 };
 
-static inline __attribute__((always_inline)) int tag_slot(uint32_t tag)
+/* The slot of tag from its hash multiply h = tag * 903. */
+static inline __attribute__((always_inline)) int tag_slot_of_hash(uint32_t tag, uint32_t h)
 {
-    uint32_t e = slot_tab[((tag * 903u) >> 5) & 63u];
+    uint32_t e = slot_tab[(h >> 5) & 63u];
     return (e & 511u) == tag ? (int)(e >> 9) - 1 : -1;
 }
+
+static inline __attribute__((always_inline)) int tag_slot(uint32_t tag) { return tag_slot_of_hash(tag, tag * 903u); }
 
 int fix_tag_slot(uint32_t tag) { return tag_slot(tag); }
 
@@ -282,6 +290,7 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
 {
     uint32_t sum = m->sum, dup = 0;
     unsigned n = 0;
+    fix_field_t *fl = m->f; /* &m->f[n], advanced with n (no multiply by the field's size per field) */
     while (p < end) {
         const uint8_t *start = p;
         uint32_t tag = 0, c = *p, d = c - '0';
@@ -308,7 +317,9 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
             continue;
         }
         sum += '=';
-        const int k = tag_slot(tag); /* here: the multiply's result is ready by the time the value is scanned */
+        /* The slot's hash multiply issued here, its result used after the value is scanned: the CPU's multiply result
+         * is not ready for the next two instructions, and the compiler would put its use right after it. */
+        uint32_t h = MUL_EARLY(tag * 903u);
         const uint8_t *v = ++p;
         c = *p;
         if (c != FIX_SOH) {
@@ -326,6 +337,7 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
             m->err_tag = 10;
         }
         sum += FIX_SOH;
+        const int k = tag_slot_of_hash(tag, h);
         if (n >= FIX_MAX_FIELDS) { /* validated and counted, not kept: a cursor reaches it (fix_cursor_t) */
             if (!m->rest) m->rest = start;
             m->n_rest++;
@@ -344,7 +356,6 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
             p++;
             continue;
         }
-        fix_field_t *fl = &m->f[n];
         fl->tag = tag;
         fl->val = (const char *)v;
         fl->len = (uint16_t)(p - v);
@@ -354,6 +365,7 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
             else m->idx[k] = (uint8_t)n;
         }
         n++;
+        fl++;
         p++;
     }
     m->n = (uint16_t)n;
@@ -409,15 +421,17 @@ HOT int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
     return m->err ? FIX_E_FORMAT : FIX_OK;
 }
 
-void fix_cursor_next_rest(const fix_msg_t *m, fix_cursor_t *c)
+const fix_field_t *fix_cursor_next_rest(const fix_msg_t *m, fix_cursor_t *c)
 {
-    if (c->i < m->n) {
-        if (++c->i == m->n) c->p = m->rest;
-        return;
+    if (c->i < m->n) { /* the last kept field: on to the first one not kept */
+        c->i++;
+        c->p = m->rest;
+    } else {
+        const fix_field_t *f = fix_cursor_get_rest(m, c);
+        c->p = (const uint8_t *)f->val + f->len + 1;
+        c->i++;
     }
-    const fix_field_t *f = fix_cursor_get_rest(m, c);
-    c->p = (const uint8_t *)f->val + f->len + 1;
-    c->i++;
+    return fix_cursor_get_rest(m, c);
 }
 
 const fix_field_t *fix_cursor_get_rest(const fix_msg_t *m, fix_cursor_t *c)
@@ -686,8 +700,9 @@ HOT int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *o
         uint32_t v = 0;
         size_t dot = n, i = 0;
         for (; i < n; i++) {
+            uint32_t v10 = MUL_EARLY(v * 10u);
             uint32_t d = (uint32_t)(uint8_t)s[i] - '0';
-            if (d <= 9) v = v * 10u + d;
+            if (d <= 9) v = v10 + d;
             else if (s[i] == '.' && dot == n) dot = i;
             else break;
         }
@@ -762,9 +777,10 @@ HOT int fix_parse_u32(const char *s, size_t n, uint32_t *out)
         uint32_t v = 0;
         size_t i = 0;
         for (; i < n; i++) {
+            uint32_t v10 = MUL_EARLY(v * 10u);
             uint32_t d = (uint32_t)(uint8_t)s[i] - '0';
             if (d > 9) break;
-            v = v * 10u + d;
+            v = v10 + d;
         }
         if (i == n) {
             *out = v;

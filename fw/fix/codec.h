@@ -175,12 +175,12 @@ static inline const fix_field_t *fix_cursor_get(const fix_msg_t *m, fix_cursor_t
 {
     return c->i < m->n ? &m->f[c->i] : fix_cursor_get_rest(m, c);
 }
-void fix_cursor_next_rest(const fix_msg_t *m, fix_cursor_t *c);
-/* Moves c to the next field (c must be on a field: fix_cursor_get was not NULL). */
-static inline void fix_cursor_next(const fix_msg_t *m, fix_cursor_t *c)
+const fix_field_t *fix_cursor_next_rest(const fix_msg_t *m, fix_cursor_t *c);
+/* Moves c to the next field (c must be on a field: fix_cursor_get was not NULL) and returns it, as fix_cursor_get
+ * would (a walk reads each field once; among the kept fields, no call). */
+static inline const fix_field_t *fix_cursor_next(const fix_msg_t *m, fix_cursor_t *c)
 {
-    if (c->i + 1 < m->n) c->i++;
-    else fix_cursor_next_rest(m, c);
+    return c->i + 1 < m->n ? &m->f[++c->i] : fix_cursor_next_rest(m, c);
 }
 /* The slot of tag (FIX_SLOT_*), or -1 for a tag without one. */
 int fix_tag_slot(uint32_t tag);

@@ -415,6 +415,8 @@ static void test_codec_raw_get(void **st)
     assert_int_equal(fs[0].tag, 35); /* the one there is found all the same */
     assert_int_equal(fs[1].tag, 0);
     uint32_t u;
+    assert_int_equal(fix_parse_u32("999999999", 9, &u), FIX_OK); /* the 32-bit loop's longest */
+    assert_true(u == 999999999u);
     assert_int_equal(fix_parse_u32("4294967295", 10, &u), FIX_OK);
     assert_true(u == UINT32_MAX);
     assert_int_equal(fix_parse_u32("4294967296", 10, &u), FIX_E_RANGE);
@@ -539,6 +541,10 @@ static void test_codec_decimals(void **st)
         {"9223372036854775807", 1, FIX_E_RANGE, 0},
         {"99999999999999999999999", 0, FIX_E_RANGE, 0},
         {"1.5", 10, FIX_E_RANGE, 0},
+        /* the 32-bit loop's limits (9 digits; its multiply issued a digit ahead), then past it: the general loop */
+        {"999999999", 0, FIX_OK, 999999999}, {"99999.9999", 4, FIX_OK, 999999999},
+        {"9.99999999", 9, FIX_OK, 9999999990}, {"4294967296", 0, FIX_OK, 4294967296},
+        {"0.0000001", 4, FIX_E_RANGE, 0},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         int64_t v = 0;

@@ -749,6 +749,31 @@ static void test_utc_parse_pairs_and_date_cache(void **st)
     assert_true(ms == t0);
 }
 
+/* The date is cached by its 8 characters and compared, not parsed: a session's timestamps across midnight, a bad
+ * time on the cached date, and a bad date (never cached) after a good one. Epoch values from Python's datetime. */
+static void test_utc_parse_cached_date_across_midnight(void **st)
+{
+    (void)st;
+    uint64_t ms;
+    assert_true(fix_utc_parse("20261231-23:59:59.999", 21, &ms));
+    assert_true(ms == 1798761599999ull);
+    assert_true(fix_utc_parse("20261231-23:59:60", 17, &ms)); /* the cached date, a leap second */
+    assert_true(ms == 1798761600000ull);
+    assert_true(fix_utc_parse("20270101-00:00:00.000", 21, &ms)); /* the next day: parsed, then cached */
+    assert_true(ms == 1798761600000ull);
+    assert_true(fix_utc_parse("20270101-00:00:00.001", 21, &ms));
+    assert_true(ms == 1798761600001ull);
+    assert_false(fix_utc_parse("20270101-24:00:00", 17, &ms));  /* the cached date does not excuse the time */
+    assert_false(fix_utc_parse("20270101-00:00:0x", 17, &ms));
+    assert_false(fix_utc_parse("20270132-00:00:00", 17, &ms));  /* a bad date is not cached... */
+    assert_false(fix_utc_parse("20270132-00:00:00", 17, &ms));  /* ...so it fails again */
+    assert_false(fix_utc_parse("2027010x-00:00:00", 17, &ms));
+    assert_true(fix_utc_parse("20270101-00:00:01", 17, &ms));   /* and the good date still reads */
+    assert_true(ms == 1798761601000ull);
+    assert_true(fix_utc_parse("20261231-23:59:59", 17, &ms));   /* back across midnight */
+    assert_true(ms == 1798761599000ull);
+}
+
 /* fix_field_eq compares in one pass (no strlen): the whole value and the whole string, a NUL in a value included. */
 static void test_field_eq(void **st)
 {
@@ -782,6 +807,7 @@ int main(void)
         cmocka_unit_test(test_numbers_exact),
         cmocka_unit_test(test_numbers_fast_path_edges),
         cmocka_unit_test(test_utc_parse_pairs_and_date_cache),
+        cmocka_unit_test(test_utc_parse_cached_date_across_midnight),
         cmocka_unit_test(test_field_eq),
         cmocka_unit_test(test_numbers_trunc_floor_and_inexact),
         cmocka_unit_test(test_stream_too_many_fields_still_framed),
