@@ -4,6 +4,7 @@
 #ifdef TF_HAS_OFFLOAD
 #include "drivers/sysctrl.h"
 #include "lib/mem.h"
+#include "lib/parse.h"
 
 static uint32_t rd(uint32_t r) { return tf_read32(ORDER_TX_BASE + r); }
 static void wr(uint32_t r, uint32_t v) { tf_write32(ORDER_TX_BASE + r, v); }
@@ -121,12 +122,6 @@ void order_tx_set_next(const order_tx_next_t *n) {
     wr(ORDER_TX_WINDOW, n->window);
 }
 
-static uint32_t bcd(uint32_t v, unsigned digits) {
-    uint32_t r = 0;
-    for (uint32_t m = 1; digits--; v >>= 4, m *= 10u) r += (v & 15u) * m;
-    return r;
-}
-
 void order_tx_counters(order_tx_counters_t *c) {
     c->ignored = (uint16_t)rd(ORDER_TX_IGNORED);
     c->not_armed = (uint16_t)rd(ORDER_TX_NOT_ARMED);
@@ -143,7 +138,11 @@ bool order_tx_pop(order_tx_record_t *r) {
     r->msgseq = w[2];
     uint32_t h = w[7];
     uint32_t hours = ((h >> ORDER_TX_REC_HOURS_SHIFT) & 15u) * 10u + (w[3] >> 28);
-    r->tod_ms = ((hours * 60u + bcd(w[3] >> 20, 2)) * 60u + bcd(w[3] >> 12, 2)) * 1000u + bcd(w[3], 3);
+    uint32_t min, sec, ms;
+    if (tf_bcd_u32(w[3] >> 20, 2, &min) && tf_bcd_u32(w[3] >> 12, 2, &sec) && tf_bcd_u32(w[3], 3, &ms) && (w[3] >> 28) <= 9)
+        r->tod_ms = ((hours * 60u + min) * 60u + sec) * 1000u + ms;
+    else
+        r->tod_ms = ORDER_TX_TOD_BAD;
     r->window = (uint16_t)(w[4] >> 16);
     r->ip_id = (uint16_t)w[4];
     r->rx_stamp = w[5];

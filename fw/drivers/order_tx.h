@@ -61,9 +61,10 @@ void order_tx_get_next(order_tx_next_t *n);
 void order_tx_set_next(const order_tx_next_t *n);
 
 /* A fire log record (README-tx.md "Fire log"). */
+#define ORDER_TX_TOD_BAD 0xFFFFFFFFu /* not a time of day: the template patch refuses it */
 typedef struct {
     uint32_t seq, ack, msgseq;
-    uint32_t tod_ms;   /* time of day the engine wrote */
+    uint32_t tod_ms;   /* time of day the engine wrote; ORDER_TX_TOD_BAD when its digits are not BCD */
     uint16_t window, ip_id;
     uint32_t rx_stamp, tx_stamp;   /* rx_stamp: 0 for a send frame */
     uint16_t payload_len;          /* TCP payload bytes (up to ORDER_TX_SEND_MAX_LEN - 54 for a send frame) */

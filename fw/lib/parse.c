@@ -66,3 +66,14 @@ bool tf_parse_mac(const char *s, uint8_t out[6]) {
     for (int i = 0; i < 6; i++) out[i] = tmp[i];
     return true;
 }
+
+bool tf_bcd_u32(uint32_t bcd, unsigned digits, uint32_t *out) {
+    uint32_t v = 0;
+    for (unsigned i = digits; i-- > 0;) {
+        uint32_t d = (bcd >> (4 * i)) & 0xFu;
+        if (d > 9) return false;
+        v = v * 10u + d;
+    }
+    *out = v;
+    return true;
+}

@@ -12,5 +12,9 @@ bool tf_parse_u32(const char *s, uint32_t *out);
 bool tf_parse_ipv4(const char *s, uint32_t *out);
 /* MAC address aa:bb:cc:dd:ee:ff. */
 bool tf_parse_mac(const char *s, uint8_t out[6]);
+/* Packed BCD (one decimal digit a nibble, the last digit in bits 3:0) of `digits` digits (1..8; higher bits are
+ * ignored) -> its value in *out. false (out unchanged) when a digit is above 9. The hardware logs decimal digits
+ * where a binary value would cost it timing (the fire's trade price, the engine's time of day). */
+bool tf_bcd_u32(uint32_t bcd, unsigned digits, uint32_t *out);
 
 #endif

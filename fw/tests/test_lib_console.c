@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -132,6 +133,34 @@ static void test_parse_u32(void **state) {
     assert_int_equal(v, 5);
 }
 
+/* Packed BCD against the decimal text printf makes of the value, for every width 1..8; a digit above 9 in any
+ * position of the width is refused and leaves the output alone; bits above the width are ignored. */
+static void test_bcd_u32(void **state) {
+    (void)state;
+    uint32_t seed = 12345;
+    for (unsigned digits = 1; digits <= 8; digits++)
+        for (int i = 0; i < 2000; i++) {
+            seed = seed * 1103515245u + 12345u;
+            uint32_t lim = 1;
+            for (unsigned k = 0; k < digits; k++) lim *= 10u;
+            uint32_t v = i == 0 ? 0 : i == 1 ? lim - 1 : (seed >> 3) % lim;
+            char text[12];
+            snprintf(text, sizeof text, "%0*u", (int)digits, (unsigned)v);
+            uint32_t packed = 0; /* the text's digits, then noise above the width */
+            for (const char *p = text; *p; p++) packed = packed << 4 | (uint32_t)(*p - '0');
+            if (digits < 8) packed |= (seed | 1u) << (4 * digits);
+            uint32_t got = 77;
+            assert_true(tf_bcd_u32(packed, digits, &got));
+            assert_int_equal(got, v);
+            for (unsigned nib = 0; nib < digits; nib++) {
+                uint32_t bad = (packed & ~(0xFu << (4 * nib))) | (10u + (seed >> 28) % 6u) << (4 * nib);
+                got = 77;
+                assert_false(tf_bcd_u32(bad, digits, &got));
+                assert_int_equal(got, 77);
+            }
+        }
+}
+
 static void test_parse_ipv4_and_mac(void **state) {
     (void)state;
     uint32_t ip = 0;
@@ -161,6 +190,7 @@ int main(void) {
         cmocka_unit_test_setup(test_help_lists_commands, setup),
         cmocka_unit_test(test_parse_u32),
         cmocka_unit_test(test_parse_ipv4_and_mac),
+        cmocka_unit_test(test_bcd_u32),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
