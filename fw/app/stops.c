@@ -85,12 +85,17 @@ static bool table_full(unsigned i) {
     return true;
 }
 
-void stops_flush_events(void) {
+static __attribute__((noinline)) void flush_events(void) {
     for (unsigned i = 0; fired_pending; i++)
         if (fired_pending & (1u << i)) {
             fired_pending &= ~(1u << i);
             fired_event(i, fired_msgseq[i], fired_cycles[i]);
         }
+}
+
+/* The check in line (the link inlines it), the work out of line: every received segment calls it, few have fires. */
+void stops_flush_events(void) {
+    if (fired_pending) flush_events();
 }
 
 /* A stop fired, its order in the order table (order: the entry the stop kept for it; negative only for a hardware

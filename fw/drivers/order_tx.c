@@ -129,6 +129,8 @@ void order_tx_counters(order_tx_counters_t *c) {
     c->rx_overflow = (uint16_t)rd(ORDER_TX_RX_OVERFLOW);
 }
 
+bool order_tx_log_pending(void) { return rd(ORDER_TX_LOG_COUNT) != 0; }
+
 bool order_tx_pop(order_tx_record_t *r) {
     if (rd(ORDER_TX_LOG_COUNT) == 0) return false;
     uint32_t w[ORDER_TX_RECORD_WORDS];

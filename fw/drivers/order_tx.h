@@ -82,6 +82,8 @@ typedef struct {
 void order_tx_counters(order_tx_counters_t *c);
 /* Takes the oldest complete record; false when none is waiting. */
 bool order_tx_pop(order_tx_record_t *r);
+/* A record is waiting (order_tx_pop would take one). */
+bool order_tx_log_pending(void);
 
 #ifdef TF_HAS_RISK
 /* The pre-trade risk gate in the engine (README-tx.md "Risk gate"). A job: op RISK_OP_*, its fields (those an op does

@@ -78,8 +78,21 @@ static inline uint32_t two_digits(const char *s)
 static char cached_date[8];
 static uint64_t cached_ms;
 
+/* The date's 8 characters at s into the cache (false, the cache unchanged, when they are not a date). Out of line:
+ * it runs once a day, and fix_utc_parse without its calls saves fewer registers on every message. */
+static __attribute__((noinline)) bool cache_date(const char *s)
+{
+    uint32_t cy = two_digits(s), yy = two_digits(s + 2), mo = two_digits(s + 4), d = two_digits(s + 6);
+    uint32_t y = cy * 100u + yy;
+    if (cy > 99 || yy > 99 || y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31) return false;
+    cached_ms = (uint64_t)(uint32_t)fix_days_from_civil((int32_t)y, mo, d) * 86400000u;
+    memcpy(cached_date, s, sizeof cached_date);
+    return true;
+}
+
 /* Digit pairs read at their fixed places, no loop per digit; the fraction keeps its first three digits; the date
- * parsed only when it is not the cached one. Built for size (the RAM is short). */
+ * parsed only when it is not the cached one (compared in line: a memcmp call cost more than its 8 bytes). Built for
+ * size (the RAM is short). */
 bool fix_utc_parse(const char *s, size_t len, uint64_t *epoch_ms)
 {
     if (len < 17 || s[8] != '-' || s[11] != ':' || s[14] != ':') return false;
@@ -97,13 +110,12 @@ bool fix_utc_parse(const char *s, size_t len, uint64_t *epoch_ms)
         if (fl == 1) ms *= 100u;
         else if (fl == 2) ms *= 10u;
     }
-    if (memcmp(s, cached_date, sizeof cached_date)) {
-        uint32_t cy = two_digits(s), yy = two_digits(s + 2), mo = two_digits(s + 4), d = two_digits(s + 6);
-        uint32_t y = cy * 100u + yy;
-        if (cy > 99 || yy > 99 || y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31) return false;
-        cached_ms = (uint64_t)(uint32_t)fix_days_from_civil((int32_t)y, mo, d) * 86400000u;
-        memcpy(cached_date, s, sizeof cached_date);
-    }
+    uint32_t diff = 0;
+#if TF_MEM_WORDS /* unrolled where the RAM has room (fw/Makefile) */
+#pragma GCC unroll 8
+#endif
+    for (unsigned i = 0; i < sizeof cached_date; i++) diff |= (uint32_t)(uint8_t)(s[i] ^ cached_date[i]);
+    if (diff && !cache_date(s)) return false;
     *epoch_ms = cached_ms + (h * 3600u + mi * 60u + se) * 1000u + ms;
     return true;
 }
