@@ -319,6 +319,67 @@ static void test_codec_parse_errors(void **st)
     assert_int_equal(msg.n_rest, 5);
 }
 
+/* Tags of every length the parser reads without a loop (1 to 3 digits) and past it, values of one byte up, and the
+ * last one or two bytes of a message (no room for a field: a bad tag), each message in a buffer of its exact size
+ * (ASan: no byte past it read). Fields, first error and the byte sum against values written out by hand. */
+static void test_codec_parse_tag_lengths_and_short_tails(void **st)
+{
+    (void)st;
+    static const struct {
+        const char *in;
+        unsigned n, err, err_tag;
+        uint32_t tags[4];
+        const char *vals[4];
+    } cases[] = {
+        {"1=a\x01", 1, FIX_PERR_NONE, 0, {1}, {"a"}},
+        {"12=ab\x01", 1, FIX_PERR_NONE, 0, {12}, {"ab"}},
+        {"123=abc\x01", 1, FIX_PERR_NONE, 0, {123}, {"abc"}},
+        {"1234=abcd\x01", 1, FIX_PERR_NONE, 0, {1234}, {"abcd"}},
+        {"123456789=x\x01" "5=yz\x01", 2, FIX_PERR_NONE, 0, {123456789, 5}, {"x", "yz"}},
+        {"1234567890=x\x01" "5=y\x01", 1, FIX_PERR_BAD_TAG, 0, {5}, {"y"}}, /* 10 digits */
+        {"0012=x\x01", 1, FIX_PERR_NONE, 0, {12}, {"x"}},                    /* leading zeros */
+        {"1=\x01", 1, FIX_PERR_EMPTY_VALUE, 1, {1}, {""}},                  /* 3 bytes: a field */
+        {"12=\x01" "3=c\x01", 2, FIX_PERR_EMPTY_VALUE, 12, {12, 3}, {"", "c"}},
+        {"123=\x01", 1, FIX_PERR_EMPTY_VALUE, 123, {123}, {""}},
+        {"1=a\x01" "\x01", 1, FIX_PERR_BAD_TAG, 0, {1}, {"a"}},            /* a last byte alone */
+        {"1=a\x01" "7\x01", 1, FIX_PERR_BAD_TAG, 0, {1}, {"a"}},           /* the last two bytes */
+        {"1=a\x01" "\x01\x01", 1, FIX_PERR_BAD_TAG, 0, {1}, {"a"}},
+        {"\x01", 0, FIX_PERR_BAD_TAG, 0, {0}, {""}},
+        {"7\x01", 0, FIX_PERR_BAD_TAG, 0, {0}, {""}},
+        {"0=a\x01" "00=b\x01" "000=c\x01" "0000=d\x01", 0, FIX_PERR_BAD_TAG, 0, {0}, {""}},
+        {"1x=a\x01" "2=b\x01", 1, FIX_PERR_BAD_TAG, 0, {2}, {"b"}},
+        {"12\x01" "3=c\x01", 1, FIX_PERR_BAD_TAG, 0, {3}, {"c"}},
+        {"=5\x01" "44=dd\x01", 1, FIX_PERR_BAD_TAG, 0, {44}, {"dd"}},
+        {"123x=1\x01" "4=e\x01", 1, FIX_PERR_BAD_TAG, 0, {4}, {"e"}},
+        {"9=\x01" "10=1\x01", 2, FIX_PERR_EMPTY_VALUE, 9, {9, 10}, {"", "1"}},
+        {"10=1\x01" "5=a\x01", 2, FIX_PERR_CHECKSUM_NOT_LAST, 10, {10, 5}, {"1", "a"}},
+        {"35=W\x01" "55=MSFT\x01" "270=100.25\x01" "10=123\x01", 4, FIX_PERR_NONE, 0, {35, 55, 270, 10},
+         {"W", "MSFT", "100.25", "123"}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len = strlen(cases[i].in);
+        uint8_t *b = malloc(len);
+        assert_non_null(b);
+        memcpy(b, cases[i].in, len);
+        uint32_t sum = 0;
+        for (size_t k = 0; k < len; k++) sum += b[k];
+        fix_msg_t m;
+        int r = fix_parse(&m, b, len);
+        assert_int_equal(r, cases[i].err ? FIX_E_FORMAT : FIX_OK);
+        assert_int_equal(m.err, cases[i].err);
+        assert_int_equal(m.err_tag, cases[i].err_tag);
+        assert_int_equal(m.sum, sum);
+        assert_int_equal(m.n, cases[i].n);
+        for (unsigned k = 0; k < cases[i].n; k++) {
+            assert_int_equal(m.f[k].tag, cases[i].tags[k]);
+            assert_int_equal(m.f[k].len, strlen(cases[i].vals[k]));
+            assert_memory_equal(m.f[k].val, cases[i].vals[k], m.f[k].len);
+            assert_true(m.f[k].val >= (const char *)b && m.f[k].val + m.f[k].len < (const char *)b + len);
+        }
+        free(b);
+    }
+}
+
 /* Fields past the first FIX_MAX_FIELDS: validated (a bad one is still an error), counted, walked by a cursor in
  * order with their values, and a session tag recurring among them is still a duplicate. */
 static void test_codec_fields_past_the_kept_ones(void **st)
@@ -751,6 +812,7 @@ int main(void)
         cmocka_unit_test(test_codec_zero_padded_bodylength_and_seqnum),
         cmocka_unit_test(test_codec_parse_fields_and_accessors),
         cmocka_unit_test(test_codec_parse_errors),
+        cmocka_unit_test(test_codec_parse_tag_lengths_and_short_tails),
         cmocka_unit_test(test_codec_raw_get),
         cmocka_unit_test(test_codec_repeating_group_md_entries),
         cmocka_unit_test(test_codec_repeating_group_count_mismatch_and_absent),
