@@ -344,13 +344,13 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
 {
     TF_PROF_MARK(5);
     fix_md_snapshot_t *md = &a->md;
-    const fix_field_t *sym = fix_msg_get(m, 55);
+    const fix_field_t *sym = FIX_MSG_GET_SLOT(m, 55);
     if (!sym) return reject_code(rej, FIX_E_MISSING, 55);
     copy_field(md->symbol, sizeof md->symbol, sym);
     md->symbol_cut = sym->len >= sizeof md->symbol;
-    copy_field(md->md_req_id, sizeof md->md_req_id, fix_msg_get(m, 262));
+    copy_field(md->md_req_id, sizeof md->md_req_id, FIX_MSG_GET_SLOT(m, 262));
     md->seq = seq; /* (the session's: not read again) */
-    const fix_field_t *cf = fix_msg_get(m, 268);
+    const fix_field_t *cf = FIX_MSG_GET_SLOT(m, 268);
     if (!cf) return reject_code(rej, FIX_E_MISSING, 268);
     int64_t cnt;
     if (fix_parse_int(cf->val, cf->len, &cnt) != FIX_OK || cnt < 0) return reject_code(rej, FIX_E_FORMAT, 268);

@@ -209,6 +209,20 @@ size_t fix_stream_drop_partial(fix_stream_t *st);
 
 /* ---- Accessors (first occurrence of a tag; past the kept fields, an indexed tag's among m->late) ---- */
 const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag);
+/* fix_msg_get(m, TAG) for a tag with a slot (FIX_SLOT_<TAG>), the receive path's reads of the header and the market
+ * data's tags: where the RAM has room (TF_MEM_WORDS, fw/Makefile) a kept field is found in line by its slot, without
+ * the call and the slot's hash multiply (a tag past the kept fields, or absent, through fix_msg_get). */
+#if TF_MEM_WORDS
+static inline const fix_field_t *fix_msg_slot(const fix_msg_t *m, unsigned slot, uint32_t tag)
+{
+    unsigned j = m->idx[slot];
+    if (j < m->n && m->f[j].tag == tag) return &m->f[j];
+    return fix_msg_get(m, tag);
+}
+#define FIX_MSG_GET_SLOT(m, TAG) fix_msg_slot(m, FIX_SLOT_##TAG, TAG)
+#else
+#define FIX_MSG_GET_SLOT(m, TAG) fix_msg_get(m, TAG)
+#endif
 int fix_msg_get_int(const fix_msg_t *m, uint32_t tag, int64_t *out);
 /* Unsigned 32-bit value (sequence numbers, counts): FIX_E_FORMAT not an integer, FIX_E_RANGE negative or too big. */
 int fix_msg_get_u32(const fix_msg_t *m, uint32_t tag, uint32_t *out);

@@ -585,7 +585,8 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
         return;
     }
     uint32_t seq;
-    if (fix_msg_get_u32(m, 34, &seq) != FIX_OK || seq == 0) {
+    const fix_field_t *f34 = FIX_MSG_GET_SLOT(m, 34);
+    if (!f34 || fix_parse_u32(f34->val, f34->len, &seq) != FIX_OK || seq == 0) {
         send_logout(s, "MsgSeqNum missing or invalid", now);
         do_disconnect(s, "MsgSeqNum missing or invalid");
         return;
@@ -593,7 +594,7 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
     const bool logon = type_is(type, 'A');
     const bool in_logon = s->state == FIX_SESS_LOGON_SENT;
     uint64_t sending;
-    const fix_field_t *f52 = fix_msg_get(m, 52);
+    const fix_field_t *f52 = FIX_MSG_GET_SLOT(m, 52);
     const bool time_ok = f52 && fix_utc_parse(f52->val, f52->len, &sending);
 
     if (in_logon && !logon) { /* 1B.e: the first message must be the Logon reply */
@@ -607,7 +608,7 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
         return;
     }
     /* 2i: CompIDs */
-    if (!fix_field_eq(fix_msg_get(m, 49), s->target) || !fix_field_eq(fix_msg_get(m, 56), s->sender)) {
+    if (!fix_field_eq(FIX_MSG_GET_SLOT(m, 49), s->target) || !fix_field_eq(FIX_MSG_GET_SLOT(m, 56), s->sender)) {
         if (in_logon) {
             refuse_logon(s, "CompID problem", now);
             return;
@@ -645,7 +646,8 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
     TF_PROF_MARK(6);
     learn_utc(s, now, sending);
 
-    const bool possdup = fix_msg_get_char(m, 43) == 'Y';
+    const fix_field_t *f43 = FIX_MSG_GET_SLOT(m, 43);
+    const bool possdup = f43 && f43->len == 1 && f43->val[0] == 'Y';
     const bool seqreset = type_is(type, '4');
     const bool gap_fill = seqreset && fix_msg_get_char(m, 123) == 'Y';
 

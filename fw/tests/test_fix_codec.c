@@ -380,6 +380,53 @@ static void test_codec_parse_tag_lengths_and_short_tails(void **st)
     }
 }
 
+/* FIX_MSG_GET_SLOT (in line by the slot where TF_MEM_WORDS, else fix_msg_get): the first occurrence of the tag,
+ * kept or past the kept fields, NULL when absent, whatever the previous message left in the index. */
+static void check_slot_get(const fix_msg_t *m, const fix_field_t *f, const char *want)
+{
+    if (!want) {
+        assert_null(f);
+        return;
+    }
+    assert_non_null(f);
+    assert_int_equal(f->len, strlen(want));
+    assert_memory_equal(f->val, want, f->len);
+    (void)m;
+}
+
+static void test_codec_slot_get(void **st)
+{
+    (void)st;
+    fix_msg_t m;
+    const char *a = "8=FIX.4.4\x01" "35=W\x01" "34=7\x01" "49=EXCH\x01" "52=T\x01" "56=TF\x01" "55=MSFT\x01"
+                    "262=MD1\x01" "268=0\x01" "34=8\x01";
+    assert_int_equal(fix_parse(&m, (const uint8_t *)a, strlen(a)), FIX_OK);
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 34), "7"); /* the first of two */
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 49), "EXCH");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 52), "T");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 56), "TF");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 55), "MSFT");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 262), "MD1");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 268), "0");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 43), NULL);
+    /* the next message without them, its fields where the first had them: the index's stale entries find nothing */
+    const char *b = "8=FIX.4.4\x01" "35=0\x01" "11=7\x01" "58=EXCH\x01" "37=T\x01" "41=TF\x01" "43=Y\x01";
+    assert_int_equal(fix_parse(&m, (const uint8_t *)b, strlen(b)), FIX_OK);
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 34), NULL);
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 49), NULL);
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 55), NULL);
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 43), "Y");
+    /* past the kept fields: found among the late ones */
+    char many[4096];
+    size_t n = (size_t)snprintf(many, sizeof many, "8=FIX.4.4\x01" "35=W\x01");
+    for (unsigned i = 2; i < FIX_MAX_FIELDS + 3; i++) n += (size_t)snprintf(many + n, sizeof many - n, "%u=v\x01", 1000 + i);
+    n += (size_t)snprintf(many + n, sizeof many - n, "55=LATE\x01" "34=9\x01" "55=AGAIN\x01");
+    assert_int_equal(fix_parse(&m, (const uint8_t *)many, n), FIX_OK);
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 55), "LATE");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 34), "9");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 262), NULL);
+}
+
 /* Fields past the first FIX_MAX_FIELDS: validated (a bad one is still an error), counted, walked by a cursor in
  * order with their values, and a session tag recurring among them is still a duplicate. */
 static void test_codec_fields_past_the_kept_ones(void **st)
@@ -812,6 +859,7 @@ int main(void)
         cmocka_unit_test(test_codec_zero_padded_bodylength_and_seqnum),
         cmocka_unit_test(test_codec_parse_fields_and_accessors),
         cmocka_unit_test(test_codec_parse_errors),
+        cmocka_unit_test(test_codec_slot_get),
         cmocka_unit_test(test_codec_parse_tag_lengths_and_short_tails),
         cmocka_unit_test(test_codec_raw_get),
         cmocka_unit_test(test_codec_repeating_group_md_entries),
