@@ -213,7 +213,8 @@ const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag);
  * data's tags: where the RAM has room (TF_MEM_WORDS, fw/Makefile) a kept field is found in line by its slot, without
  * the call and the slot's hash multiply (a tag past the kept fields, or absent, through fix_msg_get). */
 #if TF_MEM_WORDS
-static inline const fix_field_t *fix_msg_slot(const fix_msg_t *m, unsigned slot, uint32_t tag)
+static inline __attribute__((always_inline)) const fix_field_t *fix_msg_slot(const fix_msg_t *m, unsigned slot,
+                                                                           uint32_t tag)
 {
     unsigned j = m->idx[slot];
     if (j < m->n && m->f[j].tag == tag) return &m->f[j];
