@@ -746,21 +746,25 @@ HOT int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *o
      * `decimals` after the '.'. One loop in 32 bits; anything else (a sign, more digits or decimals, a format
      * error) takes the general loop (parse_decimal_general), which gives the same value for these. */
     if (n - 1 < FIX_MAX_DECIMALS + 1) {
+        /* By pointer, each byte's test two instructions after its load (no stall), the dot's place kept as the
+         * pointer past it: 6 instructions a byte. */
         uint32_t v = 0;
-        size_t dot = n, i = 0;
-        for (; i < n; i++) {
+        const uint8_t *p = (const uint8_t *)s, *e = p + n, *dot = NULL;
+        do {
             uint32_t v10 = MUL_EARLY(v * 10u);
-            uint32_t d = (uint32_t)(uint8_t)s[i] - '0';
+            uint32_t c = *p++;
+            uint32_t d = c - '0';
             if (d <= 9) v = v10 + d;
-            else if (s[i] == '.' && dot == n) dot = i;
-            else break;
-        }
-        size_t frac = dot == n ? 0 : n - 1 - dot;
-        if (i == n && n - (dot != n) - 1 < 9 && frac <= decimals) {
+            else if (c == '.' && !dot) dot = p;
+            else goto general;
+        } while (p < e);
+        size_t frac = dot ? (size_t)(e - dot) : 0;
+        if (n - (dot != NULL) - 1 < 9 && frac <= decimals) {
             *out = (int64_t)((uint64_t)v * pow10_tab[decimals - frac]);
             return FIX_OK;
         }
     }
+general:
     return parse_decimal_general(s, n, decimals, out);
 }
 
