@@ -331,12 +331,13 @@ static void do_resend(fix_session_t *s, uint32_t begin, uint32_t end, uint64_t n
 
 /* ================= Public: lifecycle ================= */
 
-static void copy_id(char *dst, const char *src)
+static uint8_t copy_id(char *dst, const char *src)
 {
     size_t n = src ? strlen(src) : 0;
     if (n > FIX_COMPID_MAX) n = FIX_COMPID_MAX;
     memcpy(dst, src ? src : "", n);
     dst[n] = '\0';
+    return (uint8_t)n;
 }
 
 void fix_session_init(fix_session_t *s, const fix_session_config_t *cfg, const fix_session_ops_t *ops, void *ctx)
@@ -348,8 +349,8 @@ void fix_session_init(fix_session_t *s, const fix_session_config_t *cfg, const f
     if (!s->cfg.logon_timeout_ms) s->cfg.logon_timeout_ms = FIX_DEFAULT_LOGON_TIMEOUT_MS;
     if (!s->cfg.logout_timeout_ms) s->cfg.logout_timeout_ms = FIX_DEFAULT_LOGOUT_TIMEOUT_MS;
     if (!s->cfg.max_skew_ms) s->cfg.max_skew_ms = FIX_DEFAULT_MAX_SKEW_MS;
-    copy_id(s->sender, cfg->sender_comp_id);
-    copy_id(s->target, cfg->target_comp_id);
+    s->sender_len = copy_id(s->sender, cfg->sender_comp_id);
+    s->target_len = copy_id(s->target, cfg->target_comp_id);
     s->cfg.sender_comp_id = s->sender;
     s->cfg.target_comp_id = s->target;
     s->ops = *ops;
@@ -579,7 +580,7 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
     s->last_rx_ms = now;
     s->test_req_pending = false; /* the peer is alive */
     const fix_field_t *type = &m->f[2];
-    if (!fix_field_eq(&m->f[0], FIX_BEGIN_STRING)) { /* 2h */
+    if (!fix_field_eq_n(&m->f[0], FIX_BEGIN_STRING, sizeof FIX_BEGIN_STRING - 1)) { /* 2h */
         send_logout(s, "Incorrect BeginString", now);
         do_disconnect(s, "Incorrect BeginString");
         return;
@@ -608,7 +609,8 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
         return;
     }
     /* 2i: CompIDs */
-    if (!fix_field_eq(FIX_MSG_GET_SLOT(m, 49), s->target) || !fix_field_eq(FIX_MSG_GET_SLOT(m, 56), s->sender)) {
+    if (!fix_field_eq_n(FIX_MSG_GET_SLOT(m, 49), s->target, s->target_len) ||
+        !fix_field_eq_n(FIX_MSG_GET_SLOT(m, 56), s->sender, s->sender_len)) {
         if (in_logon) {
             refuse_logon(s, "CompID problem", now);
             return;

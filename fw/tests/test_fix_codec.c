@@ -427,6 +427,32 @@ static void test_codec_slot_get(void **st)
     check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 262), NULL);
 }
 
+/* fix_field_eq_n (fix_field_eq where TF_MEM_WORDS is not set): equal only with the same length and every byte, at
+ * every length the unrolled loop has a remainder for. */
+static void test_codec_field_eq_n(void **st)
+{
+    (void)st;
+    const char *ids[] = {"F", "EX", "FIX", "EXCH", "TFISH", "TFISH1", "FIX.4.4", "ABCDEFGHIJKLMNOPQRSTUVWX"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        size_t n = strlen(ids[i]);
+        char v[32];
+        memcpy(v, ids[i], n);
+        fix_field_t f = {35, (uint16_t)n, v};
+        assert_true(fix_field_eq_n(&f, ids[i], n));
+        for (size_t k = 0; k < n; k++) { /* one byte different, at each place */
+            v[k] ^= 0x20;
+            assert_false(fix_field_eq_n(&f, ids[i], n));
+            v[k] ^= 0x20;
+        }
+        f.len = (uint16_t)(n - 1); /* a prefix */
+        assert_false(fix_field_eq_n(&f, ids[i], n));
+        v[n] = 'Z';
+        f.len = (uint16_t)(n + 1); /* longer */
+        assert_false(fix_field_eq_n(&f, ids[i], n));
+    }
+    assert_false(fix_field_eq_n(NULL, "EXCH", 4));
+}
+
 /* Fields past the first FIX_MAX_FIELDS: validated (a bad one is still an error), counted, walked by a cursor in
  * order with their values, and a session tag recurring among them is still a duplicate. */
 static void test_codec_fields_past_the_kept_ones(void **st)
@@ -859,6 +885,7 @@ int main(void)
         cmocka_unit_test(test_codec_zero_padded_bodylength_and_seqnum),
         cmocka_unit_test(test_codec_parse_fields_and_accessors),
         cmocka_unit_test(test_codec_parse_errors),
+        cmocka_unit_test(test_codec_field_eq_n),
         cmocka_unit_test(test_codec_slot_get),
         cmocka_unit_test(test_codec_parse_tag_lengths_and_short_tails),
         cmocka_unit_test(test_codec_raw_get),
