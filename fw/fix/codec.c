@@ -322,27 +322,30 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
         uint32_t c0 = p[0], c1 = p[1], c2 = p[2];
         uint32_t d0 = c0 - '0', d1 = c1 - '0', d2 = c2 - '0';
         if (RARE(d0 > 9)) goto bad;
-        if (d1 > 9) {
-            tag = d0;
-            c = c1;
-            sum += c0;
-            p += 1;
-        } else if (d2 > 9) {
+        if (d1 <= 9 && d2 <= 9) { /* three digits or more (a 35=W's entries): laid out first, no jump */
+            uint32_t t0 = MUL_EARLY(d0 * 100u), t1 = MUL_EARLY(d1 * 10u);
+            c = p[3]; /* (c2 is a digit, not the SOH) */
+            sum += c0 + c1 + c2;
+            p += 3;
+            tag = t0 + t1 + d2;
+            if (RARE(c - '0' <= 9)) {
+                do {
+                    tag = tag * 10u + (c - '0');
+                    sum += c;
+                    c = *++p;
+                } while (c - '0' <= 9);
+                if (p - start > 9) goto bad;
+            }
+        } else if (d1 <= 9) {
             tag = d0 * 10u + d1;
             c = c2;
             sum += c0 + c1;
             p += 2;
         } else {
-            tag = d0 * 100u + d1 * 10u + d2;
-            sum += c0 + c1 + c2;
-            p += 3;
-            c = *p;
-            for (uint32_t d = c - '0'; d <= 9; d = c - '0') {
-                tag = tag * 10u + d;
-                sum += c;
-                c = *++p;
-            }
-            if (RARE(p - start > 9)) goto bad;
+            tag = d0;
+            c = c1;
+            sum += c0;
+            p += 1;
         }
 #else
         tag = 0;
