@@ -770,7 +770,7 @@ HOT int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *o
      * error) takes the general loop (parse_decimal_general), which gives the same value for these. */
     if (n - 1 < FIX_MAX_DECIMALS + 1) {
         /* By pointer, each byte's test two instructions after its load (no stall), the dot's place kept as the
-         * pointer past it: 6 instructions a byte. */
+         * pointer past it: 7 instructions a byte. */
         uint32_t v = 0;
         const uint8_t *p = (const uint8_t *)s, *e = p + n, *dot = NULL;
         do {
