@@ -17,8 +17,10 @@ HOST_LDLIBS  ?= -lcmocka
 HOST_SOC_BUILD ?= $(HOST_BUILD)-soc
 HOST_SOC_TESTS := $(patsubst tests/%.c,$(HOST_SOC_BUILD)/%,$(wildcard tests/test_*.c))
 # The SoC configuration builds the FIX session's messages in a buffer of the owner's (FIX_TX_EXTERNAL: the
-# firmware's is the order engine's frame scratch, fw/Makefile), as the SoCs with the offload do.
-HOST_SOC_ONLY := -DFIX_TX_EXTERNAL
+# firmware's is the order engine's frame scratch, fw/Makefile), as the SoCs with the offload do, and has the speed-only
+# code of the SoCs with 96 KiB of RAM or more (TF_MEM_WORDS, fw/Makefile: the simulation's SoC); the host build tests
+# the Colorlights' code without it.
+HOST_SOC_ONLY := -DFIX_TX_EXTERNAL -DTF_MEM_WORDS=1
 
 # The sources are compiled once per configuration into obj/ and every test is linked with those objects (compiling
 # them again for each of the 40 binaries took 9 s a binary, about 6 minutes of `make test`). HOST_EXTRA (a test's
@@ -58,7 +60,8 @@ host-test: host-build
 # Each fuzz/fuzz_<name>.c becomes build/fw/fuzz/fuzz_<name>, linked with the same host-testable sources as the
 # unit tests, compiled by clang with libFuzzer, ASan and UBSan (every UBSan finding aborts), and with the
 # firmware's own limits (NET_LIMITS: one TCP connection, 4 KiB send ring, 40 FIX fields...), so that what is fuzzed
-# is configured as on the target (-Wno-unknown-attributes: clang ignores gcc's optimize("O2") on the hot paths).
+# is configured as on the target, with the speed-only code of the simulation's SoC (TF_MEM_WORDS) (-Wno-unknown-attributes:
+# clang ignores gcc's optimize("O2") on the hot paths).
 # Harnesses that reach into app/ add those files (FUZZ_EXTRA) and find a host stand-in of the generated soc.h in
 # fuzz/stub/. `make -C fw fuzz-build` builds them; fuzz/run.sh builds and runs them.
 FUZZ_CC      ?= clang-14
@@ -67,7 +70,7 @@ FUZZ_NAMES   := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
 FUZZ_BINS    := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_NAMES))
 FUZZ_CFLAGS  ?= -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
-                -Wno-unknown-attributes -I. -Ifuzz/stub -DTF_HOST=1 $(NET_LIMITS)
+                -Wno-unknown-attributes -I. -Ifuzz/stub -DTF_HOST=1 -DTF_MEM_WORDS=1 $(NET_LIMITS)
 $(FUZZ_BUILD)/fuzz_app: FUZZ_EXTRA := app/stops.c
 $(FUZZ_BUILD)/fuzz_app: app/stops.c
 $(FUZZ_BUILD)/fuzz_console: FUZZ_EXTRA := app/machine.c

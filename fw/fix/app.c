@@ -273,15 +273,33 @@ static inline bool md_member(uint32_t tag)
 
 /* The entry starting with the 269 at *at (fields up to the next 269 or non-member tag; *at moves past them, past
  * the fields kept in m->f too): its values into *e. Returns FIX_OK, or the error and the tag of its first bad value
- * in entry order (269, 270, 271, 290). */
-static int parse_entry(const fix_msg_t *m, fix_cursor_t *at, unsigned price_dec, unsigned qty_dec, fix_md_entry_t *e,
-                              uint32_t *err_tag)
+ * in entry order (269, 270, 271, 290). The kept fields are walked by pointer and index in registers, the cursor
+ * written when the walk leaves them or ends (through the cursor, its index in memory and a multiply by the field's
+ * size per field). In line in on_snapshot where the RAM has room (TF_MEM_WORDS, fw/Makefile): no register save and
+ * restore per entry. */
+#if TF_MEM_WORDS
+#define ENTRY_INLINE inline __attribute__((always_inline))
+#else
+#define ENTRY_INLINE
+#endif
+static ENTRY_INLINE int parse_entry(const fix_msg_t *m, fix_cursor_t *at, unsigned price_dec, unsigned qty_dec,
+                                    fix_md_entry_t *e, uint32_t *err_tag)
 {
     /* values as (bytes, length): they point into the message, valid wherever the cursor moves */
     const fix_field_t *f = fix_cursor_get(m, at);
     const char *tv = f->val, *pv = NULL, *sv = NULL, *ov = NULL;
     unsigned tl = f->len, pl = 0, sl = 0, ol = 0;
-    while ((f = fix_cursor_next(m, at)) && f->tag != 269 && md_member(f->tag)) {
+    unsigned i = at->i;
+    for (;;) {
+        if (i + 1 < m->n) { /* f is &m->f[i] */
+            f++;
+            i++;
+        } else {
+            at->i = i;
+            f = fix_cursor_next_rest(m, at);
+            i = at->i;
+        }
+        if (!f || f->tag == 269 || !md_member(f->tag)) break;
         if (f->tag == 270) {
             if (!pv) pv = f->val, pl = f->len;
         } else if (f->tag == 271) {
@@ -290,6 +308,7 @@ static int parse_entry(const fix_msg_t *m, fix_cursor_t *at, unsigned price_dec,
             if (!ov) ov = f->val, ol = f->len;
         }
     }
+    at->i = i;
     int r;
     if (tl != 1) return *err_tag = 269, FIX_E_FORMAT;
     e->type = tv[0];
@@ -325,13 +344,13 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
 {
     TF_PROF_MARK(5);
     fix_md_snapshot_t *md = &a->md;
-    const fix_field_t *sym = fix_msg_get(m, 55);
+    const fix_field_t *sym = FIX_MSG_GET_SLOT(m, 55);
     if (!sym) return reject_code(rej, FIX_E_MISSING, 55);
     copy_field(md->symbol, sizeof md->symbol, sym);
     md->symbol_cut = sym->len >= sizeof md->symbol;
-    copy_field(md->md_req_id, sizeof md->md_req_id, fix_msg_get(m, 262));
+    copy_field(md->md_req_id, sizeof md->md_req_id, FIX_MSG_GET_SLOT(m, 262));
     md->seq = seq; /* (the session's: not read again) */
-    const fix_field_t *cf = fix_msg_get(m, 268);
+    const fix_field_t *cf = FIX_MSG_GET_SLOT(m, 268);
     if (!cf) return reject_code(rej, FIX_E_MISSING, 268);
     int64_t cnt;
     if (fix_parse_int(cf->val, cf->len, &cnt) != FIX_OK || cnt < 0) return reject_code(rej, FIX_E_FORMAT, 268);

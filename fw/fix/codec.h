@@ -209,6 +209,21 @@ size_t fix_stream_drop_partial(fix_stream_t *st);
 
 /* ---- Accessors (first occurrence of a tag; past the kept fields, an indexed tag's among m->late) ---- */
 const fix_field_t *fix_msg_get(const fix_msg_t *m, uint32_t tag);
+/* fix_msg_get(m, TAG) for a tag with a slot (FIX_SLOT_<TAG>), the receive path's reads of the header and the market
+ * data's tags: where the RAM has room (TF_MEM_WORDS, fw/Makefile) a kept field is found in line by its slot, without
+ * the call and the slot's hash multiply (a tag past the kept fields through fix_msg_get). */
+#if TF_MEM_WORDS
+static inline __attribute__((always_inline)) const fix_field_t *fix_msg_slot(const fix_msg_t *m, unsigned slot,
+                                                                           uint32_t tag)
+{
+    unsigned j = m->idx[slot];
+    if (j < m->n) return m->f[j].tag == tag ? &m->f[j] : NULL;
+    return fix_msg_get(m, tag);
+}
+#define FIX_MSG_GET_SLOT(m, TAG) fix_msg_slot(m, FIX_SLOT_##TAG, TAG)
+#else
+#define FIX_MSG_GET_SLOT(m, TAG) fix_msg_get(m, TAG)
+#endif
 int fix_msg_get_int(const fix_msg_t *m, uint32_t tag, int64_t *out);
 /* Unsigned 32-bit value (sequence numbers, counts): FIX_E_FORMAT not an integer, FIX_E_RANGE negative or too big. */
 int fix_msg_get_u32(const fix_msg_t *m, uint32_t tag, uint32_t *out);
@@ -220,6 +235,14 @@ int fix_msg_get_str(const fix_msg_t *m, uint32_t tag, char *out, size_t cap);
 char fix_msg_get_char(const fix_msg_t *m, uint32_t tag);
 /* True if the field exists and its value equals the NUL-terminated s. */
 bool fix_field_eq(const fix_field_t *f, const char *s);
+/* The same for s of n bytes (no NUL among them), its length known: the length compared first, then the bytes, no
+ * test per byte (the session's BeginString and CompIDs, every message). Where the RAM has room (TF_MEM_WORDS,
+ * fw/Makefile); fix_field_eq elsewhere (80 bytes less code). */
+#if TF_MEM_WORDS
+bool fix_field_eq_n(const fix_field_t *f, const char *s, size_t n);
+#else
+#define fix_field_eq_n(f, s, n) fix_field_eq(f, s)
+#endif
 bool fix_msg_is_type(const fix_msg_t *m, const char *msg_type);
 /* The first field with tag of a serialized message (tag=value fields, each ended by SOH), without a fix_msg_t: its
  * value into *out and, if index is not NULL, its position among the fields into *index. The whole message is walked

@@ -331,12 +331,13 @@ static void do_resend(fix_session_t *s, uint32_t begin, uint32_t end, uint64_t n
 
 /* ================= Public: lifecycle ================= */
 
-static void copy_id(char *dst, const char *src)
+static uint8_t copy_id(char *dst, const char *src)
 {
     size_t n = src ? strlen(src) : 0;
     if (n > FIX_COMPID_MAX) n = FIX_COMPID_MAX;
     memcpy(dst, src ? src : "", n);
     dst[n] = '\0';
+    return (uint8_t)n;
 }
 
 void fix_session_init(fix_session_t *s, const fix_session_config_t *cfg, const fix_session_ops_t *ops, void *ctx)
@@ -348,8 +349,8 @@ void fix_session_init(fix_session_t *s, const fix_session_config_t *cfg, const f
     if (!s->cfg.logon_timeout_ms) s->cfg.logon_timeout_ms = FIX_DEFAULT_LOGON_TIMEOUT_MS;
     if (!s->cfg.logout_timeout_ms) s->cfg.logout_timeout_ms = FIX_DEFAULT_LOGOUT_TIMEOUT_MS;
     if (!s->cfg.max_skew_ms) s->cfg.max_skew_ms = FIX_DEFAULT_MAX_SKEW_MS;
-    copy_id(s->sender, cfg->sender_comp_id);
-    copy_id(s->target, cfg->target_comp_id);
+    s->sender_len = copy_id(s->sender, cfg->sender_comp_id);
+    s->target_len = copy_id(s->target, cfg->target_comp_id);
     s->cfg.sender_comp_id = s->sender;
     s->cfg.target_comp_id = s->target;
     s->ops = *ops;
@@ -579,13 +580,14 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
     s->last_rx_ms = now;
     s->test_req_pending = false; /* the peer is alive */
     const fix_field_t *type = &m->f[2];
-    if (!fix_field_eq(&m->f[0], FIX_BEGIN_STRING)) { /* 2h */
+    if (!fix_field_eq_n(&m->f[0], FIX_BEGIN_STRING, sizeof FIX_BEGIN_STRING - 1)) { /* 2h */
         send_logout(s, "Incorrect BeginString", now);
         do_disconnect(s, "Incorrect BeginString");
         return;
     }
     uint32_t seq;
-    if (fix_msg_get_u32(m, 34, &seq) != FIX_OK || seq == 0) {
+    const fix_field_t *f34 = FIX_MSG_GET_SLOT(m, 34);
+    if (!f34 || fix_parse_u32(f34->val, f34->len, &seq) != FIX_OK || seq == 0) {
         send_logout(s, "MsgSeqNum missing or invalid", now);
         do_disconnect(s, "MsgSeqNum missing or invalid");
         return;
@@ -593,7 +595,7 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
     const bool logon = type_is(type, 'A');
     const bool in_logon = s->state == FIX_SESS_LOGON_SENT;
     uint64_t sending;
-    const fix_field_t *f52 = fix_msg_get(m, 52);
+    const fix_field_t *f52 = FIX_MSG_GET_SLOT(m, 52);
     const bool time_ok = f52 && fix_utc_parse(f52->val, f52->len, &sending);
 
     if (in_logon && !logon) { /* 1B.e: the first message must be the Logon reply */
@@ -607,7 +609,8 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
         return;
     }
     /* 2i: CompIDs */
-    if (!fix_field_eq(fix_msg_get(m, 49), s->target) || !fix_field_eq(fix_msg_get(m, 56), s->sender)) {
+    if (!fix_field_eq_n(FIX_MSG_GET_SLOT(m, 49), s->target, s->target_len) ||
+        !fix_field_eq_n(FIX_MSG_GET_SLOT(m, 56), s->sender, s->sender_len)) {
         if (in_logon) {
             refuse_logon(s, "CompID problem", now);
             return;
@@ -645,7 +648,8 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
     TF_PROF_MARK(6);
     learn_utc(s, now, sending);
 
-    const bool possdup = fix_msg_get_char(m, 43) == 'Y';
+    const fix_field_t *f43 = FIX_MSG_GET_SLOT(m, 43);
+    const bool possdup = f43 && f43->len == 1 && f43->val[0] == 'Y';
     const bool seqreset = type_is(type, '4');
     const bool gap_fill = seqreset && fix_msg_get_char(m, 123) == 'Y';
 

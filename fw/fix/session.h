@@ -182,6 +182,7 @@ typedef struct {
     fix_session_config_t cfg;
     char sender[FIX_COMPID_MAX + 1];
     char target[FIX_COMPID_MAX + 1];
+    uint8_t sender_len, target_len; /* their lengths (every message received is compared with them) */
     fix_session_ops_t ops;
     void *ctx;
     const fix_app_handler_t *app;

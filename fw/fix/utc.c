@@ -66,11 +66,20 @@ void fix_utc_format(char out[FIX_UTC_TS_LEN], uint64_t epoch_ms)
 }
 
 /* The value of the two digits at s, or 100 when either is not a digit. */
-static inline uint32_t two_digits(const char *s)
+static inline __attribute__((always_inline)) uint32_t two_digits_at(const char *s)
 {
     uint32_t a = (uint32_t)(uint8_t)s[0] - '0', b = (uint32_t)(uint8_t)s[1] - '0';
     return a <= 9 && b <= 9 ? a * 10u + b : 100u;
 }
+
+static uint32_t two_digits(const char *s) { return two_digits_at(s); }
+
+/* fix_utc_parse's three: in line where the RAM has room (TF_MEM_WORDS, fw/Makefile), calls elsewhere. */
+#if TF_MEM_WORDS
+#define TWO_DIGITS_HOT two_digits_at
+#else
+#define TWO_DIGITS_HOT two_digits
+#endif
 
 /* The date's epoch ms, cached by the date's 8 characters: a session's timestamps share their date, so the date is
  * compared, not parsed, and the calendar arithmetic (and its divisions) runs once a day. Zeros: none (a cached date
@@ -96,7 +105,7 @@ static __attribute__((noinline)) bool cache_date(const char *s)
 bool fix_utc_parse(const char *s, size_t len, uint64_t *epoch_ms)
 {
     if (len < 17 || s[8] != '-' || s[11] != ':' || s[14] != ':') return false;
-    uint32_t h = two_digits(s + 9), mi = two_digits(s + 12), se = two_digits(s + 15), ms = 0;
+    uint32_t h = TWO_DIGITS_HOT(s + 9), mi = TWO_DIGITS_HOT(s + 12), se = TWO_DIGITS_HOT(s + 15), ms = 0;
     if (h > 23 || mi > 59 || se > 60) return false; /* (a non-digit reads as 100) */
     if (len > 17) {
         /* Fraction: ".s" .. ".sssssssss"; keep milliseconds. */

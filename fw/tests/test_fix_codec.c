@@ -319,6 +319,140 @@ static void test_codec_parse_errors(void **st)
     assert_int_equal(msg.n_rest, 5);
 }
 
+/* Tags of every length the parser reads without a loop (1 to 3 digits) and past it, values of one byte up, and the
+ * last one or two bytes of a message (no room for a field: a bad tag), each message in a buffer of its exact size
+ * (ASan: no byte past it read). Fields, first error and the byte sum against values written out by hand. */
+static void test_codec_parse_tag_lengths_and_short_tails(void **st)
+{
+    (void)st;
+    static const struct {
+        const char *in;
+        unsigned n, err, err_tag;
+        uint32_t tags[4];
+        const char *vals[4];
+    } cases[] = {
+        {"1=a\x01", 1, FIX_PERR_NONE, 0, {1}, {"a"}},
+        {"12=ab\x01", 1, FIX_PERR_NONE, 0, {12}, {"ab"}},
+        {"123=abc\x01", 1, FIX_PERR_NONE, 0, {123}, {"abc"}},
+        {"1234=abcd\x01", 1, FIX_PERR_NONE, 0, {1234}, {"abcd"}},
+        {"123456789=x\x01" "5=yz\x01", 2, FIX_PERR_NONE, 0, {123456789, 5}, {"x", "yz"}},
+        {"1234567890=x\x01" "5=y\x01", 1, FIX_PERR_BAD_TAG, 0, {5}, {"y"}}, /* 10 digits */
+        {"0012=x\x01", 1, FIX_PERR_NONE, 0, {12}, {"x"}},                    /* leading zeros */
+        {"1=\x01", 1, FIX_PERR_EMPTY_VALUE, 1, {1}, {""}},                  /* 3 bytes: a field */
+        {"12=\x01" "3=c\x01", 2, FIX_PERR_EMPTY_VALUE, 12, {12, 3}, {"", "c"}},
+        {"123=\x01", 1, FIX_PERR_EMPTY_VALUE, 123, {123}, {""}},
+        {"1=a\x01" "\x01", 1, FIX_PERR_BAD_TAG, 0, {1}, {"a"}},            /* a last byte alone */
+        {"1=a\x01" "7\x01", 1, FIX_PERR_BAD_TAG, 0, {1}, {"a"}},           /* the last two bytes */
+        {"1=a\x01" "\x01\x01", 1, FIX_PERR_BAD_TAG, 0, {1}, {"a"}},
+        {"\x01", 0, FIX_PERR_BAD_TAG, 0, {0}, {""}},
+        {"7\x01", 0, FIX_PERR_BAD_TAG, 0, {0}, {""}},
+        {"0=a\x01" "00=b\x01" "000=c\x01" "0000=d\x01", 0, FIX_PERR_BAD_TAG, 0, {0}, {""}},
+        {"1x=a\x01" "2=b\x01", 1, FIX_PERR_BAD_TAG, 0, {2}, {"b"}},
+        {"12\x01" "3=c\x01", 1, FIX_PERR_BAD_TAG, 0, {3}, {"c"}},
+        {"=5\x01" "44=dd\x01", 1, FIX_PERR_BAD_TAG, 0, {44}, {"dd"}},
+        {"123x=1\x01" "4=e\x01", 1, FIX_PERR_BAD_TAG, 0, {4}, {"e"}},
+        {"9=\x01" "10=1\x01", 2, FIX_PERR_EMPTY_VALUE, 9, {9, 10}, {"", "1"}},
+        {"10=1\x01" "5=a\x01", 2, FIX_PERR_CHECKSUM_NOT_LAST, 10, {10, 5}, {"1", "a"}},
+        {"35=W\x01" "55=MSFT\x01" "270=100.25\x01" "10=123\x01", 4, FIX_PERR_NONE, 0, {35, 55, 270, 10},
+         {"W", "MSFT", "100.25", "123"}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len = strlen(cases[i].in);
+        uint8_t *b = malloc(len);
+        assert_non_null(b);
+        memcpy(b, cases[i].in, len);
+        uint32_t sum = 0;
+        for (size_t k = 0; k < len; k++) sum += b[k];
+        fix_msg_t m;
+        int r = fix_parse(&m, b, len);
+        assert_int_equal(r, cases[i].err ? FIX_E_FORMAT : FIX_OK);
+        assert_int_equal(m.err, cases[i].err);
+        assert_int_equal(m.err_tag, cases[i].err_tag);
+        assert_int_equal(m.sum, sum);
+        assert_int_equal(m.n, cases[i].n);
+        for (unsigned k = 0; k < cases[i].n; k++) {
+            assert_int_equal(m.f[k].tag, cases[i].tags[k]);
+            assert_int_equal(m.f[k].len, strlen(cases[i].vals[k]));
+            assert_memory_equal(m.f[k].val, cases[i].vals[k], m.f[k].len);
+            assert_true(m.f[k].val >= (const char *)b && m.f[k].val + m.f[k].len < (const char *)b + len);
+        }
+        free(b);
+    }
+}
+
+/* FIX_MSG_GET_SLOT (in line by the slot where TF_MEM_WORDS, else fix_msg_get): the first occurrence of the tag,
+ * kept or past the kept fields, NULL when absent, whatever the previous message left in the index. */
+static void check_slot_get(const fix_msg_t *m, const fix_field_t *f, const char *want)
+{
+    if (!want) {
+        assert_null(f);
+        return;
+    }
+    assert_non_null(f);
+    assert_int_equal(f->len, strlen(want));
+    assert_memory_equal(f->val, want, f->len);
+    (void)m;
+}
+
+static void test_codec_slot_get(void **st)
+{
+    (void)st;
+    fix_msg_t m;
+    const char *a = "8=FIX.4.4\x01" "35=W\x01" "34=7\x01" "49=EXCH\x01" "52=T\x01" "56=TF\x01" "55=MSFT\x01"
+                    "262=MD1\x01" "268=0\x01" "34=8\x01";
+    assert_int_equal(fix_parse(&m, (const uint8_t *)a, strlen(a)), FIX_OK);
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 34), "7"); /* the first of two */
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 49), "EXCH");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 52), "T");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 56), "TF");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 55), "MSFT");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 262), "MD1");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 268), "0");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 43), NULL);
+    /* the next message without them, its fields where the first had them: the index's stale entries find nothing */
+    const char *b = "8=FIX.4.4\x01" "35=0\x01" "11=7\x01" "58=EXCH\x01" "37=T\x01" "41=TF\x01" "43=Y\x01";
+    assert_int_equal(fix_parse(&m, (const uint8_t *)b, strlen(b)), FIX_OK);
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 34), NULL);
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 49), NULL);
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 55), NULL);
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 43), "Y");
+    /* past the kept fields: found among the late ones */
+    char many[4096];
+    size_t n = (size_t)snprintf(many, sizeof many, "8=FIX.4.4\x01" "35=W\x01");
+    for (unsigned i = 2; i < FIX_MAX_FIELDS + 3; i++) n += (size_t)snprintf(many + n, sizeof many - n, "%u=v\x01", 1000 + i);
+    n += (size_t)snprintf(many + n, sizeof many - n, "55=LATE\x01" "34=9\x01" "55=AGAIN\x01");
+    assert_int_equal(fix_parse(&m, (const uint8_t *)many, n), FIX_OK);
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 55), "LATE");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 34), "9");
+    check_slot_get(&m, FIX_MSG_GET_SLOT(&m, 262), NULL);
+}
+
+/* fix_field_eq_n (fix_field_eq where TF_MEM_WORDS is not set): equal only with the same length and every byte, at
+ * every length the unrolled loop has a remainder for. */
+static void test_codec_field_eq_n(void **st)
+{
+    (void)st;
+    const char *ids[] = {"F", "EX", "FIX", "EXCH", "TFISH", "TFISH1", "FIX.4.4", "ABCDEFGHIJKLMNOPQRSTUVWX"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        size_t n = strlen(ids[i]);
+        char v[32];
+        memcpy(v, ids[i], n);
+        fix_field_t f = {35, (uint16_t)n, v};
+        assert_true(fix_field_eq_n(&f, ids[i], n));
+        for (size_t k = 0; k < n; k++) { /* one byte different, at each place */
+            v[k] ^= 0x20;
+            assert_false(fix_field_eq_n(&f, ids[i], n));
+            v[k] ^= 0x20;
+        }
+        f.len = (uint16_t)(n - 1); /* a prefix */
+        assert_false(fix_field_eq_n(&f, ids[i], n));
+        v[n] = 'Z';
+        f.len = (uint16_t)(n + 1); /* longer */
+        assert_false(fix_field_eq_n(&f, ids[i], n));
+    }
+    assert_false(fix_field_eq_n(NULL, "EXCH", 4));
+}
+
 /* Fields past the first FIX_MAX_FIELDS: validated (a bad one is still an error), counted, walked by a cursor in
  * order with their values, and a session tag recurring among them is still a duplicate. */
 static void test_codec_fields_past_the_kept_ones(void **st)
@@ -751,6 +885,9 @@ int main(void)
         cmocka_unit_test(test_codec_zero_padded_bodylength_and_seqnum),
         cmocka_unit_test(test_codec_parse_fields_and_accessors),
         cmocka_unit_test(test_codec_parse_errors),
+        cmocka_unit_test(test_codec_field_eq_n),
+        cmocka_unit_test(test_codec_slot_get),
+        cmocka_unit_test(test_codec_parse_tag_lengths_and_short_tails),
         cmocka_unit_test(test_codec_raw_get),
         cmocka_unit_test(test_codec_repeating_group_md_entries),
         cmocka_unit_test(test_codec_repeating_group_count_mismatch_and_absent),
