@@ -649,7 +649,7 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
     learn_utc(s, now, sending);
 
     const fix_field_t *f43 = FIX_MSG_GET_SLOT(m, 43);
-    const bool possdup = f43 && f43->len == 1 && f43->val[0] == 'Y';
+    const bool possdup = f43 && type_is(f43, 'Y');
     const bool seqreset = type_is(type, '4');
     const bool gap_fill = seqreset && fix_msg_get_char(m, 123) == 'Y';
 

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "lib/mem.h"
 #include "lib/udiv.h"
 
 int32_t fix_days_from_civil(int32_t y, uint32_t m, uint32_t d)
@@ -119,12 +120,7 @@ bool fix_utc_parse(const char *s, size_t len, uint64_t *epoch_ms)
         if (fl == 1) ms *= 100u;
         else if (fl == 2) ms *= 10u;
     }
-    uint32_t diff = 0;
-#if TF_MEM_WORDS /* unrolled where the RAM has room (fw/Makefile) */
-#pragma GCC unroll 8
-#endif
-    for (unsigned i = 0; i < sizeof cached_date; i++) diff |= (uint32_t)(uint8_t)(s[i] ^ cached_date[i]);
-    if (diff && !cache_date(s)) return false;
+    if (!tf_bytes_eq(s, cached_date, sizeof cached_date) && !cache_date(s)) return false;
     *epoch_ms = cached_ms + (h * 3600u + mi * 60u + se) * 1000u + ms;
     return true;
 }

@@ -17,4 +17,18 @@ void *tf_memcpy(void *restrict dst, const void *restrict src, size_t n);
 /* As memset: n bytes of dst set to (unsigned char)c. */
 void *tf_memset(void *dst, int c, size_t n);
 
+/* n bytes at a and b equal, compared in line (the receive path's short compares of a fixed length: a MAC address,
+ * SendingTime's date, where a library memcmp call cost more than the bytes): the differences gathered, one test at
+ * the end; unrolled where the RAM has room (TF_MEM_WORDS, fw/Makefile). Any alignment. */
+static inline __attribute__((always_inline)) int tf_bytes_eq(const void *a, const void *b, size_t n)
+{
+    const uint8_t *x = (const uint8_t *)a, *y = (const uint8_t *)b;
+    uint32_t diff = 0;
+#if TF_MEM_WORDS
+#pragma GCC unroll 8
+#endif
+    for (size_t i = 0; i < n; i++) diff |= (uint32_t)(x[i] ^ y[i]);
+    return diff == 0;
+}
+
 #endif

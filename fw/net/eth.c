@@ -3,6 +3,7 @@
 #include <string.h>
 #include "net/eth.h"
 #include "net/net_util.h"
+#include "lib/mem.h"
 
 const uint8_t eth_broadcast_addr[ETH_ADDR_LEN] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
@@ -26,18 +27,6 @@ void eth_build(uint8_t *frame, const uint8_t dst[ETH_ADDR_LEN], const uint8_t sr
     net_wr16(frame + 12, type);
 }
 
-/* Byte compares in line: every received frame takes eth_accept, and a library memcmp call cost more than the
- * six bytes (the addresses need not be aligned). */
-static inline bool mac_eq(const uint8_t a[ETH_ADDR_LEN], const uint8_t b[ETH_ADDR_LEN])
-{
-    uint32_t d = 0;
-#if TF_MEM_WORDS /* unrolled where the RAM has room (fw/Makefile) */
-#pragma GCC unroll 6
-#endif
-    for (unsigned i = 0; i < ETH_ADDR_LEN; i++) d |= (uint32_t)(a[i] ^ b[i]);
-    return d == 0;
-}
-
 bool eth_is_broadcast(const uint8_t mac[ETH_ADDR_LEN])
 {
     return (mac[0] & mac[1] & mac[2] & mac[3] & mac[4] & mac[5]) == 0xFF;
@@ -45,5 +34,5 @@ bool eth_is_broadcast(const uint8_t mac[ETH_ADDR_LEN])
 
 bool eth_accept(const uint8_t our_mac[ETH_ADDR_LEN], const uint8_t dst[ETH_ADDR_LEN])
 {
-    return mac_eq(dst, our_mac) || eth_is_broadcast(dst);
+    return tf_bytes_eq(dst, our_mac, ETH_ADDR_LEN) || eth_is_broadcast(dst); /* every received frame: in line */
 }
