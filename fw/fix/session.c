@@ -558,8 +558,15 @@ static void deliver_app(fix_session_t *s, const fix_msg_t *m, uint32_t seq, cons
         send_business_reject(s, seq, type, now);
 }
 
-/* MsgType is the single character c (what fix_field_eq(type, "c") tells, without strlen and memcmp). */
-static inline bool type_is(const fix_field_t *type, char c) { return type->len == 1 && type->val[0] == c; }
+/* MsgType is the single character c (what fix_field_eq(type, "c") tells, without strlen and memcmp). Always in line
+ * where the RAM has room (TF_MEM_WORDS, fw/Makefile): link-time optimisation otherwise makes it a function called four
+ * times a message (128 bytes of code on the Colorlights). */
+#if TF_MEM_WORDS
+#define TYPE_IS_INLINE inline __attribute__((always_inline))
+#else
+#define TYPE_IS_INLINE inline
+#endif
+static TYPE_IS_INLINE bool type_is(const fix_field_t *type, char c) { return type->len == 1 && type->val[0] == c; }
 
 #define TOO_LONG_STR2(x) #x
 #define TOO_LONG_STR(x) TOO_LONG_STR2(x)

@@ -9,8 +9,15 @@
 #include <stddef.h>
 #include <stdbool.h>
 
-static inline uint16_t net_rd16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
-static inline uint32_t net_rd32(const uint8_t *p)
+/* The loads in line where the RAM has room (TF_MEM_WORDS, fw/Makefile): link-time optimisation otherwise keeps one
+ * copy of net_rd32 that the receive path calls four times a segment (IPv4 addresses, TCP sequence and ACK numbers). */
+#if defined(TF_MEM_WORDS) && TF_MEM_WORDS
+#define NET_LOAD_INLINE inline __attribute__((always_inline))
+#else
+#define NET_LOAD_INLINE inline
+#endif
+static NET_LOAD_INLINE uint16_t net_rd16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+static NET_LOAD_INLINE uint32_t net_rd32(const uint8_t *p)
 {
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }

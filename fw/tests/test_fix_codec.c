@@ -782,6 +782,20 @@ static void test_utc_conversion(void **st)
     assert_false(fix_utc_parse("20261305-14:30:00", 17, &ms));
     assert_false(fix_utc_parse("20260105 14:30:00", 17, &ms));
     assert_false(fix_utc_parse("20260105-14:30:00.", 18, &ms));
+    /* fractions of every length up to 4, and a non-digit in each place of the 3-digit form (its own path where
+     * the RAM has room) */
+    assert_true(fix_utc_parse("20260105-14:30:00.1", 19, &ms));
+    assert_int_equal(ms, 1767623400100ull);
+    assert_true(fix_utc_parse("20260105-14:30:00.12", 20, &ms));
+    assert_int_equal(ms, 1767623400120ull);
+    assert_true(fix_utc_parse("20260105-14:30:00.999", 21, &ms));
+    assert_int_equal(ms, 1767623400999ull);
+    assert_true(fix_utc_parse("20260105-14:30:00.0009", 22, &ms));
+    assert_int_equal(ms, 1767623400000ull);
+    assert_false(fix_utc_parse("20260105-14:30:00.x23", 21, &ms));
+    assert_false(fix_utc_parse("20260105-14:30:00.1x3", 21, &ms));
+    assert_false(fix_utc_parse("20260105-14:30:00.12/", 21, &ms));
+    assert_false(fix_utc_parse("20260105-14:30:00.12:", 21, &ms));
     assert_false(fix_utc_parse("2026010", 7, &ms));
     /* Round trip over every day from 1970 to 2400. */
     for (int32_t d = 0; d < 157000; d++) {
