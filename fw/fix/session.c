@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fix/utc.h"
+#include "lib/mem.h"
 #include "lib/prof.h"
 
 _Static_assert(FIX_STORE_BYTES < 16384, "store offsets are 16-bit, lengths 14-bit");
@@ -587,7 +588,13 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
     s->last_rx_ms = now;
     s->test_req_pending = false; /* the peer is alive */
     const fix_field_t *type = &m->f[2];
-    if (!fix_field_eq_n(&m->f[0], FIX_BEGIN_STRING, sizeof FIX_BEGIN_STRING - 1)) { /* 2h */
+#if TF_MEM_WORDS /* its 7 bytes compared in line, unrolled (fix_field_eq_n's loop for any length cost 30 cycles more) */
+    const bool begin_ok = m->f[0].len == sizeof FIX_BEGIN_STRING - 1 &&
+                          tf_bytes_eq(m->f[0].val, FIX_BEGIN_STRING, sizeof FIX_BEGIN_STRING - 1);
+#else
+    const bool begin_ok = fix_field_eq_n(&m->f[0], FIX_BEGIN_STRING, sizeof FIX_BEGIN_STRING - 1);
+#endif
+    if (!begin_ok) { /* 2h */
         send_logout(s, "Incorrect BeginString", now);
         do_disconnect(s, "Incorrect BeginString");
         return;
