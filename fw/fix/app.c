@@ -5,6 +5,8 @@
 
 #include "lib/prof.h"
 
+#define RARE(c) __builtin_expect(!!(c), 0) /* laid out of the way of the common case */
+
 static void copy_str(char *dst, size_t cap, const char *src)
 {
     size_t n = src ? strlen(src) : 0;
@@ -275,10 +277,10 @@ static inline bool md_member(uint32_t tag)
  * the fields kept in m->f too): its values into *e. Returns FIX_OK, or the error and the tag of its first bad value
  * in entry order (269, 270, 271, 290). The kept fields are walked by pointer and index in registers, the cursor
  * written when the walk leaves them or ends (through the cursor, its index in memory and a multiply by the field's
- * size per field). In line in on_snapshot where the RAM has room (TF_MEM_WORDS, fw/Makefile): no register save and
- * restore per entry. */
+ * size per field). Where the RAM has room (TF_MEM_WORDS, fw/Makefile) on_snapshot walks the common entries itself and
+ * calls this one for the others (one copy, out of line). */
 #if TF_MEM_WORDS
-#define ENTRY_INLINE inline __attribute__((always_inline))
+#define ENTRY_INLINE __attribute__((noinline))
 #else
 #define ENTRY_INLINE
 #endif
@@ -357,14 +359,88 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
     fix_cursor_t at = fix_cursor_at(m, (unsigned)(cf - m->f) + 1);
     uint32_t seen = 0, err_tag = 0;
     int err = FIX_OK;
-    md->n = 0;
     md->more.i = 0;
+    /* Parsed straight into the next slot, e (a spare entry past the kept ones takes the values of entries that are
+     * counted but not kept), which is taken only when the whole entry is valid. */
+    fix_md_entry_t *e = md->e, *const spare = &md->e[FIX_APP_MAX_MD_ENTRIES];
+#if TF_MEM_WORDS
+    /* The entries among the kept fields, walked by pointer, each value parsed when its field is reached if it has the
+     * common form (fix_parse_decimal_short; a MDEntryPositionNo of 1 to 9 digits), the entry written once; an entry
+     * with anything else (a bad or uncommon value, a 269 not one byte, fields up to the end of the kept ones) is
+     * parsed again from its 269 by parse_entry, which gives its values or its error. */
+    if (at.i < m->n) {
+        const fix_field_t *f = &m->f[at.i], *const fend = &m->f[m->n];
+        const unsigned pd = a->price_dec, qd = a->qty_dec;
+        while (f->tag == 269) {
+            seen++;
+            if (RARE(seen == FIX_APP_MAX_MD_ENTRIES + 1)) md->more = fix_cursor_at(m, (unsigned)(f - m->f));
+            const fix_field_t *g = f + 1;
+            unsigned have = 0; /* bit 0: a 270 taken, 1: a 271, 2: a 290 */
+            int r = FIX_OK;
+            uint32_t t = 0;
+            if (RARE(f->len != 1)) goto slow;
+            for (;; g++) {
+                if (RARE(g == fend)) goto slow; /* (the entry may go on past the kept fields) */
+                uint32_t tag = g->tag;
+                if (tag == 270) {
+                    if (!(have & 1u)) {
+                        have |= 1u;
+                        if (RARE(!fix_parse_decimal_short(g->val, g->len, pd, &e->price))) goto slow;
+                    }
+                } else if (tag == 271) {
+                    if (!(have & 2u)) {
+                        have |= 2u;
+                        if (RARE(!fix_parse_decimal_short(g->val, g->len, qd, &e->size))) goto slow;
+                    }
+                } else if (tag == 290) {
+                    if (!(have & 4u)) {
+                        have |= 4u;
+                        unsigned n = g->len;
+                        const uint8_t *p = (const uint8_t *)g->val;
+                        uint32_t v = 0;
+                        if (RARE(n - 1u >= 9u)) goto slow;
+                        do {
+                            uint32_t d = (uint32_t)*p++ - '0';
+                            if (RARE(d > 9)) goto slow;
+                            v = v * 10u + d;
+                        } while (--n);
+                        e->position = (int32_t)v; /* (9 digits at most: below INT32_MAX) */
+                    }
+                } else if (tag == 269 || !md_member(tag)) {
+                    break;
+                }
+            }
+            if (!(have & 1u)) e->price = 0;
+            if (!(have & 2u)) e->size = 0;
+            if (!(have & 4u)) e->position = 0;
+            e->type = f->val[0];
+            e->has_price = have & 1u;
+            e->has_size = (have >> 1) & 1u;
+            e->price_inexact = false;
+            if (0) {
+            slow:
+                at = fix_cursor_at(m, (unsigned)(f - m->f));
+                r = parse_entry(m, &at, pd, qd, e, &t);
+                g = at.i < m->n ? &m->f[at.i] : NULL;
+            }
+            if (!err) { /* only the first bad entry is reported; the count still covers them all */
+                if (RARE(r)) {
+                    err = r;
+                    err_tag = t;
+                } else if (e != spare) {
+                    e++;
+                }
+            }
+            if (RARE(!g)) goto walk_rest; /* past the kept fields */
+            f = g;
+        }
+        goto group_done;
+    }
+walk_rest:
+#endif
     for (const fix_field_t *f; (f = fix_cursor_get(m, &at)) && f->tag == 269;) {
         seen++;
         if (seen == FIX_APP_MAX_MD_ENTRIES + 1) md->more = at;
-        /* Parsed straight into the next slot (a spare entry past the kept ones takes the values of entries that
-         * are counted but not kept), which is taken only when the whole entry is valid. */
-        fix_md_entry_t *e = &md->e[md->n < FIX_APP_MAX_MD_ENTRIES ? md->n : FIX_APP_MAX_MD_ENTRIES];
         uint32_t t;
         int r = parse_entry(m, &at, a->price_dec, a->qty_dec, e, &t);
         if (err) continue; /* only the first bad entry is reported; the count still covers them all */
@@ -372,8 +448,12 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
             err_tag = t;
             continue;
         }
-        if (md->n < FIX_APP_MAX_MD_ENTRIES) md->n++;
+        if (e != spare) e++;
     }
+#if TF_MEM_WORDS
+group_done:
+#endif
+    md->n = (uint8_t)(e - md->e);
     if ((int64_t)seen != cnt) return reject(rej, FIX_RR_GROUP_COUNT, 268, "Incorrect NumInGroup count for repeating group");
     if (err) return reject_code(rej, err, err_tag);
     md->count = seen;
