@@ -23,6 +23,28 @@ static void copy_field(char *dst, size_t cap, const fix_field_t *f)
     dst[n] = '\0';
 }
 
+#if TF_MEM_WORDS
+/* copy_field in line, a byte at a time (the receive path's short values, the Symbol and MDReqID of a 35=W: a few
+ * bytes, without the call to memcpy). */
+static inline __attribute__((always_inline)) void copy_field_short(char *dst, size_t cap, const fix_field_t *f)
+{
+    size_t n = f ? f->len : 0;
+    if (n >= cap) n = cap - 1;
+    char *const end = dst + n;
+    if (n) {
+        const char *s = f->val;
+        do {
+            char c = *s++;
+            __asm__("" : "+r"(c)); /* a byte loop, not a call to memcpy */
+            *dst++ = c;
+        } while (dst < end);
+    }
+    *end = '\0';
+}
+#else
+#define copy_field_short copy_field
+#endif
+
 static void on_order_dropped(void *ctx, uint32_t seq);
 static void on_sent(void *ctx, uint32_t seq, const fix_field_t *type, const uint8_t *msg, size_t len);
 
@@ -348,13 +370,18 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
     fix_md_snapshot_t *md = &a->md;
     const fix_field_t *sym = FIX_MSG_GET_SLOT(m, 55);
     if (!sym) return reject_code(rej, FIX_E_MISSING, 55);
-    copy_field(md->symbol, sizeof md->symbol, sym);
+    copy_field_short(md->symbol, sizeof md->symbol, sym);
     md->symbol_cut = sym->len >= sizeof md->symbol;
-    copy_field(md->md_req_id, sizeof md->md_req_id, FIX_MSG_GET_SLOT(m, 262));
+    copy_field_short(md->md_req_id, sizeof md->md_req_id, FIX_MSG_GET_SLOT(m, 262));
     md->seq = seq; /* (the session's: not read again) */
     const fix_field_t *cf = FIX_MSG_GET_SLOT(m, 268);
     if (!cf) return reject_code(rej, FIX_E_MISSING, 268);
     int64_t cnt;
+#if TF_MEM_WORDS
+    uint32_t d0;
+    if (cf->len == 1 && (d0 = (uint32_t)(uint8_t)cf->val[0] - '0') <= 9) cnt = d0; /* one digit: without the call */
+    else
+#endif
     if (fix_parse_int(cf->val, cf->len, &cnt) != FIX_OK || cnt < 0) return reject_code(rej, FIX_E_FORMAT, 268);
     fix_cursor_t at = fix_cursor_at(m, (unsigned)(cf - m->f) + 1);
     uint32_t seen = 0, err_tag = 0;
