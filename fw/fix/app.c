@@ -402,47 +402,51 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
             seen++;
             if (RARE(seen == FIX_APP_MAX_MD_ENTRIES + 1)) md->more = fix_cursor_at(m, (unsigned)(f - m->f));
             const fix_field_t *g = f + 1;
-            unsigned have = 0; /* bit 0: a 270 taken, 1: a 271, 2: a 290 */
             int r = FIX_OK;
             uint32_t t = 0;
             if (RARE(f->len != 1)) goto slow;
+            /* The values in their usual order (270, 271, 290) straight through, then the entry's other members; a
+             * value again or out of that order goes to parse_entry (the first of each is taken). */
+            bool hp = false, hs = false;
+            if (g < fend && g->tag == 270) {
+                if (RARE(!fix_parse_decimal_short(g->val, g->len, pd, &e->price))) goto slow;
+                hp = true;
+                g++;
+            } else {
+                e->price = 0;
+            }
+            if (g < fend && g->tag == 271) {
+                if (RARE(!fix_parse_decimal_short(g->val, g->len, qd, &e->size))) goto slow;
+                hs = true;
+                g++;
+            } else {
+                e->size = 0;
+            }
+            if (g < fend && g->tag == 290) {
+                unsigned n = g->len;
+                const uint8_t *p = (const uint8_t *)g->val;
+                uint32_t v = 0;
+                if (RARE(n - 1u >= 9u)) goto slow;
+                do {
+                    uint32_t d = (uint32_t)*p++ - '0';
+                    if (RARE(d > 9)) goto slow;
+                    v = v * 10u + d;
+                } while (--n);
+                e->position = (int32_t)v; /* (9 digits at most: below INT32_MAX) */
+                g++;
+            } else {
+                e->position = 0;
+            }
             for (;; g++) {
                 if (RARE(g == fend)) goto slow; /* (the entry may go on past the kept fields) */
-                uint32_t tag = g->tag;
-                if (tag == 270) {
-                    if (!(have & 1u)) {
-                        have |= 1u;
-                        if (RARE(!fix_parse_decimal_short(g->val, g->len, pd, &e->price))) goto slow;
-                    }
-                } else if (tag == 271) {
-                    if (!(have & 2u)) {
-                        have |= 2u;
-                        if (RARE(!fix_parse_decimal_short(g->val, g->len, qd, &e->size))) goto slow;
-                    }
-                } else if (tag == 290) {
-                    if (!(have & 4u)) {
-                        have |= 4u;
-                        unsigned n = g->len;
-                        const uint8_t *p = (const uint8_t *)g->val;
-                        uint32_t v = 0;
-                        if (RARE(n - 1u >= 9u)) goto slow;
-                        do {
-                            uint32_t d = (uint32_t)*p++ - '0';
-                            if (RARE(d > 9)) goto slow;
-                            v = v * 10u + d;
-                        } while (--n);
-                        e->position = (int32_t)v; /* (9 digits at most: below INT32_MAX) */
-                    }
-                } else if (tag == 269 || !md_member(tag)) {
-                    break;
-                }
+                uint32_t tag = g->tag, k = tag - 270u;
+                if (tag == 269) break;
+                if (RARE(k <= 20u && (((1u << 0) | (1u << 1) | (1u << 20)) >> k) & 1u)) goto slow; /* 270 271 290 */
+                if (!md_member(tag)) break;
             }
-            if (!(have & 1u)) e->price = 0;
-            if (!(have & 2u)) e->size = 0;
-            if (!(have & 4u)) e->position = 0;
             e->type = f->val[0];
-            e->has_price = have & 1u;
-            e->has_size = (have >> 1) & 1u;
+            e->has_price = hp;
+            e->has_size = hs;
             e->price_inexact = false;
             if (0) {
             slow:
