@@ -6,6 +6,7 @@
 #include "lib/prof.h"
 
 #define RARE(c) __builtin_expect(!!(c), 0) /* laid out of the way of the common case */
+#define USUAL(c) __builtin_expect(!!(c), 1) /* the common case, laid out to fall through */
 
 static void copy_str(char *dst, size_t cap, const char *src)
 {
@@ -408,21 +409,21 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
             /* The values in their usual order (270, 271, 290) straight through, then the entry's other members; a
              * value again or out of that order goes to parse_entry (the first of each is taken). */
             bool hp = false, hs = false;
-            if (g < fend && g->tag == 270) {
+            if (USUAL(g < fend && g->tag == 270)) {
                 if (RARE(!fix_parse_decimal_short(g->val, g->len, pd, &e->price))) goto slow;
                 hp = true;
                 g++;
             } else {
                 e->price = 0;
             }
-            if (g < fend && g->tag == 271) {
+            if (USUAL(g < fend && g->tag == 271)) {
                 if (RARE(!fix_parse_decimal_short(g->val, g->len, qd, &e->size))) goto slow;
                 hs = true;
                 g++;
             } else {
                 e->size = 0;
             }
-            if (g < fend && g->tag == 290) {
+            if (USUAL(g < fend && g->tag == 290)) {
                 unsigned n = g->len;
                 const uint8_t *p = (const uint8_t *)g->val;
                 uint32_t v = 0;
@@ -440,7 +441,7 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
             for (;; g++) {
                 if (RARE(g == fend)) goto slow; /* (the entry may go on past the kept fields) */
                 uint32_t tag = g->tag, k = tag - 270u;
-                if (tag == 269) break;
+                if (USUAL(tag == 269)) break;
                 if (RARE(k <= 20u && (((1u << 0) | (1u << 1) | (1u << 20)) >> k) & 1u)) goto slow; /* 270 271 290 */
                 if (!md_member(tag)) break;
             }
