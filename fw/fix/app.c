@@ -5,6 +5,9 @@
 
 #include "lib/prof.h"
 
+#define RARE(c) __builtin_expect(!!(c), 0) /* laid out of the way of the common case */
+#define USUAL(c) __builtin_expect(!!(c), 1) /* the common case, laid out to fall through */
+
 static void copy_str(char *dst, size_t cap, const char *src)
 {
     size_t n = src ? strlen(src) : 0;
@@ -20,6 +23,28 @@ static void copy_field(char *dst, size_t cap, const fix_field_t *f)
     if (n) memcpy(dst, f->val, n);
     dst[n] = '\0';
 }
+
+#if TF_MEM_WORDS
+/* copy_field in line, a byte at a time (the receive path's short values, the Symbol and MDReqID of a 35=W: a few
+ * bytes, without the call to memcpy). */
+static inline __attribute__((always_inline)) void copy_field_short(char *dst, size_t cap, const fix_field_t *f)
+{
+    size_t n = f ? f->len : 0;
+    if (n >= cap) n = cap - 1;
+    char *const end = dst + n;
+    if (n) {
+        const char *s = f->val;
+        do {
+            char c = *s++;
+            __asm__("" : "+r"(c)); /* a byte loop, not a call to memcpy */
+            *dst++ = c;
+        } while (dst < end);
+    }
+    *end = '\0';
+}
+#else
+#define copy_field_short copy_field
+#endif
 
 static void on_order_dropped(void *ctx, uint32_t seq);
 static void on_sent(void *ctx, uint32_t seq, const fix_field_t *type, const uint8_t *msg, size_t len);
@@ -275,10 +300,10 @@ static inline bool md_member(uint32_t tag)
  * the fields kept in m->f too): its values into *e. Returns FIX_OK, or the error and the tag of its first bad value
  * in entry order (269, 270, 271, 290). The kept fields are walked by pointer and index in registers, the cursor
  * written when the walk leaves them or ends (through the cursor, its index in memory and a multiply by the field's
- * size per field). In line in on_snapshot where the RAM has room (TF_MEM_WORDS, fw/Makefile): no register save and
- * restore per entry. */
+ * size per field). Where the RAM has room (TF_MEM_WORDS, fw/Makefile) on_snapshot walks the common entries itself and
+ * calls this one for the others (one copy, out of line). */
 #if TF_MEM_WORDS
-#define ENTRY_INLINE inline __attribute__((always_inline))
+#define ENTRY_INLINE __attribute__((noinline))
 #else
 #define ENTRY_INLINE
 #endif
@@ -346,25 +371,108 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
     fix_md_snapshot_t *md = &a->md;
     const fix_field_t *sym = FIX_MSG_GET_SLOT(m, 55);
     if (!sym) return reject_code(rej, FIX_E_MISSING, 55);
-    copy_field(md->symbol, sizeof md->symbol, sym);
+    copy_field_short(md->symbol, sizeof md->symbol, sym);
     md->symbol_cut = sym->len >= sizeof md->symbol;
-    copy_field(md->md_req_id, sizeof md->md_req_id, FIX_MSG_GET_SLOT(m, 262));
+    copy_field_short(md->md_req_id, sizeof md->md_req_id, FIX_MSG_GET_SLOT(m, 262));
     md->seq = seq; /* (the session's: not read again) */
     const fix_field_t *cf = FIX_MSG_GET_SLOT(m, 268);
     if (!cf) return reject_code(rej, FIX_E_MISSING, 268);
     int64_t cnt;
+#if TF_MEM_WORDS
+    uint32_t d0;
+    if (cf->len == 1 && (d0 = (uint32_t)(uint8_t)cf->val[0] - '0') <= 9) cnt = d0; /* one digit: without the call */
+    else
+#endif
     if (fix_parse_int(cf->val, cf->len, &cnt) != FIX_OK || cnt < 0) return reject_code(rej, FIX_E_FORMAT, 268);
     fix_cursor_t at = fix_cursor_at(m, (unsigned)(cf - m->f) + 1);
     uint32_t seen = 0, err_tag = 0;
     int err = FIX_OK;
-    md->n = 0;
     md->more.i = 0;
+    /* Parsed straight into the next slot, e (a spare entry past the kept ones takes the values of entries that are
+     * counted but not kept), which is taken only when the whole entry is valid. */
+    fix_md_entry_t *e = md->e, *const spare = &md->e[FIX_APP_MAX_MD_ENTRIES];
+#if TF_MEM_WORDS
+    /* The entries among the kept fields, walked by pointer, each value parsed when its field is reached if it has the
+     * common form (fix_parse_decimal_short; a MDEntryPositionNo of 1 to 9 digits), the entry written once; an entry
+     * with anything else (a bad or uncommon value, a 269 not one byte, fields up to the end of the kept ones) is
+     * parsed again from its 269 by parse_entry, which gives its values or its error. */
+    if (at.i < m->n) {
+        const fix_field_t *f = &m->f[at.i], *const fend = &m->f[m->n];
+        const unsigned pd = a->price_dec, qd = a->qty_dec;
+        while (f->tag == 269) {
+            seen++;
+            if (RARE(seen == FIX_APP_MAX_MD_ENTRIES + 1)) md->more = fix_cursor_at(m, (unsigned)(f - m->f));
+            const fix_field_t *g = f + 1;
+            int r = FIX_OK;
+            uint32_t t = 0;
+            if (RARE(f->len != 1)) goto slow;
+            /* The values in their usual order (270, 271, 290) straight through, then the entry's other members; a
+             * value again or out of that order goes to parse_entry (the first of each is taken). */
+            bool hp = false, hs = false;
+            if (USUAL(g < fend && g->tag == 270)) {
+                if (RARE(!fix_parse_decimal_short(g->val, g->len, pd, &e->price))) goto slow;
+                hp = true;
+                g++;
+            } else {
+                e->price = 0;
+            }
+            if (USUAL(g < fend && g->tag == 271)) {
+                if (RARE(!fix_parse_decimal_short(g->val, g->len, qd, &e->size))) goto slow;
+                hs = true;
+                g++;
+            } else {
+                e->size = 0;
+            }
+            if (USUAL(g < fend && g->tag == 290)) {
+                unsigned n = g->len;
+                const uint8_t *p = (const uint8_t *)g->val;
+                uint32_t v = 0;
+                if (RARE(n - 1u >= 9u)) goto slow;
+                do {
+                    uint32_t d = (uint32_t)*p++ - '0';
+                    if (RARE(d > 9)) goto slow;
+                    v = v * 10u + d;
+                } while (--n);
+                e->position = (int32_t)v; /* (9 digits at most: below INT32_MAX) */
+                g++;
+            } else {
+                e->position = 0;
+            }
+            for (;; g++) {
+                if (RARE(g == fend)) goto slow; /* (the entry may go on past the kept fields) */
+                uint32_t tag = g->tag, k = tag - 270u;
+                if (USUAL(tag == 269)) break;
+                if (RARE(k <= 20u && (((1u << 0) | (1u << 1) | (1u << 20)) >> k) & 1u)) goto slow; /* 270 271 290 */
+                if (!md_member(tag)) break;
+            }
+            e->type = f->val[0];
+            e->has_price = hp;
+            e->has_size = hs;
+            e->price_inexact = false;
+            if (0) {
+            slow:
+                at = fix_cursor_at(m, (unsigned)(f - m->f));
+                r = parse_entry(m, &at, pd, qd, e, &t);
+                g = at.i < m->n ? &m->f[at.i] : NULL;
+            }
+            if (!err) { /* only the first bad entry is reported; the count still covers them all */
+                if (RARE(r)) {
+                    err = r;
+                    err_tag = t;
+                } else if (e != spare) {
+                    e++;
+                }
+            }
+            if (RARE(!g)) goto walk_rest; /* past the kept fields */
+            f = g;
+        }
+        goto group_done;
+    }
+walk_rest:
+#endif
     for (const fix_field_t *f; (f = fix_cursor_get(m, &at)) && f->tag == 269;) {
         seen++;
         if (seen == FIX_APP_MAX_MD_ENTRIES + 1) md->more = at;
-        /* Parsed straight into the next slot (a spare entry past the kept ones takes the values of entries that
-         * are counted but not kept), which is taken only when the whole entry is valid. */
-        fix_md_entry_t *e = &md->e[md->n < FIX_APP_MAX_MD_ENTRIES ? md->n : FIX_APP_MAX_MD_ENTRIES];
         uint32_t t;
         int r = parse_entry(m, &at, a->price_dec, a->qty_dec, e, &t);
         if (err) continue; /* only the first bad entry is reported; the count still covers them all */
@@ -372,8 +480,12 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
             err_tag = t;
             continue;
         }
-        if (md->n < FIX_APP_MAX_MD_ENTRIES) md->n++;
+        if (e != spare) e++;
     }
+#if TF_MEM_WORDS
+group_done:
+#endif
+    md->n = (uint8_t)(e - md->e);
     if ((int64_t)seen != cnt) return reject(rej, FIX_RR_GROUP_COUNT, 268, "Incorrect NumInGroup count for repeating group");
     if (err) return reject_code(rej, err, err_tag);
     md->count = seen;

@@ -23,7 +23,7 @@
 
 /* All limits below are compile-time constants: no 64-bit division at run time in the parsers
  * (RV32IM would call libgcc's __udivdi3 for every digit). */
-static const uint32_t pow10_tab[FIX_MAX_DECIMALS + 1] = {
+const uint32_t fix_pow10_tab[FIX_MAX_DECIMALS + 1] = {
     1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
 };
 #define I64_MAX_U ((uint64_t)INT64_MAX)
@@ -757,7 +757,7 @@ __attribute__((noinline)) static int parse_decimal_general(const char *s, size_t
     }
     if (ndig == 0) return FIX_E_FORMAT;
     if (range || v > max_before_scale[decimals - frac]) return FIX_E_RANGE;
-    v *= pow10_tab[decimals - frac];
+    v *= fix_pow10_tab[decimals - frac];
     *out = neg ? -(int64_t)v : (int64_t)v;
     return FIX_OK;
 }
@@ -783,7 +783,7 @@ HOT int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *o
         } while (p < e);
         size_t frac = dot ? (size_t)(e - dot) : 0;
         if (n - (dot != NULL) - 1 < 9 && frac <= decimals) {
-            *out = (int64_t)((uint64_t)v * pow10_tab[decimals - frac]);
+            *out = (int64_t)((uint64_t)v * fix_pow10_tab[decimals - frac]);
             return FIX_OK;
         }
     }
@@ -1061,7 +1061,7 @@ size_t fix_fmt_decimal(char *out, int64_t v, unsigned decimals)
         out[n++] = '-';
         u = 0u - u;
     }
-    const uint32_t scale = pow10_tab[decimals];
+    const uint32_t scale = fix_pow10_tab[decimals];
     uint64_t ip;
     uint32_t fp;
     if (u <= UINT32_MAX) { /* the common case stays in 32-bit arithmetic */

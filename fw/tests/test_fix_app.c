@@ -239,6 +239,54 @@ static void test_app_snapshot_position_forms(void **st)
     assert_int_equal(seen.n_md, 1);
 }
 
+/* Entries of the common form and of others in one group, as the in-line walk and parse_entry take them: a value
+ * repeated (the first one kept), member tags without values, an entry without values, a position past 9 digits, a
+ * size with decimals and a negative price between entries of the common form; then the first bad value of an entry in
+ * entry order whatever the field order (a bad 290 before a bad 271: 271), and a bad entry after a good one. */
+static void test_app_snapshot_common_and_other_entries_mixed(void **st)
+{
+    (void)st;
+    start_default();
+    fx_in(&T, 2000, "35=W|34=2|55=AAPL|262=MD1|268=6|269=0|270=99.75|270=1|271=100|290=1|272=20260101|"
+                    "269=1|290=0000000002|270=100.2|271=3|269=2|269=0|270=-1.5|271=7.25|"
+                    "269=1|271=05|270=000000001.|290=123456789|269=2|270=1.23456|271=1|");
+    assert_int_equal(T.nsent, 1); /* the Logon only: no Reject */
+    assert_int_equal(seen.n_md, 1);
+    assert_int_equal(seen.md.n, 6);
+    assert_int_equal(seen.md.count, 6);
+    const fix_md_entry_t *e = seen.md.e;
+    assert_int_equal(e[0].type, '0');
+    assert_int_equal(e[0].price, 997500);
+    assert_int_equal(e[0].size, 100);
+    assert_int_equal(e[0].position, 1);
+    assert_true(e[0].has_price && e[0].has_size && !e[0].price_inexact);
+    assert_int_equal(e[1].type, '1');
+    assert_int_equal(e[1].price, 1002000);
+    assert_int_equal(e[1].size, 3);
+    assert_int_equal(e[1].position, 2);
+    assert_int_equal(e[2].type, '2');
+    assert_false(e[2].has_price || e[2].has_size || e[2].price_inexact);
+    assert_int_equal(e[2].price, 0);
+    assert_int_equal(e[2].size, 0);
+    assert_int_equal(e[2].position, 0);
+    assert_int_equal(e[3].type, '0');
+    assert_int_equal(e[3].price, -15000);
+    assert_int_equal(e[3].size, 7); /* its floor */
+    assert_int_equal(e[4].type, '1');
+    assert_int_equal(e[4].price, 10000);
+    assert_int_equal(e[4].size, 5);
+    assert_int_equal(e[4].position, 123456789);
+    assert_int_equal(e[5].type, '2');
+    assert_int_equal(e[5].price, 12345);
+    assert_true(e[5].price_inexact);
+    assert_int_equal(e[5].size, 1);
+    fx_in(&T, 2001, "35=W|34=3|55=AAPL|268=2|269=0|270=1|271=2|269=1|290=x|271=1.5.|270=2|");
+    FX_EXPECT(&T, 1, "35=3|34=2|" HDR_US "45=3|371=271|372=W|373=6|58=Incorrect data format for value|");
+    fx_in(&T, 2002, "35=W|34=4|55=AAPL|268=3|269=0|270=1|269=12|270=x|269=1|270=y|");
+    FX_EXPECT(&T, 2, "35=3|34=3|" HDR_US "45=4|371=269|372=W|373=6|58=Incorrect data format for value|");
+    assert_int_equal(seen.n_md, 1);
+}
+
 static void test_14i_group_count_mismatch_rejected(void **st)
 {
     (void)st;
@@ -635,6 +683,7 @@ int main(void)
         cmocka_unit_test(test_app_snapshot_price_with_too_many_decimals_taken_exactly),
         cmocka_unit_test(test_app_snapshot_price_overflow_held_and_format_rejected),
         cmocka_unit_test(test_app_snapshot_position_forms),
+        cmocka_unit_test(test_app_snapshot_common_and_other_entries_mixed),
         cmocka_unit_test(test_14i_group_count_mismatch_rejected),
         cmocka_unit_test(test_14b_snapshot_without_symbol_rejected),
         cmocka_unit_test(test_app_snapshot_more_entries_than_kept),

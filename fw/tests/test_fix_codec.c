@@ -653,6 +653,62 @@ static void test_codec_repeating_group_count_mismatch_and_absent(void **st)
     assert_false(fix_group_next(&g));
 }
 
+/* fix_parse_decimal_short (the market data path's in-line parser) against fix_parse_decimal: every string of up to 7
+ * bytes over digits, '.', '-' and a letter, then longer ones of every length and dot position, at every number of
+ * decimals. It takes exactly the common form (digits, at most one '.', 1 to 9 digits, at most `decimals` after the
+ * '.'), with fix_parse_decimal's value; false for anything else. */
+static void check_decimal_short(const char *s, size_t n)
+{
+    for (unsigned dec = 0; dec <= FIX_MAX_DECIMALS; dec++) {
+        unsigned digits = 0, dots = 0, frac = 0;
+        bool other = false;
+        for (size_t i = 0; i < n; i++) {
+            if (s[i] >= '0' && s[i] <= '9') {
+                digits++;
+                frac += dots;
+            } else if (s[i] == '.') {
+                dots++;
+            } else {
+                other = true;
+            }
+        }
+        bool common = !other && dots <= 1 && digits >= 1 && digits <= 9 && frac <= dec;
+        int64_t v = -1, ref = -2;
+        bool ok = fix_parse_decimal_short(s, n, dec, &v);
+        if (ok != common) fprintf(stderr, "'%.*s' dec %u\n", (int)n, s, dec);
+        assert_int_equal(ok, common);
+        if (ok) {
+            assert_int_equal(fix_parse_decimal(s, n, dec, &ref), FIX_OK);
+            assert_int_equal(v, ref);
+        }
+    }
+}
+
+static void test_codec_decimal_short(void **st)
+{
+    (void)st;
+    static const char alpha[] = "019.-a";
+    char s[16];
+    for (size_t n = 0; n <= 7; n++) {
+        size_t total = 1;
+        for (size_t i = 0; i < n; i++) total *= sizeof alpha - 1;
+        for (size_t k = 0; k < total; k++) {
+            size_t x = k;
+            for (size_t i = 0; i < n; i++, x /= sizeof alpha - 1) s[i] = alpha[x % (sizeof alpha - 1)];
+            check_decimal_short(s, n);
+        }
+    }
+    for (size_t n = 1; n <= 14; n++) { /* every length, the dot anywhere or nowhere, digits 9 (the largest) or mixed */
+        for (size_t dot = 0; dot <= n; dot++) {
+            for (int fill = 0; fill < 2; fill++) {
+                for (size_t i = 0; i < n; i++) s[i] = fill ? (char)('1' + (i * 7) % 9) : '9';
+                if (dot < n) s[dot] = '.';
+                check_decimal_short(s, n);
+            }
+        }
+    }
+}
+
 static void test_codec_decimals(void **st)
 {
     (void)st;
@@ -906,6 +962,7 @@ int main(void)
         cmocka_unit_test(test_codec_repeating_group_md_entries),
         cmocka_unit_test(test_codec_repeating_group_count_mismatch_and_absent),
         cmocka_unit_test(test_codec_decimals),
+        cmocka_unit_test(test_codec_decimal_short),
         cmocka_unit_test(test_codec_builder_exact_bytes),
         cmocka_unit_test(test_codec_checksum_words_equal_bytes),
         cmocka_unit_test(test_codec_builder_overflow_returns_zero),
