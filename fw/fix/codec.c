@@ -765,29 +765,10 @@ __attribute__((noinline)) static int parse_decimal_general(const char *s, size_t
 HOT int fix_parse_decimal(const char *s, size_t n, unsigned decimals, int64_t *out)
 {
     if (decimals > FIX_MAX_DECIMALS) return FIX_E_RANGE;
-    /* The common number (market data's prices and sizes): digits and at most one '.', 1 to 9 digits, at most
-     * `decimals` after the '.'. One loop in 32 bits; anything else (a sign, more digits or decimals, a format
-     * error) takes the general loop (parse_decimal_general), which gives the same value for these. */
-    if (n - 1 < FIX_MAX_DECIMALS + 1) {
-        /* By pointer, each byte's test two instructions after its load (no stall), the dot's place kept as the
-         * pointer past it: 7 instructions a byte. */
-        uint32_t v = 0;
-        const uint8_t *p = (const uint8_t *)s, *e = p + n, *dot = NULL;
-        do {
-            uint32_t v10 = MUL_EARLY(v * 10u);
-            uint32_t c = *p++;
-            uint32_t d = c - '0';
-            if (d <= 9) v = v10 + d;
-            else if (c == '.' && !dot) dot = p;
-            else goto general;
-        } while (p < e);
-        size_t frac = dot ? (size_t)(e - dot) : 0;
-        if (n - (dot != NULL) - 1 < 9 && frac <= decimals) {
-            *out = (int64_t)((uint64_t)v * fix_pow10_tab[decimals - frac]);
-            return FIX_OK;
-        }
-    }
-general:
+    /* The common number (market data's prices and sizes): fix_parse_decimal_short (codec.h, one loop in 32 bits);
+     * anything else (a sign, more digits or decimals, a format error) takes the general loop
+     * (parse_decimal_general), which gives the same value for these. */
+    if (fix_parse_decimal_short(s, n, decimals, out)) return FIX_OK;
     return parse_decimal_general(s, n, decimals, out);
 }
 

@@ -653,19 +653,22 @@ static void test_codec_repeating_group_count_mismatch_and_absent(void **st)
     assert_false(fix_group_next(&g));
 }
 
-/* fix_parse_decimal_short (the market data path's in-line parser) against fix_parse_decimal: every string of up to 7
- * bytes over digits, '.', '-' and a letter, then longer ones of every length and dot position, at every number of
- * decimals. It takes exactly the common form (digits, at most one '.', 1 to 9 digits, at most `decimals` after the
- * '.'), with fix_parse_decimal's value; false for anything else. */
+/* fix_parse_decimal_short (the market data path's in-line parser, also fix_parse_decimal's first step) against the
+ * value computed here: every string of up to 7 bytes over digits, '.', '-' and a letter, then longer ones of every
+ * length and dot position, at every number of decimals. It takes exactly the common form (digits, at most one '.',
+ * 1 to 9 digits, at most `decimals` after the '.'), with the digits' value scaled to `decimals`, and fix_parse_decimal
+ * gives the same; false for anything else. */
 static void check_decimal_short(const char *s, size_t n)
 {
     for (unsigned dec = 0; dec <= FIX_MAX_DECIMALS; dec++) {
         unsigned digits = 0, dots = 0, frac = 0;
+        int64_t want = 0;
         bool other = false;
         for (size_t i = 0; i < n; i++) {
             if (s[i] >= '0' && s[i] <= '9') {
                 digits++;
                 frac += dots;
+                if (digits <= 9) want = want * 10 + (s[i] - '0');
             } else if (s[i] == '.') {
                 dots++;
             } else {
@@ -678,8 +681,10 @@ static void check_decimal_short(const char *s, size_t n)
         if (ok != common) fprintf(stderr, "'%.*s' dec %u\n", (int)n, s, dec);
         assert_int_equal(ok, common);
         if (ok) {
+            for (unsigned k = frac; k < dec; k++) want *= 10;
+            assert_int_equal(v, want);
             assert_int_equal(fix_parse_decimal(s, n, dec, &ref), FIX_OK);
-            assert_int_equal(v, ref);
+            assert_int_equal(ref, want);
         }
     }
 }
