@@ -3,10 +3,8 @@
 
 #include <string.h>
 
+#include "lib/hints.h"
 #include "lib/prof.h"
-
-#define RARE(c) __builtin_expect(!!(c), 0) /* laid out of the way of the common case */
-#define USUAL(c) __builtin_expect(!!(c), 1) /* the common case, laid out to fall through */
 
 static void copy_str(char *dst, size_t cap, const char *src)
 {

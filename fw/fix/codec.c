@@ -11,16 +11,6 @@
  * instruction split across two words: the CPU runs compressed code); the rest of the file for size. */
 #define HOT __attribute__((optimize("O2", "align-loops=4")))
 
-/* A multiply issued where it stands, not next to its use: the CPU's multiply result is not ready for the next two
- * instructions (they stall), and the compiler's schedule puts the use right after it. The empty volatile asm takes
- * the product there; the code between it and the use hides the latency. */
-/* A condition the receive path's messages do not meet (an error, a tag it does not read without a loop): the code
- * for the common case laid out to fall through, without a taken branch (the CPU's predictor has 64 entries, shared
- * with everything else the path runs). */
-#define RARE(c) __builtin_expect(!!(c), 0)
-
-#define MUL_EARLY(x) __extension__({ uint32_t mul_early_ = (x); __asm__ volatile("" : "+r"(mul_early_)); mul_early_; })
-
 /* All limits below are compile-time constants: no 64-bit division at run time in the parsers
  * (RV32IM would call libgcc's __udivdi3 for every digit). */
 const uint32_t fix_pow10_tab[FIX_MAX_DECIMALS + 1] = {

@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/hints.h"
+
 /* ---- Documented limits (override with -D) ---- */
 #ifndef FIX_MAX_MSG_LEN
 #define FIX_MAX_MSG_LEN 1024 /* largest whole message accepted or built, bytes 8=...10=ccc| */
@@ -279,8 +281,7 @@ static inline __attribute__((always_inline)) bool fix_parse_decimal_short(const 
     const uint8_t *p = (const uint8_t *)s, *e = p + n, *dot = NULL;
     uint32_t v = 0;
     do {
-        uint32_t v10 = v * 10u;
-        __asm__ volatile("" : "+r"(v10)); /* the multiply issued here */
+        uint32_t v10 = MUL_EARLY(v * 10u);
         uint32_t c = *p++;
         uint32_t d = c - '0';
         if (d <= 9) v = v10 + d;
