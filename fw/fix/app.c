@@ -422,15 +422,8 @@ __attribute__((optimize("O2"))) static fix_app_result_t on_snapshot(fix_app_t *a
                 e->size = 0;
             }
             if (USUAL(g < fend && g->tag == 290)) {
-                unsigned n = g->len;
-                const uint8_t *p = (const uint8_t *)g->val;
-                uint32_t v = 0;
-                if (RARE(n - 1u >= 9u)) goto slow;
-                do {
-                    uint32_t d = (uint32_t)*p++ - '0';
-                    if (RARE(d > 9)) goto slow;
-                    v = v * 10u + d;
-                } while (--n);
+                uint32_t v;
+                if (RARE(!fix_parse_u32_short(g->val, g->len, &v))) goto slow;
                 e->position = (int32_t)v; /* (9 digits at most: below INT32_MAX) */
                 g++;
             } else {

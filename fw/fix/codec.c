@@ -820,20 +820,7 @@ HOT int fix_msg_get_int(const fix_msg_t *m, uint32_t tag, int64_t *out)
 
 HOT int fix_parse_u32(const char *s, size_t n, uint32_t *out)
 {
-    if (n - 1 < 9) { /* 1 to 9 digits (MsgSeqNum, MDEntryPositionNo): in 32 bits, without fix_parse_int */
-        uint32_t v = 0;
-        size_t i = 0;
-        for (; i < n; i++) {
-            uint32_t v10 = MUL_EARLY(v * 10u);
-            uint32_t d = (uint32_t)(uint8_t)s[i] - '0';
-            if (d > 9) break;
-            v = v10 + d;
-        }
-        if (i == n) {
-            *out = v;
-            return FIX_OK;
-        }
-    }
+    if (fix_parse_u32_short(s, n, out)) return FIX_OK; /* 1 to 9 digits: in 32 bits, without fix_parse_int */
     int64_t v;
     int r = fix_parse_int(s, n, &v);
     if (r) return r;

@@ -294,6 +294,23 @@ static inline __attribute__((always_inline)) bool fix_parse_decimal_short(const 
     return true;
 }
 
+/* fix_parse_u32's common number in line (MsgSeqNum, MDEntryPositionNo): 1 to 9 digits, nothing else. True with the
+ * value in *out; false for anything else (*out not written), which fix_parse_u32 takes whole. */
+static inline __attribute__((always_inline)) bool fix_parse_u32_short(const char *s, size_t n, uint32_t *out)
+{
+    if (n - 1 >= 9) return false;
+    const uint8_t *p = (const uint8_t *)s, *e = p + n;
+    uint32_t v = 0;
+    do {
+        uint32_t v10 = MUL_EARLY(v * 10u);
+        uint32_t d = (uint32_t)*p++ - '0';
+        if (d > 9) return false;
+        v = v10 + d;
+    } while (p < e);
+    *out = v;
+    return true;
+}
+
 /* ---- Repeating groups ----
  * A group is the NumInGroup tag followed by entries; every entry starts with the delimiter tag
  * and holds only member tags (the delimiter must be in members too). */
