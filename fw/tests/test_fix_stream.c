@@ -292,6 +292,94 @@ static void test_stream_duplicate_tags_flagged(void **st)
     assert_int_equal(m.dup, 0);
 }
 
+/* What the stream's parse of a whole frame gives (its header and trailer not tokenised again where frame_header read
+ * them) is what fix_parse gives for the same bytes: every field, the error, the sum, the duplicate bits and the fields
+ * past the kept ones; a frame with a CheckSum field right before its trailer is garbled. The frames: the usual 35=W
+ * and Heartbeat, other BeginStrings (empty, longer), BodyLength with leading zeros, a trailer of another form, and
+ * bodies that fill the kept fields up to and past FIX_MAX_FIELDS. */
+static size_t frame_with(uint8_t *out, size_t cap, const char *begin, int bl_pad, const char *body, bool trailer_ok)
+{
+    size_t bl = strlen(body);
+    int hl = snprintf((char *)out, cap, "8=%s|9=%0*zu|", begin, bl_pad, bl);
+    memcpy(out + hl, body, bl);
+    size_t n = (size_t)hl + bl;
+    for (size_t i = 0; i < n; i++)
+        if (out[i] == '|') out[i] = 0x01;
+    unsigned sum = 0;
+    for (size_t i = 0; i < n; i++) sum += out[i];
+    n += (size_t)snprintf((char *)out + n, cap - n, "10=%03u|", (sum + !trailer_ok) % 256u); /* (off by one: bad) */
+    out[n - 1] = 0x01;
+    return n;
+}
+
+static void assert_same_msg(const fix_msg_t *a, const fix_msg_t *b)
+{
+    assert_int_equal(a->n, b->n);
+    for (unsigned i = 0; i < a->n; i++) {
+        assert_int_equal(a->f[i].tag, b->f[i].tag);
+        assert_int_equal(a->f[i].len, b->f[i].len);
+        assert_ptr_equal(a->f[i].val, b->f[i].val);
+    }
+    assert_int_equal(a->err, b->err);
+    assert_int_equal(a->err_tag, b->err_tag);
+    assert_int_equal(a->sum, b->sum);
+    assert_int_equal(a->dup, b->dup);
+    assert_int_equal(a->n_rest, b->n_rest);
+    assert_ptr_equal(a->rest, b->rest);
+    assert_int_equal(a->n_late, b->n_late);
+    assert_ptr_equal(a->raw, b->raw);
+    assert_int_equal(a->raw_len, b->raw_len);
+}
+
+static void test_stream_header_and_trailer_as_fix_parse(void **st)
+{
+    (void)st;
+    static char many[4][4096];
+    for (int k = 0; k < 4; k++) { /* 60 to 63 body fields: with 8 and 9, the kept fields 62 to 65 before the trailer */
+        size_t o = (size_t)sprintf(many[k], "35=0|");
+        for (int i = 0; i < 58 + k; i++) o += (size_t)sprintf(many[k] + o, "%d=v%d|", 5000 + i, i);
+        o += (size_t)sprintf(many[k] + o, "58=end|");
+    }
+    const char *bodies[] = {W180, HB1, "35=0|34=2|49=EXCH|52=20260105-14:30:00.000|56=TFISH|34=3|58=a|58=b|",
+                            "35=0|", "35=0|10=123|58=x|", many[0], many[1], many[2], many[3]};
+    const char *begins[] = {"FIX.4.4", "FIX.4.2", "FIXT.1.1", "FIX.4.4x"};
+    int n_checked = 0;
+    for (size_t bi = 0; bi < sizeof bodies / sizeof bodies[0]; bi++)
+        for (size_t gi = 0; gi < sizeof begins / sizeof begins[0]; gi++)
+            for (int pad = 0; pad <= 5; pad += 5)
+                for (int tok = 0; tok <= 1; tok++) {
+                    static uint8_t b[4200];
+                    size_t n = frame_with(b, sizeof b, begins[gi], pad, bodies[bi], tok);
+                    if (n > FIX_MAX_MSG_LEN) continue;
+                    fix_stream_t s;
+                    fix_stream_init(&s);
+                    fix_msg_t m, ref;
+                    const uint8_t *p = b;
+                    size_t len = n;
+                    fix_frame_res_t r = fix_stream_next(&s, &p, &len, &m);
+                    fix_parse(&ref, b, n);
+                    if (!tok || bi == 4) { /* a bad CheckSum, or a CheckSum field before the trailer */
+                        assert_int_equal(r, FIX_FRAME_GARBLED);
+                        continue;
+                    }
+                    assert_int_equal(r, FIX_FRAME_OK);
+                    assert_same_msg(&m, &ref);
+                    n_checked++;
+                }
+    assert_true(n_checked >= 40);
+    /* A CheckSum field right before the trailer: garbled, as fix_parse says (CheckSum not last). */
+    uint8_t b[512];
+    size_t n = fx_frame(b, sizeof b, "35=0|34=2|10=000|");
+    fix_stream_t s;
+    fix_stream_init(&s);
+    fix_msg_t m, ref;
+    const uint8_t *p = b;
+    size_t len = n;
+    assert_int_equal(fix_stream_next(&s, &p, &len, &m), FIX_FRAME_GARBLED);
+    fix_parse(&ref, b, n);
+    assert_int_equal(ref.err, FIX_PERR_CHECKSUM_NOT_LAST);
+}
+
 /* The slot hash gives exactly the listed tags their slots, and no other tag one. */
 static void test_tag_slots_exact(void **st)
 {
@@ -803,6 +891,7 @@ int main(void)
         cmocka_unit_test(test_stream_bad_checksum_and_bodylength),
         cmocka_unit_test(test_stream_huge_bodylength_not_buffered),
         cmocka_unit_test(test_stream_duplicate_tags_flagged),
+        cmocka_unit_test(test_stream_header_and_trailer_as_fix_parse),
         cmocka_unit_test(test_tag_slots_exact),
         cmocka_unit_test(test_numbers_exact),
         cmocka_unit_test(test_numbers_fast_path_edges),
