@@ -117,7 +117,7 @@ typedef struct {
     size_t total;    /* the whole frame (through 10=ccc|) */
 #if TF_MEM_WORDS
     uint32_t bs_end; /* BeginString's SOH */
-    uint32_t body;   /* the body's first byte (past BodyLength's SOH); 0: the header was not read in line */
+    uint32_t body;   /* the body's first byte (past BodyLength's SOH); 0: the header was not read at its places */
     uint32_t sum;    /* of the bytes before the body */
 #endif
 } frame_hdr_t;
@@ -131,25 +131,29 @@ HOT static fix_frame_res_t frame_header(const uint8_t *b, size_t n, frame_hdr_t 
     if (n < SYNC_LEN) return FIX_FRAME_NEED_MORE;
     size_t i = 2;
 #if TF_MEM_WORDS
-    /* FIX.4.4 (every message of a FIX 4.4 session) compared in line where the RAM has room (fw/Makefile): the loop
-     * below cost 60 cycles a message. b[0..5) is "8=FIX" when n > 9 (the callers resynchronise first). Such a header
-     * is summed on the way (its first 10 bytes are known), for frame_parse. */
-    uint32_t sum = 0;
-    bool fix44 = false;
+    /* 8=FIX.4.4|9=ddd| (every message of a FIX 4.4 session up to 999 bytes of body) read at its places where the RAM
+     * has room (fw/Makefile), and summed for frame_parse: the loops below cost about 110 cycles a message. b[0..5) is
+     * "8=FIX" when n > 9 (the callers resynchronise first). Anything else takes the loops. */
     h->body = 0;
-    if (n > 9 && b[5] == '.' && b[6] == '4' && b[7] == '.' && b[8] == '4' && b[9] == FIX_SOH) {
-        i = 9;
-        fix44 = true;
-        sum = '8' + '=' + 'F' + 'I' + 'X' + '.' + '4' + '.' + '4' + FIX_SOH + '9' + '=' + FIX_SOH;
+    if (n > 16 && b[5] == '.' && b[6] == '4' && b[7] == '.' && b[8] == '4' && b[9] == FIX_SOH && b[10] == '9' &&
+        b[11] == '=' && b[15] == FIX_SOH) {
+        uint32_t c0 = b[12], c1 = b[13], c2 = b[14];
+        uint32_t d0 = c0 - '0', d1 = c1 - '0', d2 = c2 - '0';
+        uint32_t bl = d0 * 100u + d1 * 10u + d2;
+        if (d0 <= 9 && d1 <= 9 && d2 <= 9 && bl) {
+            h->bs_end = 9;
+            h->body = 16;
+            h->sum = '8' + '=' + 'F' + 'I' + 'X' + '.' + '4' + '.' + '4' + FIX_SOH + '9' + '=' + FIX_SOH + c0 + c1 + c2;
+            h->total = 16 + bl + 7;
+            return FIX_FRAME_OK;
+        }
     }
+    if (n > 9 && b[5] == '.' && b[6] == '4' && b[7] == '.' && b[8] == '4' && b[9] == FIX_SOH) i = 9; /* (no loop) */
 #endif
     /* BeginString value up to SOH */
     while (i < n && b[i] != FIX_SOH && i - 2 <= FIX_MAX_BEGINSTR_LEN) i++;
     if (i - 2 > FIX_MAX_BEGINSTR_LEN) return FIX_FRAME_GARBLED;
     if (i >= n) return FIX_FRAME_NEED_MORE;
-#if TF_MEM_WORDS
-    h->bs_end = (uint32_t)i;
-#endif
     i++; /* SOH */
     if (n < i + 2) return FIX_FRAME_NEED_MORE;
     if (b[i] != '9' || b[i + 1] != '=') return FIX_FRAME_GARBLED;
@@ -158,9 +162,6 @@ HOT static fix_frame_res_t frame_header(const uint8_t *b, size_t n, frame_hdr_t 
     while (i < n && b[i] != FIX_SOH) {
         if (b[i] < '0' || b[i] > '9' || ++nd > FIX_MAX_BODYLEN_DIGITS) return FIX_FRAME_GARBLED;
         body_len = body_len * 10u + (uint32_t)(b[i] - '0');
-#if TF_MEM_WORDS
-        sum += b[i];
-#endif
         i++;
     }
     if (i >= n) return FIX_FRAME_NEED_MORE;
@@ -168,12 +169,6 @@ HOT static fix_frame_res_t frame_header(const uint8_t *b, size_t n, frame_hdr_t 
     i++; /* SOH after BodyLength: the body starts here */
     h->total = i + body_len + 7; /* 10=ccc| */
     if (h->total > FIX_MAX_LONG_MSG_LEN) return FIX_FRAME_GARBLED;
-#if TF_MEM_WORDS
-    if (fix44) {
-        h->body = (uint32_t)i;
-        h->sum = sum;
-    }
-#endif
     return FIX_FRAME_OK;
 }
 
