@@ -402,7 +402,9 @@ HOT static void parse_fields(fix_msg_t *m, const uint8_t *p, const uint8_t *end)
             m->err = FIX_PERR_CHECKSUM_NOT_LAST;
             m->err_tag = 10;
         }
-        const int k = tag_slot_of_hash(tag, h);
+        /* 269 to 280 (a 35=W's entries but for 290) are not indexed: no lookup (the hash's load, its test and the
+         * mispredicted branch to the unindexed path, for three of an entry's four fields) */
+        const int k = tag - 269u >= 12u ? tag_slot_of_hash(tag, h) : -1;
         if (RARE(n >= FIX_MAX_FIELDS)) { /* validated and counted, not kept: a cursor reaches it (fix_cursor_t) */
             if (!m->rest) m->rest = start;
             m->n_rest++;

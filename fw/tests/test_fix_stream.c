@@ -394,6 +394,8 @@ static void test_tag_slots_exact(void **st)
     }
     assert_int_equal(fix_tag_slot(99999999u), -1);
     assert_int_equal(fix_tag_slot(34u + (1u << 31)), -1);
+    /* The tokeniser does not look 269 to 280 up (parse_fields): none may be indexed. */
+    for (uint32_t t = 269; t <= 280; t++) assert_int_equal(fix_tag_slot(t), -1);
 }
 
 /* Market data never refuses a number for its size: the floor at the decimals, and whether digits were lost
