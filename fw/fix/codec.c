@@ -111,16 +111,40 @@ static void framer_resync(fix_framer_t *f, size_t from)
     framer_drop(f, i);
 }
 
-/* What frame_header read: the whole frame's length and, where the RAM has room (TF_MEM_WORDS), where the header's
- * two fields are, so that frame_parse does not tokenise them again. */
+/* What frame_header (or header44) read: the whole frame's length and, where the RAM has room (TF_MEM_WORDS) and
+ * header44 read it, where the header's two fields are, so that frame_parse does not tokenise them again. */
 typedef struct {
     size_t total;    /* the whole frame (through 10=ccc|) */
 #if TF_MEM_WORDS
-    uint32_t bs_end; /* BeginString's SOH */
-    uint32_t body;   /* the body's first byte (past BodyLength's SOH); 0: the header was not read at its places */
+    uint32_t body;   /* 16, the body's first byte after 8=FIX.4.4|9=ddd|; 0: that header was not read at its places */
     uint32_t sum;    /* of the bytes before the body */
 #endif
 } frame_hdr_t;
+
+#if TF_MEM_WORDS
+/* 8=FIX.4.4|9=ddd| (every message of a FIX 4.4 session up to 999 bytes of body) read at its places where the RAM has
+ * room (fw/Makefile), and summed for frame_parse: frame_header's loops cost about 110 cycles a message. True with *h
+ * filled in; false for anything else, which frame_header reads. In line in the stream's in-place path, before the
+ * resynchronisation and frame_header's call: 4,627..4,667 -> 4,587..4,616 cycles a 35=W (sim/tests/run.sh w_cost,
+ * profiling build, three runs each, one session). A message gathered across chunks takes frame_header. */
+static inline __attribute__((always_inline)) bool header44(const uint8_t *b, size_t n, frame_hdr_t *h)
+{
+    if (n > 16 && b[0] == '8' && b[1] == '=' && b[2] == 'F' && b[3] == 'I' && b[4] == 'X' && b[5] == '.' &&
+        b[6] == '4' && b[7] == '.' && b[8] == '4' && b[9] == FIX_SOH && b[10] == '9' && b[11] == '=' &&
+        b[15] == FIX_SOH) {
+        uint32_t c0 = b[12], c1 = b[13], c2 = b[14];
+        uint32_t d0 = c0 - '0', d1 = c1 - '0', d2 = c2 - '0';
+        uint32_t bl = d0 * 100u + d1 * 10u + d2;
+        if (d0 <= 9 && d1 <= 9 && d2 <= 9 && bl) {
+            h->body = 16;
+            h->sum = '8' + '=' + 'F' + 'I' + 'X' + '.' + '4' + '.' + '4' + FIX_SOH + '9' + '=' + FIX_SOH + c0 + c1 + c2;
+            h->total = 16 + bl + 7;
+            return true;
+        }
+    }
+    return false;
+}
+#endif
 
 /* The frame header at b (which starts with a prefix of "8=FIX"): 8=<BeginString>|9=<BodyLength>|.
  * FIX_FRAME_OK with h->total the whole frame's length (through 10=ccc|) once the header is complete (the rest
@@ -131,23 +155,7 @@ HOT static fix_frame_res_t frame_header(const uint8_t *b, size_t n, frame_hdr_t 
     if (n < SYNC_LEN) return FIX_FRAME_NEED_MORE;
     size_t i = 2;
 #if TF_MEM_WORDS
-    /* 8=FIX.4.4|9=ddd| (every message of a FIX 4.4 session up to 999 bytes of body) read at its places where the RAM
-     * has room (fw/Makefile), and summed for frame_parse: the loops below cost about 110 cycles a message. b[0..5) is
-     * "8=FIX" when n > 9 (the callers resynchronise first). Anything else takes the loops. */
-    h->body = 0;
-    if (n > 16 && b[5] == '.' && b[6] == '4' && b[7] == '.' && b[8] == '4' && b[9] == FIX_SOH && b[10] == '9' &&
-        b[11] == '=' && b[15] == FIX_SOH) {
-        uint32_t c0 = b[12], c1 = b[13], c2 = b[14];
-        uint32_t d0 = c0 - '0', d1 = c1 - '0', d2 = c2 - '0';
-        uint32_t bl = d0 * 100u + d1 * 10u + d2;
-        if (d0 <= 9 && d1 <= 9 && d2 <= 9 && bl) {
-            h->bs_end = 9;
-            h->body = 16;
-            h->sum = '8' + '=' + 'F' + 'I' + 'X' + '.' + '4' + '.' + '4' + FIX_SOH + '9' + '=' + FIX_SOH + c0 + c1 + c2;
-            h->total = 16 + bl + 7;
-            return FIX_FRAME_OK;
-        }
-    }
+    h->body = 0; /* (the usual header is read by header44, in the stream's in-place path) */
     if (n > 9 && b[5] == '.' && b[6] == '4' && b[7] == '.' && b[8] == '4' && b[9] == FIX_SOH) i = 9; /* (no loop) */
 #endif
     /* BeginString value up to SOH */
@@ -566,7 +574,7 @@ static void stream_drop(fix_stream_t *st, size_t n)
 }
 
 /* Parses the whole frame b[0..h->total) into m and checks its trailer against the sum taken on the way. Where the RAM
- * has room (TF_MEM_WORDS), a frame with a FIX.4.4 header that frame_header has read and summed, and a trailer of the
+ * has room (TF_MEM_WORDS), a frame with a FIX.4.4 header that header44 has read and summed, and a trailer of the
  * form |10=ddd|, has neither tokenised again: their three fields are entered as fix_parse would enter them, the body
  * is parsed from the sum of the header's bytes up to the trailer, and the trailer's digits compared with that sum.
  * Anything else (an empty BeginString, another trailer, a body of FIX_MAX_FIELDS fields or more) goes through
@@ -577,10 +585,10 @@ HOT static bool frame_parse(const uint8_t *b, const frame_hdr_t *h, fix_msg_t *m
 {
     const size_t total = h->total;
 #if TF_MEM_WORDS
-    const uint32_t body = h->body, bs = h->bs_end;
+    const uint32_t body = h->body;
     const uint8_t *const t = b + total - 7; /* "10=ddd|", when body < total - 7 */
     const uint32_t c0 = (uint32_t)t[3] - '0', c1 = (uint32_t)t[4] - '0', c2 = (uint32_t)t[5] - '0';
-    if (body && bs > 2 && body + 7 < total && t[-1] == FIX_SOH && t[0] == '1' && t[1] == '0' && t[2] == '=' &&
+    if (body && body + 7 < total && t[-1] == FIX_SOH && t[0] == '1' && t[1] == '0' && t[2] == '=' &&
         c0 <= 9 && c1 <= 9 && c2 <= 9 && t[6] == FIX_SOH) {
         m->n_rest = 0;
         m->rest = NULL;
@@ -591,11 +599,11 @@ HOT static bool frame_parse(const uint8_t *b, const frame_hdr_t *h, fix_msg_t *m
         m->raw_len = total;
         m->sum = h->sum;
         m->f[0].tag = 8;
-        m->f[0].val = (const char *)b + 2;
-        m->f[0].len = (uint16_t)(bs - 2);
+        m->f[0].val = (const char *)b + 2; /* FIX.4.4 */
+        m->f[0].len = 7;
         m->f[1].tag = 9;
-        m->f[1].val = (const char *)b + bs + 3;
-        m->f[1].len = (uint16_t)(body - 1 - (bs + 3));
+        m->f[1].val = (const char *)b + 12; /* ddd */
+        m->f[1].len = 3;
         m->n = 2;
         parse_fields(m, b + body, t);
         unsigned n = m->n;
@@ -685,19 +693,25 @@ top:
     /* In place in the chunk. */
     const uint8_t *d = *data;
     size_t n = *len;
-#if TF_MEM_WORDS /* a chunk that starts with "8=FIX" (every one, but for garbage) without the call and its loop */
-    size_t i = n >= SYNC_LEN && d[0] == '8' && d[1] == '=' && d[2] == 'F' && d[3] == 'I' && d[4] == 'X' ? 0
-                                                                                                   : sync_scan(d, n);
+#if TF_MEM_WORDS /* a chunk that starts with the usual header (every one, but for garbage) without the calls */
+    if (header44(d, n, &hd)) {
+        h = FIX_FRAME_OK;
+    } else {
+        size_t i = n >= SYNC_LEN && d[0] == '8' && d[1] == '=' && d[2] == 'F' && d[3] == 'I' && d[4] == 'X'
+                       ? 0
+                       : sync_scan(d, n);
 #else
-    size_t i = sync_scan(d, n);
+    {
+        size_t i = sync_scan(d, n);
 #endif
-    st->skipped += (uint32_t)i;
-    d += i;
-    n -= i;
-    *data = d;
-    *len = n;
-    if (n == 0) return FIX_FRAME_NEED_MORE;
-    h = frame_header(d, n, &hd);
+        st->skipped += (uint32_t)i;
+        d += i;
+        n -= i;
+        *data = d;
+        *len = n;
+        if (n == 0) return FIX_FRAME_NEED_MORE;
+        h = frame_header(d, n, &hd);
+    }
     if (h == FIX_FRAME_OK && n >= hd.total && hd.total <= sizeof st->buf) {
         if (frame_parse(d, &hd, m)) {
             *data = d + hd.total;
