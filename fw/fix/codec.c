@@ -480,9 +480,10 @@ static __attribute__((noinline)) const uint8_t *scan_tag(const uint8_t *p, const
     return q == p || q - p > 9 || t == 0 ? NULL : q;
 }
 
-HOT int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
+/* m set up for the fields of buf[0..len), none parsed yet, sum: of the bytes before the first one parse_fields reads
+ * (m->n, the fields the caller enters, and m->dup, which parse_fields writes, are left to the caller). */
+static inline __attribute__((always_inline)) void msg_begin(fix_msg_t *m, const uint8_t *buf, size_t len, uint32_t sum)
 {
-    m->n = 0;
     m->n_rest = 0;
     m->rest = NULL;
     m->n_late = 0;
@@ -490,7 +491,13 @@ HOT int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
     m->err_tag = 0;
     m->raw = buf;
     m->raw_len = len;
-    m->sum = 0;
+    m->sum = sum;
+}
+
+HOT int fix_parse(fix_msg_t *m, const uint8_t *buf, size_t len)
+{
+    msg_begin(m, buf, len, 0);
+    m->n = 0;
     m->dup = 0;
     /* Fields up to the last SOH; what follows it is an unterminated field. */
     size_t lim = len;
@@ -590,14 +597,7 @@ HOT static bool frame_parse(const uint8_t *b, const frame_hdr_t *h, fix_msg_t *m
     const uint32_t c0 = (uint32_t)t[3] - '0', c1 = (uint32_t)t[4] - '0', c2 = (uint32_t)t[5] - '0';
     if (body && body + 7 < total && t[-1] == FIX_SOH && t[0] == '1' && t[1] == '0' && t[2] == '=' &&
         c0 <= 9 && c1 <= 9 && c2 <= 9 && t[6] == FIX_SOH) {
-        m->n_rest = 0;
-        m->rest = NULL;
-        m->n_late = 0;
-        m->err = FIX_PERR_NONE;
-        m->err_tag = 0;
-        m->raw = b;
-        m->raw_len = total;
-        m->sum = h->sum;
+        msg_begin(m, b, total, h->sum);
         m->f[0].tag = 8;
         m->f[0].val = (const char *)b + 2; /* FIX.4.4 */
         m->f[0].len = 7;
