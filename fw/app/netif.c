@@ -210,7 +210,7 @@ __attribute__((noinline)) void netif_poll(void) {
     sums_ok = false; /* for measurement (CFLAGS_EXTRA=-DTF_NO_HW_SUMS): every segment summed here, as without the offload */
 #endif
 #ifdef TF_HAS_DIGESTION
-    TF_LOOP(TF_LOOP_DESC, digestion_take()); /* the slot was seen first: the descriptors up to its frame's are visible now */
+    TF_LOOP(TF_LOOP_DESC, digestion_take_waiting()); /* the slot was seen first: the descriptors up to its frame's are visible now */
 #endif
     if (len) { /* parsed where the MAC put it (zero-copy): the slot goes back once the stack is done with it */
         TF_PROF_MARK(0);
