@@ -538,10 +538,12 @@ int tcp_rx_skip(struct tcp_conn *c, uint32_t seq, uint32_t len)
 }
 #endif
 
-static bool in_rcv_window(const struct tcp_conn *c, uint32_t x)
-{
-    return seq_leq(c->rcv_nxt, x) && seq_lt(x, c->rcv_nxt + NET_TCP_RCV_WND);
-}
+/* seq_leq(rcv_nxt, x) && seq_lt(x, rcv_nxt + NET_TCP_RCV_WND): d = x - rcv_nxt (mod 2^32) in [0, 2^31] and d - WND
+ * "negative", which for a window below 2^31 is d < WND. One compare, which the compiler puts in line (it called the
+ * two compares' function): the 35=W receive path's netif_poll and in_rcv_window 507 -> 492 cycles a W, w_cost avg
+ * 4,712 -> 4,689 (profiling build, sim/tests/run.sh w_cost with +pc-hist, tools/pc-hist.py), 72 bytes less code. */
+_Static_assert(NET_TCP_RCV_WND > 0 && NET_TCP_RCV_WND < 0x80000000u, "in_rcv_window: a window below 2^31");
+static bool in_rcv_window(const struct tcp_conn *c, uint32_t x) { return x - c->rcv_nxt < NET_TCP_RCV_WND; }
 
 /* Segment processing in synchronized states (RFC 9293 3.10.7.4), owner callbacks included. */
 static void sync_input(struct tcp_conn *c, struct seg *g)
