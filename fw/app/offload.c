@@ -139,8 +139,8 @@ static void gate_send(unsigned k, const uint8_t *fix, size_t n, unsigned mode) {
 /* set_ack and offload_sync in line in their callers where the RAM has room (TF_MEM_WORDS, fw/Makefile): every
  * received segment takes offload_sync (fixclient.c tcp_data), whose calls saved registers through the -msave-restore
  * routines. The 35=W receive path: offload_sync and set_ack 62 -> 0 cycles a W, tcp_data 427 -> 447, order_tx_set_ack
- * 15, w_cost avg 4,805 -> 4,702 (profiling build, sim/tests/run.sh w_cost with +pc-hist, tools/pc-hist.py; 41 of the
- * 103 cycles the run's fewer digestion descriptors on the path), for 64 bytes of code. */
+ * 15, w_cost avg 4,805 -> 4,702 (profiling build, sim/tests/run.sh w_cost with +pc-hist, tools/pc-hist.py; 41 cycles
+ * of the 103 were fewer digestion descriptors taken on the path in that run), for 64 bytes of code. */
 #if TF_MEM_WORDS
 #define SYNC_INLINE inline __attribute__((always_inline))
 #else
