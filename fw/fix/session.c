@@ -597,10 +597,18 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
     s->last_rx_ms = now;
     s->test_req_pending = false; /* the peer is alive */
     const fix_field_t *type = &m->f[2];
-    /* MsgType's character when it is one ('\0' for a longer one): read once (the stores between type_is's reads made
-     * each one load it again from the receive slot). The 35=W receive path: tcp_data 444 -> 438 cycles a W (profiling
-     * build, sim/tests/run.sh w_cost with +pc-hist, tools/pc-hist.py), 40 bytes less code. */
+    /* MsgType's character when it is one ('\0' for a longer one): read once where the RAM has room (TF_MEM_WORDS,
+     * fw/Makefile; the stores between type_is's reads made each one load it again from the receive slot). The 35=W
+     * receive path: tcp_data 444 -> 438 cycles a W (profiling build, sim/tests/run.sh w_cost with +pc-hist,
+     * tools/pc-hist.py), 40 bytes less code there; the Colorlights' build keeps type_is's calls (smaller there by 26 bytes). */
+#if TF_MEM_WORDS
     const char mt = type->len == 1 ? type->val[0] : '\0';
+#define MSG_TYPE_IS(c) (mt == (c))
+#define MSG_TYPE_CHAR mt
+#else
+#define MSG_TYPE_IS(c) type_is(type, (c))
+#define MSG_TYPE_CHAR (type->len == 1 ? type->val[0] : '\0')
+#endif
 #if TF_MEM_WORDS /* its 7 bytes compared in line, unrolled (fix_field_eq_n's loop for any length cost 30 cycles more) */
     const bool begin_ok = m->f[0].len == sizeof FIX_BEGIN_STRING - 1 &&
                           tf_bytes_eq(m->f[0].val, FIX_BEGIN_STRING, sizeof FIX_BEGIN_STRING - 1);
@@ -619,7 +627,7 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
         do_disconnect(s, "MsgSeqNum missing or invalid");
         return;
     }
-    const bool logon = mt == 'A';
+    const bool logon = MSG_TYPE_IS('A');
     const bool in_logon = s->state == FIX_SESS_LOGON_SENT;
     uint64_t sending;
     const fix_field_t *f52 = FIX_MSG_GET_SLOT(m, 52);
@@ -627,7 +635,7 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
 
     if (in_logon && !logon) { /* 1B.e: the first message must be the Logon reply */
         if (time_ok) learn_utc(s, now, sending);
-        if (mt == '5') { /* the acceptor refused our Logon and ends the session itself */
+        if (MSG_TYPE_IS('5')) { /* the acceptor refused our Logon and ends the session itself */
             event(s, FIX_EV_LOGOUT, 0, "Logon refused");
         } else {
             send_logout(s, "first message not a logon", now);
@@ -677,7 +685,7 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
 
     const fix_field_t *f43 = FIX_MSG_GET_SLOT(m, 43);
     const bool possdup = f43 && type_is(f43, 'Y');
-    const bool seqreset = mt == '4';
+    const bool seqreset = MSG_TYPE_IS('4');
     const bool gap_fill = seqreset && fix_msg_get_char(m, 123) == 'Y';
 
     /* 11: SequenceReset-Reset ignores MsgSeqNum */
@@ -698,11 +706,11 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
         return;
     }
     if (seq > s->next_in) { /* 2b */
-        if (mt == '5') {
+        if (MSG_TYPE_IS('5')) {
             handle_logout(s, m, now);
             return;
         }
-        if (mt == '2') handle_resend_request(s, m, seq, type, now); /* 20: simultaneous */
+        if (MSG_TYPE_IS('2')) handle_resend_request(s, m, seq, type, now); /* 20: simultaneous */
         send_resend_request(s, seq, now);
         return;
     }
@@ -769,7 +777,7 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
     }
     s->next_in++;
     AFTER_IN_SEQ_APP(s);
-    switch (mt) { /* ('\0': not one character, or NUL) */
+    switch (MSG_TYPE_CHAR) { /* ('\0': not one character, or NUL) */
     case '0': /* 4: any message proves the peer alive; test_req_pending is already cleared */
         return;
     case '1': { /* TestRequest: Heartbeat echoing 112 */
@@ -808,6 +816,8 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
     }
     TF_PROF_MARK(4);
     deliver_app(s, m, seq, type, now);
+#undef MSG_TYPE_IS
+#undef MSG_TYPE_CHAR
 }
 
 void fix_session_on_bytes(fix_session_t *s, const uint8_t *data, size_t len, uint64_t now_ms)
