@@ -600,7 +600,8 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
     /* MsgType's character when it is one ('\0' for a longer one): read once where the RAM has room (TF_MEM_WORDS,
      * fw/Makefile; the stores between type_is's reads made each one load it again from the receive slot). The 35=W
      * receive path: tcp_data 444 -> 438 cycles a W (profiling build, sim/tests/run.sh w_cost with +pc-hist,
-     * tools/pc-hist.py), 40 bytes less code there; the Colorlights' build keeps type_is's calls (smaller there by 26 bytes). */
+     * tools/pc-hist.py), 40 bytes less code there; the Colorlights' build keeps type_is's calls (26 bytes smaller
+     * there). */
 #if TF_MEM_WORDS
     const char mt = type->len == 1 ? type->val[0] : '\0';
 #define MSG_TYPE_IS(c) (mt == (c))

@@ -440,14 +440,15 @@ static inline __attribute__((always_inline)) bool deliver_body(struct tcp_conn *
     return true;
 }
 
-static __attribute__((noinline)) bool deliver(struct tcp_conn *c, uint32_t gen, const uint8_t *data, uint32_t len, bool ooo)
+static __attribute__((noinline)) bool deliver(struct tcp_conn *c, uint32_t gen, const uint8_t *data, uint32_t len,
+                                              bool ooo)
 {
     return deliver_body(c, gen, data, len, ooo);
 }
-/* A segment's in-order data (sync_input) goes through a copy in line where the RAM has room (TF_MEM_WORDS, fw/Makefile):
- * deliver's call saved registers through the -msave-restore routines before the owner's callback. The 35=W receive
- * path: netif_poll and deliver 538 -> 516 cycles a W and 9 of the shared routines' (profiling build, sim/tests/run.sh
- * w_cost with +pc-hist, tools/pc-hist.py), for 112 bytes of code. */
+/* A segment's in-order data (sync_input) goes through a copy in line where the RAM has room (TF_MEM_WORDS,
+ * fw/Makefile): deliver's call saved registers through the -msave-restore routines before the owner's callback. The
+ * 35=W receive path: netif_poll and deliver 538 -> 516 cycles a W and 9 of the shared routines' (profiling build,
+ * sim/tests/run.sh w_cost with +pc-hist, tools/pc-hist.py), for 112 bytes of code. */
 #if defined(TF_MEM_WORDS) && TF_MEM_WORDS
 #define DELIVER_IN_ORDER deliver_body
 #else
