@@ -54,6 +54,10 @@ bool offload_rx_digest_stage(bool enable, const char *ours, const char *theirs);
 bool offload_rx_digest_apply(uint32_t rcv_nxt);
 /* The oldest descriptor, popped; false when none. */
 bool offload_rx_digest_pop(ofl_digest_desc_t *x);
+/* A descriptor waits (what offload_rx_digest_pop would pop), nothing popped: one register read, in line. */
+static inline bool offload_rx_digest_waiting(void) {
+    return (tf_read32(OFFLOAD_RX_BASE + OFFLOAD_RX_DIGEST_STATUS) >> OFFLOAD_RX_DIGEST_STATUS_VALID_SHIFT) & 1u;
+}
 /* The parser follows the session's MsgSeqNum now. */
 bool offload_rx_digest_synced(void);
 /* DIGEST_SYNC: the session's next incoming MsgSeqNum msg at stream position pos (a message boundary firmware has

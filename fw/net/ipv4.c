@@ -21,8 +21,6 @@ int ipv4_parse_sum(const uint8_t *pkt, size_t len, struct ipv4_hdr *out, bool su
     uint16_t frag = net_rd16(pkt + 6);
     if ((frag & 0x2000u) || (frag & 0x1FFFu))   /* MF set or offset != 0 */
         return NET_CTR_ip_fragment;
-    out->id = net_rd16(pkt + 4);
-    out->ttl = pkt[8];
     out->proto = pkt[9];
     out->src = net_rd32(pkt + 12);
     out->dst = net_rd32(pkt + 16);

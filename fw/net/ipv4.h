@@ -25,11 +25,12 @@
 
 struct net_stack;
 
+/* (The received header's identification and TTL are not kept: nothing read them, and every segment paid for them:
+ * the 35=W receive path's netif_poll 492 -> 478 cycles a W, profiling build, sim/tests/run.sh w_cost with +pc-hist,
+ * tools/pc-hist.py; 24 bytes less code.) */
 struct ipv4_hdr {
     uint32_t src, dst;          /* host byte order */
     uint8_t proto;
-    uint8_t ttl;
-    uint16_t id;
     const uint8_t *payload;     /* after options, into the received frame */
     size_t payload_len;         /* from the total length (padding removed) */
     const struct eth_hdr *eth;  /* the frame it came in */

@@ -448,6 +448,34 @@ static void test_window_edge_trimmed(void **state)
     check_seg(0, ISS + 1, PSEQ + 1400, TCP_FLAG_ACK, 0);
 }
 
+/* The receive window's edges (in_rcv_window, one compare): its last byte is taken (held out of order), the byte past
+ * it is out of the window; a segment that ends at rcv_nxt is a duplicate, one that reaches rcv_nxt is delivered from
+ * there; a bare ACK at the window's end is out of it. */
+static void test_rcv_window_edges(void **state)
+{
+    (void)state;
+    open_conn(1460, 65535);
+    const struct net_counters *k = net_get_counters(&T.stack);
+    peer(PSEQ + NET_TCP_RCV_WND - 1, ISS + 1, TCP_FLAG_ACK, 65535, "L", 1);
+    assert_int_equal(k->tcp_out_of_order, 1);
+    assert_int_equal(k->tcp_out_of_window, 0);
+    peer(PSEQ + NET_TCP_RCV_WND, ISS + 1, TCP_FLAG_ACK, 65535, "P", 1);
+    assert_int_equal(k->tcp_out_of_order, 1);
+    assert_int_equal(k->tcp_out_of_window, 1);
+    peer(PSEQ - 2, ISS + 1, TCP_FLAG_ACK, 65535, "ab", 2);
+    assert_int_equal(k->tcp_dup_data, 1);
+    assert_int_equal(T.rx_len, 0);
+    peer(PSEQ - 2, ISS + 1, TCP_FLAG_ACK, 65535, "abc", 3);
+    assert_int_equal(k->tcp_dup_data, 2);
+    assert_int_equal(T.rx_len, 1);
+    assert_memory_equal(T.rx, "c", 1);
+    peer(PSEQ + 1 + NET_TCP_RCV_WND, ISS + 1, TCP_FLAG_ACK, 65535, NULL, 0);
+    assert_int_equal(k->tcp_out_of_window, 2);
+    peer(PSEQ + NET_TCP_RCV_WND, ISS + 1, TCP_FLAG_ACK, 65535, NULL, 0); /* rcv_nxt + WND - 1: in */
+    assert_int_equal(k->tcp_out_of_window, 2);
+    assert_int_equal(k->tcp_dup_data, 2);
+}
+
 static void test_echo_from_callback_piggybacks_ack(void **state);
 
 /* ---------------- retransmission ---------------- */
@@ -1244,6 +1272,7 @@ int main(void)
         cmocka_unit_test_setup(test_skip_refusals, setup),
         cmocka_unit_test_setup(test_duplicate_reacked, setup),
         cmocka_unit_test_setup(test_window_edge_trimmed, setup),
+        cmocka_unit_test_setup(test_rcv_window_edges, setup),
         cmocka_unit_test_setup(test_rtt_estimate, setup),
         cmocka_unit_test_setup(test_retransmit_backoff_then_timeout, setup),
         cmocka_unit_test_setup(test_ack_resets_backoff, setup),
