@@ -623,7 +623,13 @@ static void process(fix_session_t *s, uint64_t now, bool too_long)
     }
     uint32_t seq;
     const fix_field_t *f34 = FIX_MSG_GET_SLOT(m, 34);
-    if (!f34 || fix_parse_u32(f34->val, f34->len, &seq) != FIX_OK || seq == 0) {
+#if TF_MEM_WORDS /* 1 to 9 digits in line (fix_parse_u32_short, codec.h), anything else through the call */
+    const bool seq_ok = f34 && (fix_parse_u32_short(f34->val, f34->len, &seq) ||
+                                fix_parse_u32(f34->val, f34->len, &seq) == FIX_OK);
+#else
+    const bool seq_ok = f34 && fix_parse_u32(f34->val, f34->len, &seq) == FIX_OK;
+#endif
+    if (!seq_ok || seq == 0) {
         send_logout(s, "MsgSeqNum missing or invalid", now);
         do_disconnect(s, "MsgSeqNum missing or invalid");
         return;
