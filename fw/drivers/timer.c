@@ -23,12 +23,8 @@ uint64_t timer_ticks(void) {
  * +pc-hist, tools/pc-hist.py), for 48 bytes of code. */
 static tf_udiv_incr_t ms; /* (tf_udiv_incr's state: q milliseconds, base = q * TICKS_PER_MS ticks) */
 
-/* dt >= 2 ms since base: divided as tf_udiv_incr divides */
-static __attribute__((noinline)) uint64_t ms_advance(uint64_t dt) {
-    uint64_t n = (dt >> 32) ? tf_udiv64_u16(dt, TICKS_PER_MS) : (uint32_t)dt / TICKS_PER_MS;
-    ms.base += n * TICKS_PER_MS;
-    return ms.q += n;
-}
+/* dt >= 2 ms since base: tf_udiv_incr's division, out of line */
+static __attribute__((noinline)) uint64_t ms_advance(uint64_t dt) { return tf_udiv_incr_div(&ms, dt, TICKS_PER_MS); }
 
 uint64_t timer_ms(void) {
     uint64_t dt = timer_ticks() - ms.base;

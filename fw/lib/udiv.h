@@ -24,14 +24,18 @@ typedef struct {
     uint64_t q;    /* the last quotient */
     uint64_t base; /* q * d */
 } tf_udiv_incr_t;
+/* tf_udiv_incr's step for dt = ticks - st->base >= d: the new quotient (timer_ms calls it out of line). */
+static inline __attribute__((always_inline)) uint64_t tf_udiv_incr_div(tf_udiv_incr_t *st, uint64_t dt, uint32_t d)
+{
+    uint64_t q = (dt >> 32) ? tf_udiv64_u16(dt, d) : (uint32_t)dt / d;
+    st->q += q;
+    st->base += q * d;
+    return st->q;
+}
 static inline uint64_t tf_udiv_incr(tf_udiv_incr_t *st, uint64_t ticks, uint32_t d)
 {
     uint64_t dt = ticks - st->base;
-    if (dt >= d) {
-        uint64_t q = (dt >> 32) ? tf_udiv64_u16(dt, d) : (uint32_t)dt / d;
-        st->q += q;
-        st->base += q * d;
-    }
+    if (dt >= d) tf_udiv_incr_div(st, dt, d);
     return st->q;
 }
 
