@@ -42,9 +42,7 @@ bool eth_accept(const uint8_t our_mac[ETH_ADDR_LEN], const uint8_t dst[ETH_ADDR_
     typedef uint16_t __attribute__((may_alias)) half_t;
     if (!(((uintptr_t)dst | (uintptr_t)our_mac) & 1u)) {
         const half_t *d = (const half_t *)dst, *o = (const half_t *)our_mac;
-        if (((d[0] ^ o[0]) | (d[1] ^ o[1]) | (d[2] ^ o[2])) == 0)
-            return true;
-        return (d[0] & d[1] & d[2]) == 0xFFFFu;
+        return ((d[0] ^ o[0]) | (d[1] ^ o[1]) | (d[2] ^ o[2])) == 0 || eth_is_broadcast(dst);
     }
 #endif
     return tf_bytes_eq(dst, our_mac, ETH_ADDR_LEN) || eth_is_broadcast(dst); /* every received frame: in line */
