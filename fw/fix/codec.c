@@ -584,8 +584,8 @@ static void stream_drop(fix_stream_t *st, size_t n)
  * has room (TF_MEM_WORDS), a frame with a FIX.4.4 header that header44 has read and summed, and a trailer of the
  * form |10=ddd|, has neither tokenised again: their three fields are entered as fix_parse would enter them, the body
  * is parsed from the sum of the header's bytes up to the trailer, and the trailer's digits compared with that sum.
- * Anything else (an empty BeginString, another trailer, a body of FIX_MAX_FIELDS fields or more) goes through
- * fix_parse, as does every frame of the other builds. A 35=W through the receive path 4,876 -> 4,799 cycles for the
+ * Anything else (a header header44 did not read, another trailer, a body of FIX_MAX_FIELDS fields or more) goes
+ * through fix_parse, as does every frame of the other builds. A 35=W through the receive path 4,876 -> 4,799 cycles for the
  * header, -> 4,715 to 4,745 with the trailer (sim/tests/run.sh w_cost, profiling build, one session), for 200 and 250
  * bytes of code. */
 HOT static bool frame_parse(const uint8_t *b, const frame_hdr_t *h, fix_msg_t *m)
