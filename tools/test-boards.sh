@@ -208,6 +208,23 @@ else
     bad "$cb: second build: exit $rc, cache hit in summary.json: $hit, identical $what: $same_bits, same report: $same_report ($secs s); see $LOGS/$cb-again.log"
     grep -E "^== cache|rror" "$LOGS/$cb-again.log" | head -5 | sed 's/^/     /'
   fi
+  # the netlist the gate-level simulation takes (tools/board.sh netlist) is the board build's synthesis, from the netlist
+  # cache: asked twice (the first synthesises only when the cache lacks the entry), the second a hit, and both the same
+  # netlist as the build's (yosys's statistics, cell for cell), the RAM's files left holding the firmware
+  nl=build/test-logs/boards/netlist
+  rm -rf "$nl"; mkdir -p "$nl/1" "$nl/2"
+  tools/board.sh netlist "$cb" "$nl/1" > "$LOGS/$cb-netlist-1.log" 2>&1; rc1=$?
+  start=$SECONDS
+  tools/board.sh netlist "$cb" "$nl/2" > "$LOGS/$cb-netlist-2.log" 2>&1; rc=$?
+  secs=$((SECONDS - start))
+  if [ $rc1 -eq 0 ] && [ $rc -eq 0 ] && grep -q "netlist cache hit [0-9a-f]\{24\} " "$LOGS/$cb-netlist-2.log" \
+     && cmp -s "$nl/1/stat.txt" "build/boards/$cb/stat.txt" && cmp -s "$nl/2/stat.txt" "build/boards/$cb/stat.txt" \
+     && cmp -s "$nl/1/top.json" "$nl/2/top.json" && [ "$(cat "build/boards/$cb/ram/CONTENT" 2>/dev/null)" = firmware ]; then
+    ok "$cb: the gate-level simulation's netlist is the board build's synthesis (same statistics), from the netlist cache ($secs s): $(grep -o 'netlist cache [a-z]* [0-9a-f]*' "$LOGS/$cb-netlist-1.log") then $(grep -o 'netlist cache [a-z]* [0-9a-f]*' "$LOGS/$cb-netlist-2.log")"
+  else
+    bad "$cb: tools/board.sh netlist: exit $rc1 / $rc, statistics as the build's: $(cmp -s "$nl/2/stat.txt" "build/boards/$cb/stat.txt" && echo yes || echo no), RAM files hold $(cat "build/boards/$cb/ram/CONTENT" 2>/dev/null); see $LOGS/$cb-netlist-2.log"
+  fi
+  rm -rf "$nl"
   # ECP5: the firmware is written into the routed design afterwards (tools/board.sh ram_patch), so a firmware-only
   # change (another IPv4 address compiled in) keeps the key and is a cache hit, with another bitstream whose RAM
   # holds that firmware (tools/bram-check.py, run by the build, compares the block RAMs with the image)
