@@ -635,8 +635,10 @@ class ReportOnly(unittest.TestCase):
 
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="bench-report-only-")
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
         os.makedirs(os.path.join(self.dir, "soc"))
         self.boards = tempfile.mkdtemp(prefix="bench-boards-")
+        self.addCleanup(shutil.rmtree, self.boards, ignore_errors=True)
         with open(os.path.join(self.dir, "soc", "latency.json"), "w") as f:
             json.dump(latency_doc(), f)
         with open(os.path.join(self.dir, "soc", "soc.log"), "w") as f:
@@ -707,7 +709,8 @@ class SoakTest(unittest.TestCase):
     """The long soak's figures (sim/tests/soak.py's JSON) in report.json and report.md: how far it got."""
 
     def run_soak(self, soc_clock_s, rc=0, problems=()):
-        d = tempfile.mkdtemp()
+        d = tempfile.mkdtemp(prefix="bench-soak-")
+        self.addCleanup(shutil.rmtree, d, ignore_errors=True)
         fig = {"seed": 19, "impair_rx": "loss=0.05", "wall_s": 600.0, "soc_clock_s": soc_clock_s,
                "wire": {"rx": {"offered": 1000, "lost": 48, "duplicated": 9, "reordered": 80, "held_back": 97,
                                "corrupted": 1, "delivered": 961},

@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import struct
 import sys
 import tempfile
@@ -89,6 +90,7 @@ class Pcap:
 class PairingTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="linux-baseline-test-")
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
 
     def pcap(self, p, name="t.pcap"):
         return p.write(os.path.join(self.dir, name))

@@ -34,8 +34,21 @@ final class TestSupport {
         throw new IllegalStateException("exchange.cfg not found: set -Dexchange.cfg");
     }
 
+    /** A fresh temporary folder, deleted with everything in it when the test JVM exits. */
     static Path tempDir(String name) throws IOException {
-        return Files.createTempDirectory("exchange-test-" + name);
+        Path dir = Files.createTempDirectory("exchange-test-" + name);
+        deleteOnExit(dir);
+        return dir;
+    }
+
+    static void deleteOnExit(Path dir) {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
+                s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException | java.io.UncheckedIOException e) {
+                System.err.println("exchange-test: could not delete " + dir + ": " + e);
+            }
+        }));
     }
 
     /** An exchange on 127.0.0.1, any free port, logging into a fresh temporary folder. */

@@ -98,6 +98,13 @@ public class StopClientTest {
     @Test public void alternatingStopsFireOnTheBenchPathAndTheOrdersFill() throws Exception {
         List<String> events = Collections.synchronizedList(new ArrayList<>());
         Path dir = Files.createTempDirectory("stop-client-test");
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {   // the folder goes when the test JVM exits
+            try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
+                s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                System.err.println("stop-client-test: could not delete " + dir + ": " + e);
+            }
+        }));
         ExchangeServer.Options o = new ExchangeServer.Options();
         o.settings = exchangeCfg();
         o.port = 0;
