@@ -7,6 +7,9 @@
 #   tools/board.sh netlist <board> <dest>  the synthesised netlist of what `generate` left (top.json, stat.txt,
 #                                      yosys.log and the RAM's placeholder into <dest>), from the netlist cache
 #                                      or synthesised there: the gate-level simulation's netlist is the board build's
+#   tools/board.sh firmware <board> <dir> [VAR=value...]  the board's firmware as `generate` builds it, against the
+#                                      hardware `generate` left, into <dir> under build/, with fw/Makefile settings
+#                                      added (the gate-level runs' firmware: UART_DIVISOR=8, tools/test-gate.sh)
 #   tools/board.sh list                the boards (one folder each in boards/)
 #   tools/board.sh cache-key <board> [--manifest] [--constraints FILE] [--firmware-ram]
 #                                      the build cache's key for the files the last bitstream build generated
@@ -37,7 +40,7 @@ cd "$(dirname "$0")/.."
 . tools/fpga-lib.sh
 
 boards() { for d in boards/*/board.mk; do basename "$(dirname "$d")"; done; }
-usage() { echo "usage: tools/board.sh bitstream|generate|flash <board> [spi] | netlist <board> <dest> | cache-key <board> [--manifest] [--constraints FILE] [--firmware-ram] | list"; echo "boards: $(boards | tr '\n' ' ')"; exit 2; }
+usage() { echo "usage: tools/board.sh bitstream|generate|flash <board> [spi] | netlist <board> <dest> | firmware <board> <dir> [VAR=value...] | cache-key <board> [--manifest] [--constraints FILE] [--firmware-ram] | list"; echo "boards: $(boards | tr '\n' ' ')"; exit 2; }
 
 # board.mk: "KEY := value" (or "KEY = value") lines; comments after '#'.
 BOARD_KEYS=""
@@ -130,13 +133,41 @@ generate() {
   netlist_id
   t_gen=$(( SECONDS - t ))
   echo "== the firmware for $BOARD (MAC $NET_MAC, IPv4 $NET_IP, exchange ${FIX_HOST:-default}:${FIX_PORT:-default})"
-  # (absolute paths for make: through tools/nospace.sh, as make cannot take a path with a space)
-  local ns; ns=$(tools/nospace.sh root)
-  make -s -C fw TARGET="${BOARD//-/_}" HWDIR="$ns/$OUT/hw" OUT="$ns/$OUT/fw" FW_VERSION="$(fw_version)" NET_MAC="$NET_MAC" NET_IP="$NET_IP" \
-    NET_NETMASK="$NET_NETMASK" NET_GATEWAY="$NET_GATEWAY" ${FIX_HOST:+FIX_HOST=$FIX_HOST} ${FIX_PORT:+FIX_PORT=$FIX_PORT} \
-    ${RISK_DEFAULTS:+"RISK_DEFAULTS=$RISK_DEFAULTS"} > "$OUT/fw.log" 2>&1 || { tail -20 "$OUT/fw.log"; exit 1; }
-  grep -A1 "text" "$OUT/fw.log" | tail -1 | awk '{printf "   firmware: %d bytes code+data, %d bytes bss\n", $1+$2, $3}'
+  fw_build "$OUT/fw" "$OUT/fw.log"
   ram_fill firmware
+}
+
+# fw_build <dir> <log> [VAR=value...]: the board's firmware (fw/Makefile, TARGET the board) built against the hardware
+# `generate` left in $OUT/hw, with the board's settings, into <dir> (relative to the checkout), make's output in <log>;
+# VAR=value arguments go to fw/Makefile after the board's (tools/test-gate.sh: UART_DIVISOR=8, a faster console for
+# the gate-level runs, into a folder of its own: the objects do not depend on the flags).
+fw_build() {
+  local dir=$1 log=$2 ns; shift 2
+  # (absolute paths for make: through tools/nospace.sh, as make cannot take a path with a space)
+  ns=$(tools/nospace.sh root)
+  make -s -C fw TARGET="${BOARD//-/_}" HWDIR="$ns/$OUT/hw" OUT="$ns/$dir" FW_VERSION="$(fw_version)" NET_MAC="$NET_MAC" NET_IP="$NET_IP" \
+    NET_NETMASK="$NET_NETMASK" NET_GATEWAY="$NET_GATEWAY" ${FIX_HOST:+FIX_HOST=$FIX_HOST} ${FIX_PORT:+FIX_PORT=$FIX_PORT} \
+    ${RISK_DEFAULTS:+"RISK_DEFAULTS=$RISK_DEFAULTS"} "$@" > "$log" 2>&1 || { tail -20 "$log"; exit 1; }
+  grep -A1 "text" "$log" | tail -1 | awk '{printf "   firmware: %d bytes code+data, %d bytes bss\n", $1+$2, $3}'
+}
+# firmware <board> <dir> [VAR=value...] (the command): fw_build into <dir>, a folder under build/ other than the board's
+# own fw/ (generate builds that one), its log <dir>/make.log
+firmware_cmd() {
+  load_board "$1"
+  local dir=${2%/} a; shift 2
+  case $dir in
+    build/*) ;;
+    *) echo "firmware: the folder must be under build/ (relative to the checkout), not '$dir'"; exit 2 ;;
+  esac
+  [[ $dir == *..* || $dir == "$OUT/fw" ]] && { echo "firmware: not '$dir' (no '..'; $OUT/fw is generate's)"; exit 2; }
+  for a in "$@"; do
+    [[ $a =~ ^[A-Z_][A-Z0-9_]*=.*$ ]] || { echo "firmware: '$a' is not a VAR=value setting for fw/Makefile"; exit 2; }
+  done
+  lock_board
+  [ -f "$OUT/hw/soc.h" ] || { echo "$OUT/hw/soc.h is missing: run tools/board.sh generate $BOARD first"; exit 1; }
+  mkdir -p "$dir"
+  echo "== the firmware for $BOARD into $dir${*:+ ($*)}"
+  fw_build "$dir" "$dir/make.log" "$@"
 }
 
 # The RAM's initial content, as Top.v's $readmemh reads it ($OUT/ram/ram.hex.lane0..3, one byte per line, every
@@ -342,7 +373,7 @@ PY
 # netlist cache (entry <board cache>/netlists/<key>, the key the hash of netlist_manifest) or synthesised and stored
 # there. The board build and the gate-level simulation (tools/gate-sim.sh) both take their netlist here, so that a
 # board is synthesised once for both: their syntheses were the same script on the same Verilog and placeholder, and
-# gave the same netlist (both ran for 12 and 25 minutes in a cold `make test`, the i5's and the PYNQ-Z1's). The
+# gave the same netlist (the i5's synthesis takes 66 s and the PYNQ-Z1's 239 s of a core on the idle machine). The
 # synthesis reads $OUT's own files, as it always did, so the netlist is byte for byte the one nextpnr placed before.
 netlist_manifest() {
   echo "triggerfish netlist cache, format 1"
@@ -354,7 +385,8 @@ netlist_manifest() {
 }
 netlist() {
   local t=$SECONDS key root m
-  [ "$(netlist_ram)" = placeholder ] && ram_fill placeholder
+  # (a bitstream build has filled the RAM's files with the placeholder already)
+  [ "$(netlist_ram)" = placeholder ] && [ "$(cat "$OUT/ram/CONTENT" 2>/dev/null)" != placeholder ] && ram_fill placeholder
   m=$(netlist_manifest) || exit 1
   key=$(printf '%s\n' "$m" | fpga_cache_key)
   root=$(fpga_cache_root)
@@ -547,6 +579,7 @@ case ${1:-} in
   bitstream) [ $# -ge 2 ] || usage; bitstream "$2" ;;
   generate) [ $# -ge 2 ] || usage; load_board "$2"; lock_board; generate ;;
   netlist) [ $# -ge 3 ] || usage; netlist_cmd "$2" "$3" ;;
+  firmware) [ $# -ge 3 ] || usage; firmware_cmd "${@:2}" ;;
   flash) [ $# -ge 2 ] || usage; flash "$2" "${3:-}" ;;
   list) boards ;;
   *) usage ;;

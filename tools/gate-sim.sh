@@ -9,7 +9,8 @@
 # yowasp-ecpbram -g, the same for every firmware), and the block RAM models write the board's firmware where the
 # placeholder's bits are when the simulation starts (sim/gate/gate_ram.cpp, the rule tools/board.sh ram_patch applies
 # to the ECP5 bitstream), then check that all of them were found. So the simulator depends on the hardware alone:
-# a firmware change is a cache hit, and the run takes whatever firmware build/boards/<board>/fw holds.
+# a firmware change is a cache hit, and the run takes whatever firmware build/boards/<board>/fw holds (or another
+# build of it, +ram-firmware=).
 # Yosys puts the netlist and its models together before Verilator sees them (flatten_models below): every LUT4,
 # PFUMX, L6MUX21, CCU2C, TRELLIS_FF and TRELLIS_DPR16X4 is replaced by the body of yosys's model with the cell's
 # parameters (LUT INIT, flip-flop configuration), constants are folded and the result is one flat module of
@@ -18,16 +19,18 @@
 #                                            synthesise and build the simulator, or take both from the cache
 #                                            (TF_GATE_GENERATED=1: the sources were just generated, not again)
 #   tools/gate-sim.sh run <board> [+args]    run the built simulator (build/gate/<board>/Vgate; plusargs: gate_main.cpp)
-#                                            with the board's firmware (build/boards/<board>/fw/firmware.hex)
+#                                            with the board's firmware (build/boards/<board>/fw/firmware.hex), or the
+#                                            image +ram-firmware=<hex> names (tools/test-gate.sh: a build with a faster
+#                                            console, tools/board.sh firmware <board> <dir> UART_DIVISOR=8)
 #   tools/gate-sim.sh check <board>          the DP16KD model against synth_ecp5 of two memories whose behaviour is
 #                                            known (sim/gate/check: a $readmemh ROM in x9 mode, the board's TfTableRam
 #                                            in x36 with output registers); needs the board's generated Top.v
-# Cache: the simulator, the netlist's cell counts and the synthesis log are stored under
+# Cache: the simulator, the netlist's cell counts, the synthesis log and the RAM's placeholder are stored under
 # ${XDG_CACHE_HOME:-~/.cache}/triggerfish/gate/<key> (TF_GATE_CACHE=<folder> or =off), the key being the sha256 of
 # the board build's own cache manifest (tools/board.sh cache-key --manifest: the exact Verilog yosys reads, the
 # settings, the flow and tool versions; not the firmware, except on a Zynq board built with openXC7, whose bitstream
-# flow synthesises the firmware) plus the placeholder, this script, sim/gate/* and the Verilator and C++ compiler
-# versions. Heavy steps run under nice -n 10.
+# flow synthesises the firmware; the placeholder by its words and seed) plus this script, sim/gate/* and the Verilator
+# and C++ compiler versions. Heavy steps run under nice -n 10.
 set -euo pipefail
 case ${TF_GATE_CACHE:-} in ""|off|no|0|false|/*) ;; *) TF_GATE_CACHE=$PWD/$TF_GATE_CACHE ;; esac
 cd "$(dirname "$0")/.."
@@ -58,17 +61,9 @@ cache_root() {
     *) echo "$TF_GATE_CACHE" ;;
   esac
 }
-CACHED="Vgate stat.txt yosys.log synth.txt"
-# the placeholder the netlist's RAM holds (random 32-bit words, yowasp-ecpbram -g): every word of the RAM, one line each
-GATE_RAM_SEED=1
-placeholder() {
-  local words
-  words=$(sed -n '/^  TfRam #(/,/) ram (/s/^ *\.WORDS *(\([0-9]*\) *),*$/\1/p' "$OUT/hw/Top.v")
-  [ -n "$words" ] || { echo "no TfRam WORDS parameter in $OUT/hw/Top.v"; exit 1; }
-  mkdir -p "$G/ram"
-  ecp5_bram -g "$G/ram/placeholder.hex" -w 32 -d "$words" -s "$GATE_RAM_SEED" > /dev/null 2>&1 \
-    || { echo "yowasp-ecpbram -g failed"; exit 1; }
-}
+# (ram-placeholder.hex: the placeholder the netlist's RAM holds, every word of the RAM one line each, as
+# tools/board.sh netlist gives it: the words gate_ram.cpp looks for in the block RAMs)
+CACHED="Vgate stat.txt yosys.log synth.txt ram-placeholder.hex"
 
 # flatten_models DIR: DIR/netlist.v (Top, the cells as synth_ecp5 left them) -> DIR/flat.v (Top, flat), log DIR/flat.log.
 # Each step keeps the cells' function as yosys's models define it: proc and flatten (-wb: the models are marked
@@ -94,10 +89,10 @@ flatten_models() {
     > "$d/flat.out" 2>&1 || { grep -E "ERROR" "$d/flat.log" | head; return 1; }
 }
 
-# what synthesis reads: the board build's sources and settings, and the placeholder in the RAM
+# what synthesis reads: the board build's sources and settings (with the placeholder in the RAM: its words and seed,
+# and the flow that makes it)
 synth_inputs() {
   tools/board.sh cache-key "$BOARD" --manifest
-  echo "gate ram placeholder $(sha256sum < "$G/ram/placeholder.hex" | cut -c1-64)"
 }
 manifest() {
   echo "triggerfish gate-level simulation cache, format 1"
@@ -115,7 +110,6 @@ build() {
   # (TF_GATE_GENERATED=1: the caller has just run tools/board.sh generate for this board, as tools/test-gate.sh does
   # for both boards before it builds their simulators side by side: mill is not run twice at once in a checkout)
   [ "${TF_GATE_GENERATED:-}" = 1 ] || tools/board.sh generate "$BOARD"
-  placeholder
   manifest > "$G/cache-key.txt"
   local key root
   key=$(sha256sum < "$G/cache-key.txt" | cut -c1-24)
@@ -132,17 +126,18 @@ build() {
   t=$SECONDS
   # the netlist in build/ is reused when it was synthesised from exactly these inputs (the board build's manifest)
   synth_inputs > "$G/synth-inputs.new"
-  if [ -f "$G/netlist.v" ] && [ -f "$G/stat.txt" ] && cmp -s "$G/synth-inputs.new" "$G/synth-inputs.txt"; then
+  if [ -f "$G/netlist.v" ] && [ -f "$G/stat.txt" ] && [ -f "$G/ram-placeholder.hex" ] && cmp -s "$G/synth-inputs.new" "$G/synth-inputs.txt"; then
     echo "== the netlist in $G was synthesised from these same inputs: reused"
   else
     rm -f "$G/synth-inputs.txt" "$G/top.json"
     # the board build's netlist (tools/board.sh netlist: its synthesis, from the netlist cache the board build shares, or
-    # synthesised there now), with the placeholder its RAM was synthesised with: the one this simulator patches
+    # synthesised there now), with the placeholder its RAM was synthesised with (ram-placeholder.hex): the one the
+    # simulator patches
     echo "== the board's netlist (tools/board.sh netlist: yosys ${family}_synth, the bitstream flow's, shared with the board build)"
+    rm -f "$G/ram-placeholder.hex"
     nice -n 10 tools/board.sh netlist "$BOARD" "$G" > "$G/netlist.out" 2>&1 || { tail -20 "$G/netlist.out"; exit 1; }
     sed 's/^/   /' "$G/netlist.out"
-    cmp -s "$G/ram-placeholder.hex" "$G/ram/placeholder.hex" \
-      || { echo "the netlist's RAM placeholder ($G/ram-placeholder.hex) is not this simulator's ($G/ram/placeholder.hex)"; exit 1; }
+    [ -s "$G/ram-placeholder.hex" ] || { echo "tools/board.sh netlist gave no RAM placeholder ($G/ram-placeholder.hex): the netlist's RAM holds the firmware"; exit 1; }
     # the netlist nextpnr reads (top.json), as Verilog
     nice -n 10 "$YOSYS" -q -p "read_json $G/top.json; write_verilog -noattr $G/netlist.v" > "$G/json2v.out" 2>&1 \
       || { cat "$G/json2v.out"; exit 1; }
@@ -256,9 +251,14 @@ case $cmd in
   build) build ;;
   check) check ;;
   run) [ -x "$G/Vgate" ] || { echo "no simulator $G/Vgate: tools/gate-sim.sh build $BOARD first"; exit 1; }
-       [ -f "$G/ram/placeholder.hex" ] || { echo "no $G/ram/placeholder.hex: tools/gate-sim.sh build $BOARD first"; exit 1; }
-       [ -f "$OUT/fw/firmware.hex" ] || { echo "no firmware $OUT/fw/firmware.hex: tools/board.sh generate $BOARD first"; exit 1; }
-       exec nice -n 10 "$G/Vgate" +ram-placeholder="$G/ram/placeholder.hex" +ram-firmware="$OUT/fw/firmware.hex" "$@" ;;
+       [ -f "$G/ram-placeholder.hex" ] || { echo "no $G/ram-placeholder.hex: tools/gate-sim.sh build $BOARD first"; exit 1; }
+       # the firmware: the board's own, or the image a +ram-firmware= argument names (tools/board.sh firmware)
+       fw="$OUT/fw/firmware.hex"
+       for a in "$@"; do case $a in +ram-firmware=*) fw=${a#+ram-firmware=} ;; esac; done
+       [ -f "$fw" ] || { echo "no firmware $fw: tools/board.sh generate $BOARD (or tools/board.sh firmware $BOARD <dir>) first"; exit 1; }
+       args=()
+       for a in "$@"; do case $a in +ram-firmware=*) ;; *) args+=("$a") ;; esac; done
+       exec nice -n 10 "$G/Vgate" +ram-placeholder="$G/ram-placeholder.hex" +ram-firmware="$fw" ${args[@]+"${args[@]}"} ;;
   *) usage ;;
 esac
 exit

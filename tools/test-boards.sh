@@ -7,7 +7,8 @@
 #     installed they must also place, route, meet timing and pack
 #   - the resources of every block of each board's SoC (tools/fpga-blocks.py), adding up to yosys's own total, the
 #     CPU's RAM in its block RAMs, and the block each clock domain's critical path runs through
-#   - the flows refuse what they must: an unknown board, flashing without a bitstream, SPI flash on Zynq
+#   - the flows refuse what they must: an unknown board, flashing without a bitstream, SPI flash on Zynq, a firmware
+#     build into a folder outside build/ or the board's own, or with an argument not VAR=value
 #   - openFPGALoader (Debian) knows the boards and cables the flash commands name
 #   - the build cache (tools/board.sh): `cache-key` recomputes the key a build used; the key follows the seed list
 #     and the constraints' content and nothing else of what was tried here; a second build of one board is a cache hit
@@ -269,6 +270,14 @@ else bad "unknown BOARD: exit $rc: $out"; fi
 out=$(tools/board.sh flash pynq-z1 spi 2>&1); rc=$?
 if [ $rc -ne 0 ] && echo "$out" | grep -q "no SPI flash"; then ok "flash FLASH=spi on a Zynq board: refused (volatile load only)"
 else bad "flash FLASH=spi on pynq-z1: exit $rc: $out"; fi
+# tools/board.sh firmware (the gate-level runs' firmware): a folder outside build/, the board's own fw/, or an argument
+# that is not a VAR=value setting is refused before anything is built
+for a in "/tmp/tf-fw" "build/boards/colorlight-i5/fw" "build/x/../../fw" "build/tf-fw UART_DIVISOR" "build/tf-fw uart_divisor=8"; do
+  # shellcheck disable=SC2086
+  out=$(tools/board.sh firmware colorlight-i5 $a 2>&1); rc=$?
+  if [ $rc -eq 2 ] && echo "$out" | grep -q "^firmware: " && [ ! -e build/tf-fw ]; then ok "board.sh firmware colorlight-i5 $a: refused ($out)"
+  else bad "board.sh firmware colorlight-i5 $a: exit $rc: $out"; rm -rf build/tf-fw; fi
+done
 
 # openFPGALoader knows what the flash commands name.
 if command -v openFPGALoader > /dev/null; then

@@ -46,9 +46,17 @@ static void banner(void) {
     printf("\nTriggerfish firmware %s (target %s)\n", TF_FW_VERSION, TF_TARGET_NAME);
     printf("  hardware id %08lx version %08lx\n", (unsigned long)sysctrl_read(SYSCTRL_ID),
            (unsigned long)sysctrl_read(SYSCTRL_VERSION));
-    printf("  sys clock %lu Hz, timebase %lu ticks/s, RAM %lu KiB at 0x%08lx, UART %lu baud\n",
+#ifdef TF_UART_DIVISOR_FW
+    /* built with another console speed (fw/Makefile UART_DIVISOR=): the SoC's default baud rate is not this one */
+#define TF_UART_SPEED "UART %lu sys cycles a bit (UART_DIVISOR)\n"
+#define TF_UART_SPEED_ARG TF_UART_DIVISOR_FW
+#else
+#define TF_UART_SPEED "UART %lu baud\n"
+#define TF_UART_SPEED_ARG TF_UART_BAUD
+#endif
+    printf("  sys clock %lu Hz, timebase %lu ticks/s, RAM %lu KiB at 0x%08lx, " TF_UART_SPEED,
            (unsigned long)sysctrl_read(SYSCTRL_SYS_CLOCK_HZ), (unsigned long)sysctrl_read(SYSCTRL_TIMEBASE_HZ),
-           (unsigned long)(TF_RAM_BYTES / 1024), (unsigned long)TF_RAM_BASE, (unsigned long)TF_UART_BAUD);
+           (unsigned long)(TF_RAM_BYTES / 1024), (unsigned long)TF_RAM_BASE, (unsigned long)TF_UART_SPEED_ARG);
 }
 
 static int cmd_info(int argc, char **argv) {

@@ -15,7 +15,8 @@
 //             last line); transmit: TX_EN and TXD[1:0] sampled at the rising edge, dibits least significant
 //             first; receive: CRS_DV and RXD[1:0] driven at the falling edge, frames at least 48 REF_CLK cycles
 //             (12 byte times) apart.
-//   UART      uart_tx decoded at +baud= (8N1, sampled mid-bit on the sys clock) to stdout, a line at a time;
+//   UART      uart_tx decoded at +baud= (8N1, sampled mid-bit on the sys clock) to stdout, a line at a time, or at
+//             +uart-divisor=<sys cycles per bit> (a firmware built with fw/Makefile's UART_DIVISOR=, at least 4);
 //             +uart-in=<text> (\r, \n escapes) typed into uart_rx after +uart-in-delay= sys cycles, or when the
 //             console output has shown +uart-in-after=<text>.
 //   Ethernet  RGMII transmit pins sampled at both CLKOP edges (data low nibble at the rising edge, high nibble at
@@ -184,7 +185,8 @@ int main(int argc, char **argv) {
     // (the block RAM models' initial blocks have run: the firmware is in the RAM, gate_ram.cpp)
     if (!gate_ram_report()) exit(2);
 
-    const uint64_t div = (sys_hz + baud / 2) / baud;
+    const uint64_t div = plusnum("uart-divisor", (sys_hz + baud / 2) / baud);
+    if (div < 4) { fprintf(stderr, "gate: UART divisor %llu (+baud= or +uart-divisor=): at least 4 sys cycles a bit\n", (unsigned long long)div); exit(2); }
     int rx_state = -1; uint64_t rx_count = 0; uint8_t rx_byte = 0;  // UART decoder
     std::string console, line, out_line;
     size_t uart_in_pos = 0; uint64_t tx_bit_count = 0; int tx_bit = -1; uint16_t tx_shift = 0;  // UART typing

@@ -135,6 +135,9 @@ extern "C" int gate_ram_patch(int h) {
     for (int wi = 0; wi < nwidths; wi++) {
         const int w = widths[wi][0], used = widths[wi][1];
         const size_t count = n * used / SLICE;
+        // a width the block RAM's bits do not fill whole slices of (64 on a RAMB18E1: 32 slices) is not one of its
+        // widths; the addresses below would run past its array
+        if (count == 0 || count % (size_t)w != 0) continue;
         for (size_t j = 0; j < count; j++) {
             // the unit and bit of addresses 0..511 of slice j in width w
             size_t unit[SLICE]; int bit[SLICE];
@@ -142,6 +145,7 @@ extern "C" int gate_ram_patch(int h) {
             for (int k = 0; k < SLICE; k++) {
                 size_t bn = (size_t)k * w + j % w + j / w * SLICE * w;
                 unit[k] = bn / used; bit[k] = (int)(bn % used);
+                if (unit[k] >= n) { fprintf(stderr, "gate: RAM patch: %s width %d slice %zu past the array\n", c.name.c_str(), w, j); abort(); }
                 b[k / 64] |= (uint64_t)((c.units[unit[k]] >> bit[k]) & 1) << (k % 64);
             }
             auto it = s.slice_of.find(b);
