@@ -173,7 +173,8 @@ firmware_cmd() {
 # The RAM's initial content, as Top.v's $readmemh reads it ($OUT/ram/ram.hex.lane0..3, one byte per line, every
 # word of the RAM):
 #   ram_fill firmware      the board's firmware ($OUT/fw/firmware.hex.lane*), zeros after its end
-#   ram_fill placeholder   random bytes from a fixed seed (yowasp-ecpbram -g), the same for every firmware
+#   ram_fill placeholder   random bytes from a fixed seed (yowasp-ecpbram -g), the same for every firmware; nothing to
+#                          do when the files hold it already for the RAM's size (the callers need not check)
 # ECP5 bitstreams are placed and routed with the placeholder and the firmware is written into the routed design's
 # block RAMs afterwards (ram_patch), so that the cache key, the netlist and nextpnr's placement do not depend on the
 # firmware: a firmware change costs seconds, not a place and route (nextpnr's placement is the same whatever the
@@ -197,6 +198,8 @@ ram_words() {
 ram_fill() {
   local what=$1 words k
   words=$(ram_words) || exit 1
+  if [ "$what" = placeholder ] && [ "$(cat "$OUT/ram/CONTENT" 2>/dev/null)" = placeholder ] \
+     && [ "$(wc -l < "$OUT/ram/placeholder.hex" 2>/dev/null)" = "$words" ]; then return 0; fi
   mkdir -p "$OUT/ram"
   rm -f "$OUT"/ram/*
   case $what in
@@ -220,7 +223,7 @@ ram_fill() {
 ram_patch() {
   local t=$SECONDS
   echo "== the firmware into the RAM's block RAMs (ecpbram), ecppack"
-  [ "$(cat "$OUT/ram/CONTENT" 2>/dev/null)" = placeholder ] || ram_fill placeholder
+  ram_fill placeholder
   gzip -dc "$OUT/top.config.gz" > "$OUT/top-placeholder.config"
   ecp5_bram -i "$OUT/top-placeholder.config" -o "$OUT/top.config" -f "$OUT/ram/placeholder.hex" -t "$OUT/fw/firmware.hex" \
     > "$OUT/ecpbram.log" 2>&1 || { cat "$OUT/ecpbram.log"; echo "$BOARD: ecpbram failed"; exit 1; }
@@ -385,8 +388,8 @@ netlist_manifest() {
 }
 netlist() {
   local t=$SECONDS key root m
-  # (a bitstream build has filled the RAM's files with the placeholder already)
-  [ "$(netlist_ram)" = placeholder ] && [ "$(cat "$OUT/ram/CONTENT" 2>/dev/null)" != placeholder ] && ram_fill placeholder
+  # (after a bitstream build the RAM's files hold the placeholder already: ram_fill leaves them)
+  [ "$(netlist_ram)" = placeholder ] && ram_fill placeholder
   m=$(netlist_manifest) || exit 1
   key=$(printf '%s\n' "$m" | fpga_cache_key)
   root=$(fpga_cache_root)

@@ -254,10 +254,9 @@ case $cmd in
        [ -f "$G/ram-placeholder.hex" ] || { echo "no $G/ram-placeholder.hex: tools/gate-sim.sh build $BOARD first"; exit 1; }
        # the firmware: the board's own, or the image a +ram-firmware= argument names (tools/board.sh firmware)
        fw="$OUT/fw/firmware.hex"
-       for a in "$@"; do case $a in +ram-firmware=*) fw=${a#+ram-firmware=} ;; esac; done
-       [ -f "$fw" ] || { echo "no firmware $fw: tools/board.sh generate $BOARD (or tools/board.sh firmware $BOARD <dir>) first"; exit 1; }
        args=()
-       for a in "$@"; do case $a in +ram-firmware=*) ;; *) args+=("$a") ;; esac; done
+       for a in "$@"; do case $a in +ram-firmware=*) fw=${a#+ram-firmware=} ;; *) args+=("$a") ;; esac; done
+       [ -f "$fw" ] || { echo "no firmware $fw: tools/board.sh generate $BOARD (or tools/board.sh firmware $BOARD <dir>) first"; exit 1; }
        exec nice -n 10 "$G/Vgate" +ram-placeholder="$G/ram-placeholder.hex" +ram-firmware="$fw" ${args[@]+"${args[@]}"} ;;
   *) usage ;;
 esac

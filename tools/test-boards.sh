@@ -48,26 +48,54 @@ print(f"{off}; {res}; {clk or 'no timing (synthesis only)'}; {t} s")
 PY
 }
 
-# The builds, BOARD_JOBS (2: the machines' cores) at a time: place and route and synthesis run on one core each, and
-# every board builds in its own build/boards/<board> (Mill makes a second GenBoard wait for the first; the CPU's
-# Verilog, shared by all, is made first). Each build's exit status and time go to $LOGS/<board>.status.
+# The builds and the per-block syntheses (below), BOARD_JOBS (2: the machines' cores) at a time: place and route and
+# synthesis run on one core each, and every board builds in its own build/boards/<board> (Mill makes a second GenBoard
+# wait for the first; the CPU's Verilog, shared by all, is made first). One queue for both kinds of job, taken in
+# order, a board's per-block synthesis as soon as its build has ended: the long ones first, so that the second core
+# is not idle while the i5 places and routes (the per-block syntheses used to start only after every build).
+# Each build's exit status and time go to $LOGS/<board>.status, each per-block synthesis's to $LOGS/<board>.blocks.status.
 build_one() {
   local start=$SECONDS rc
   tools/board.sh bitstream "$1" > "$LOGS/$1.log" 2>&1
   rc=$?
   echo "$rc $((SECONDS - start))" > "$LOGS/$1.status"
 }
+# Resources per block (tools/fpga-blocks.py: the same Verilog synthesised with the hierarchy kept, cached by its
+# content; the block each clock domain's critical path runs through); only after a build that succeeded (the checks
+# below then take the boards whose build passed its own checks).
+blocks_one() {
+  local rc
+  read -r rc _ < "$LOGS/$1.status" 2>/dev/null || rc=1
+  if [ "$rc" -ne 0 ]; then echo "not run: the build failed" > "$LOGS/$1.blocks.log"; echo 1 > "$LOGS/$1.blocks.status"; return; fi
+  "$PY" tools/fpga-blocks.py "$1" --check > "$LOGS/$1.blocks.log" 2>&1; echo $? > "$LOGS/$1.blocks.status"
+}
 jobs_max=${BOARD_JOBS:-2}
 [[ $jobs_max =~ ^[1-9][0-9]*$ ]] || { echo "BOARD_JOBS=$jobs_max: a positive number of builds at a time"; exit 2; }
 make -s build/cpu/VexRiscv.v > "$LOGS/cpu.log" 2>&1 || { echo "[FAIL] the CPU's Verilog (make build/cpu/VexRiscv.v); see $LOGS/cpu.log"; exit 1; }
 phase_start=$SECONDS
-for b in $BOARDS; do
-  rm -f "$LOGS/$b.status"
-  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
-  build_one "$b" &
+# the queue: every build in BOARDS's order, then the per-block syntheses, the Zynq boards' (minutes) before the
+# Colorlights' (about one each)
+queue=()
+for b in $BOARDS; do rm -f "$LOGS/$b.status" "$LOGS/$b.blocks.status"; queue+=("build $b"); done
+for fam in xc7 ecp5; do
+  for b in $BOARDS; do [ "$(sed -n 's/^FAMILY *:= *//p' "boards/$b/board.mk")" = $fam ] && queue+=("blocks $b"); done
+done
+while [ ${#queue[@]} -gt 0 ]; do
+  left=()
+  for t in "${queue[@]}"; do
+    set -- $t
+    # a per-block synthesis waits for its board's build; everything waits for a free core
+    if [ "$(jobs -rp | wc -l)" -lt "$jobs_max" ] && { [ "$1" = build ] || [ -f "$LOGS/$2.status" ]; }; then
+      "$1_one" "$2" &
+    else
+      left+=("$t")
+    fi
+  done
+  queue=("${left[@]+"${left[@]}"}")
+  [ ${#queue[@]} -gt 0 ] && { wait -n; true; }
 done
 wait
-echo "     (the builds took $((SECONDS - phase_start)) s, $jobs_max at a time)"
+echo "     (the builds and per-block syntheses took $((SECONDS - phase_start)) s, $jobs_max at a time)"
 
 built_ok=""
 for b in $BOARDS; do
@@ -94,16 +122,9 @@ for b in $BOARDS; do
   fi
 done
 
-# Resources per block (tools/fpga-blocks.py: the same Verilog synthesised with the hierarchy kept, cached by its
-# content; the block each clock domain's critical path runs through). Checked against what does not come from the
+# Resources per block (the syntheses ran beside the builds above), checked against what does not come from the
 # roll-up: yosys's own total for the design (--check), the blocks every board's SoC has, and the CPU's RAM, whose
 # block RAMs follow from the board's RAM size (an ECP5 DP16KD holds 2 KiB of data, a Xilinx RAMB36E1 4 KiB).
-blocks_one() { "$PY" tools/fpga-blocks.py "$1" --check > "$LOGS/$1.blocks.log" 2>&1; echo $? > "$LOGS/$1.blocks.status"; }
-for b in $built_ok; do
-  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
-  blocks_one "$b" &
-done
-wait
 for b in $built_ok; do
   rc=$(cat "$LOGS/$b.blocks.status" 2>/dev/null || echo 1)
   family=$(sed -n 's/^FAMILY *:= *//p' "boards/$b/board.mk")
