@@ -213,7 +213,12 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
     val verdict = filter.io.verdict
 
     val first = !inFrame
-    val haveSlot = first ? descFifo.io.push.ready | slotOk
+    // The FIFO's room, registered: its gray-pointer compare sat in front of the slot RAM's write enables (the 5A-75B's
+    // eth_rx critical path). A cycle late only after a push, when no frame can be starting (the inter-frame gap).
+    val pushReady = RegNext(descFifo.io.push.ready) init False
+    assert(!(RegNext(descFifo.io.push.fire, init = False) && beat.valid && first),
+      "EthFrameBuffers: a frame started in the cycle after a commit, when the registered FIFO room is stale")
+    val haveSlot = first ? pushReady | slotOk
     val pos = first ? U(0, config.rxLenWidth bits) | count
     val geLimit = !first && countGeLimit
     val geMin = !first && countGeMin
@@ -224,7 +229,7 @@ case class EthFrameBuffers(config: EthBuffersConfig, rxCd: ClockDomain, txCd: Cl
       count := lenAfter
       countGeLimit := geLimit || pos === config.rxLimit - 1
       countGeMin := geMin || pos === config.minFrameBytes - 2
-      when(first) { slotOk := descFifo.io.push.ready }
+      when(first) { slotOk := pushReady }
     }
 
     // Byte write into the slot, while it fits.

@@ -874,8 +874,10 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       // firmware converts it to binary. (It was binary fixed point: a 48-bit multiply-by-ten-and-add, which was the
       // i5's eth_rx critical path at every placement, 128.7 MHz at the last.)
       val accStepR = RegNext(feed && accStep) init False
-      // the digit to shift in, 0 when there is none (the padding steps)
-      val accDigitR = RegNext((feed && accStep) ? in1.dig | U(0, 4 bits)) init 0
+      // the byte's digit, registered whatever the byte (a digit's condition, accStep, is the scanner's deepest logic:
+      // as this register's reset it was the i5's eth_rx critical path); 0 is shifted in on the padding steps
+      val digitR = RegNext(in1.dig) init 0
+      val accDigitR = accStepR ? digitR | U(0, 4 bits)
       // never at the same time as a digit (prices are >= 10 bytes apart); padCnt =/= 0 as a register of its own
       val padStep = RegNext(padCnt.getAheadValue() =/= 0) init False
       when(padStep) { padCnt := padCnt - 1 }
