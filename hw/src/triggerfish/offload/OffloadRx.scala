@@ -346,6 +346,8 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
         !(chkR(3) && !eqPeerIp) && !(chkR(4) && !eqOurIp) && !(chkR(5) && !eqPeerPort)
       val chkNext = Bits(6 bits); chkNext := 0
       val lenBadNow = Bool(); lenBadNow := lenBad
+      val hdrMinus4 = (ipEndPos - 3).resize(16)
+      val ipShortR = RegNextWhen(ipLeft < hdrMinus4, v) init False   // read at IP byte 5: taken at byte 4
       val word = odd ? b.resize(16) | (b.resize(16) |<< 8)
       val nextSec = UInt(3 bits); nextSec := sec
       val nextSpos = UInt(6 bits); nextSpos := (spos === 63) ? spos | spos + 1
@@ -372,11 +374,10 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
               ipLeft := tot - 4; lenKnownR := True
               ipLeftZeroR := tot === 4; ipLeftOneR := tot === 5
             }
-            is(4) {
-              val hdrMinus4 = (ipEndPos - 3).resize(16)
-              when(ipLeft < hdrMinus4) { lenBadNow := True }
-              tcpLen := ipLeft - hdrMinus4
-            }
+            is(4) { tcpLen := ipLeft - hdrMinus4 }
+            // the total length against the IP header's, compared at byte 4 and counted here, from a register (the
+            // compare in front of lenBadR's other conditions was an eth_rx near-critical path)
+            is(5) { when(ipShortR) { lenBadNow := True } }
             is(6) { fragR := b(5) || b(4 downto 0) =/= 0 }   // MF, offset
             is(7) { when(b =/= 0) { fragR := True } }
           }
@@ -578,6 +579,10 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       val inEntry = snapshotted(RegInit(False))
       val curTrade = snapshotted(RegInit(False))
       val cur270 = snapshotted(RegInit(False))
+      // a trade entry's first 270 would be evaluated: the three flags above, combined in a register of their own (they
+      // are set by fields that ended at least four bytes before the "=" that reads this, stage B's update visible two
+      // cycles after the field's SOH, this a cycle later), so that the price's start is one LUT level shallower
+      val tradePriceNext = RegNext(inEntry && curTrade && !cur270) init False
       // tag classes as the digits come
       val C_EMPTY = 0; val C_OTHER = 1; val C_8 = 2; val C_9 = 3; val C_10 = 4; val C_35 = 5; val C_55 = 6
       val C_268 = 7; val C_269 = 8; val C_270 = 9
@@ -667,8 +672,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
                 }
               } elsewhen (in1.isEq) {
                 aTagEnd := True
-                // (inEntry, curTrade, cur270: set by fields that ended at least four bytes before)
-                val evalPrice = tagPre === C_270 && inEntry && curTrade && !cur270
+                val evalPrice = tagPre === C_270 && tradePriceNext
                 aEvalPrice := evalPrice
                 tagCls := T_OTHER
                 when(tagPre === C_35) { tagCls := T_35 }
@@ -1394,8 +1398,11 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       val fireClr = fireCommitR ? (table.P & table.oneShot) | B(0, N bits)
       table.armed := ((table.armed & ~fireClr & ~((armClrR || armClrAllR) ? (armClrAllR ? table.allOnes | entryBits) | B(0, N bits))) |
         (armSetR ? entryBits | B(0, N bits)))
-      for (j <- 0 until N) when(post && tok(j)) { table.oneShot(j) := x.xOneShot; table.sell(j) := x.xSell }
-      table.tmplMem.write(entryR, x.xTmpl, post)
+      // The entry's other settings, a cycle after POST_APPLY too (the state's decode fans out to every entry), in the
+      // cycle armSetR arms it: the transfer registers hold until the acknowledgement, four cycles later.
+      val postR = RegNext(post) init False
+      for (j <- 0 until N) when(postR && tok(j)) { table.oneShot(j) := x.xOneShot; table.sell(j) := x.xSell }
+      table.tmplMem.write(entryR, x.xTmpl, postR)
 
       // The new bits of the entry for the row being read, computed from the row number in two registered
       // stages while the row is read, so that they are ready when it comes back (three cycles after the read).
