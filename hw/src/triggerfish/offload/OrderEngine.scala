@@ -117,6 +117,11 @@ case class OrderEngineTxArbiter() extends Component {
     val cpu = slave(Stream(Fragment(Bits(8 bits))))
     val output = master(Stream(Fragment(Bits(8 bits))))
   }
+  // The CPU's stream through a ready-registered stage (no latency: its bytes pass through while it is empty), so that
+  // the CPU's ready, which follows the order's valid (the engine's start register) through the selection, ends in
+  // this component: it ran on into the frame buffers' output stages and missed 125 MHz on the 5A-75B (seeds 1, 2
+  // of the netlist at 3f7564a: startR -> selection -> the frame buffers' ready -> their s2m stage).
+  val cpu = io.cpu.s2mPipe()
   val locked = RegInit(False)      // a frame has been offered and its last byte is not taken yet
   val lockedCpu = RegInit(False)   // ... and it is the CPU's
   val reserved = Reg(UInt(2 bits)) init 0   // cycles left during which only `order` may start (after an order frame)
@@ -126,8 +131,8 @@ case class OrderEngineTxArbiter() extends Component {
   val cpuMay = RegInit(True)
   val selOrder = !cpuOnly && (io.order.valid || !cpuMay)
   val merged = Stream(Fragment(Bits(8 bits)))
-  merged.valid := (io.order.valid && !cpuOnly) || (io.cpu.valid && cpuMay)
-  merged.payload := selOrder ? io.order.payload | io.cpu.payload
+  merged.valid := (io.order.valid && !cpuOnly) || (cpu.valid && cpuMay)
+  merged.payload := selOrder ? io.order.payload | cpu.payload
   // The output and skid registers (below): room = the skid register is free. `order` is also held off while the
   // output register still holds the previous frame's last byte for the MAC, so that an order's byte 0 always
   // enters the output register and reaches the MAC in the cycle after it is taken (the engine's tx stamp).
@@ -139,7 +144,7 @@ case class OrderEngineTxArbiter() extends Component {
   val orderRoom = !sValid && !(oValid && oPayload.last)
   merged.ready := selOrder ? orderRoom | room
   io.order.ready := !cpuOnly && orderRoom
-  io.cpu.ready := !selOrder && room
+  cpu.ready := !selOrder && room
   when(reserved =/= 0) { reserved := reserved - 1 }
   when(merged.valid) { locked := True; lockedCpu := !selOrder }
   when(merged.fire && merged.last) { locked := False; when(!lockedCpu) { reserved := 3 } }
@@ -673,7 +678,13 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // 5A-75B, 124.98 MHz): nextMsgBcd changes at an advance (once a frame) or when the engine is enabled (settle
     // keeps the engine from starting for 3 cycles after it), and the next advance comes a frame later.
     val nextMsgBcdInc = bcdIncPiped(nextMsgBcd)
-    val advance = calcRun && step === 0
+    // (step 0 of the calculation is the cycle after the commit: a register of its own, so that the numbers' enables
+    // are one LUT from registers; decoded from step and calcRun it was the 5A-75B's eth_tx critical path, into
+    // nextMsgBcd, with the placement of a netlist at 3f7564a, seed 4). The same cycle: the commit sets step 0 and
+    // calcRun, and no commit comes while calcRun (a commit needs !sending; a frame outlasts the 14 steps). (Not an HDL
+    // assertion: this component's Verilog has none, OrderEngineSpec; the byte-exact orders of OrderEngineSpec and
+    // DatapathBenchSpec check the numbers it advances.)
+    val advance = RegNext(startNow || sGoR) init False
     when(advance) {
       nextSeq := nextSeq + advSeqBy.resize(32)
       when(advMsg) {
