@@ -84,7 +84,9 @@ object OffloadRx {
   val beginLiteral: Seq[Int] = "8=FIX.4.4\u00019=".map(_.toInt)
   /** io.digested comes this many eth_rx cycles after the frame's last beat on io.rx (OffloadRxDigestSpec pins it). */
   val digestedLatency = 5
-  object EngState extends SpinalEnum { val IDLE, TOKEN, PRE, PRE_APPLY, CONVERT, NORMALIZE, SWEEP, POST, POST_APPLY, ACK = newElement() }
+  // one-hot: every `st === X` is one flip-flop, so that the states' enables (`steps`, `bcd`, `symLen` in PRE_APPLY and
+  // CONVERT) are not a decode of a binary code away from it (the 5A-75B's eth_rx critical path at d6d93bd, seed 4)
+  object EngState extends SpinalEnum(binaryOneHot) { val IDLE, TOKEN, PRE, PRE_APPLY, CONVERT, NORMALIZE, SWEEP, POST, POST_APPLY, ACK = newElement() }
 }
 
 case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int = 0, bookRef: Boolean = false) extends Component {

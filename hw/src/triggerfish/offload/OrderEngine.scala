@@ -145,9 +145,19 @@ case class OrderEngineTxArbiter() extends Component {
   merged.ready := selOrder ? orderRoom | room
   io.order.ready := !cpuOnly && orderRoom
   cpu.ready := !selOrder && room
+  // A frame's end, seen on the input that owns it rather than through the selection (`merged.fire && merged.last`),
+  // so that the engine's start register (io.order.valid) does not run through `selOrder` and the ready into
+  // `locked` and `reserved` (the 5A-75B's eth_tx critical path at d6d93bd, seed 4). The same as that: a frame's last
+  // byte is never its first (asserted below), so an order's last byte fires while `lockedCpu` is False, and a CPU
+  // frame's only while it holds the output (cpuOnly, which implies cpuMay).
+  val orderEnd = io.order.fire && io.order.last
+  val cpuEnd = cpuOnly && cpu.valid && cpu.last && room
   when(reserved =/= 0) { reserved := reserved - 1 }
   when(merged.valid) { locked := True; lockedCpu := !selOrder }
-  when(merged.fire && merged.last) { locked := False; when(!lockedCpu) { reserved := 3 } }
+  when(orderEnd || cpuEnd) { locked := False }
+  when(orderEnd) { reserved := 3 }
+  assert(!(merged.fire && merged.last) || locked, "OrderEngineTxArbiter: a frame whose first byte is its last", FAILURE)
+  assert((merged.fire && merged.last) === (orderEnd || cpuEnd), "OrderEngineTxArbiter: frame ends disagree", FAILURE)
   cpuOnly := locked.getAheadValue() && lockedCpu.getAheadValue()
   cpuMay := locked.getAheadValue() ? lockedCpu.getAheadValue() | reserved.getAheadValue() === 0
   // The output register (the MAC sees registered valid, data and last) with a skid register in front (the
