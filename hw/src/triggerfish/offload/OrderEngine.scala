@@ -6,9 +6,9 @@
 //   eth_rx  fire Flow -> [queue, 16] -> hold register + toggle  ---- toggle: 2-flop sync ----> eth_tx
 //                                          ^---------------------- seen:   2-flop sync -------'
 //   eth_tx  arrival -> decision (send / suppress / ignore) -> byte 0 on the output in the arrival cycle, from
-//           a register that holds the first word of the held fire's template (LUT RAM read every cycle);
-//           bytes 1..3 from that word, bytes 4.. from the template RAM through a 2-stage pipeline and an
-//           8-byte buffer, patched on the way: IPv4 id + header checksum, TCP seq/ack/window + checksum, FIX
+//           a register that holds the first five bytes of the held fire's template (LUT RAMs read every cycle);
+//           bytes 1..4 from that register, bytes 5.. from the template RAM (TemplateRam: read and output
+//           registers) through a 3-stage pipeline and an 8-byte buffer, patched on the way: IPv4 id + header checksum, TCP seq/ack/window + checksum, FIX
 //           MsgSeqNum digits, SendingTime and TransactTime time digits, FIX CheckSum digits. Checksums are
 //           incremental (RFC 1624) from the template's stored checksums, computed in the 14 cycles after the
 //           commit (the IPv4 checksum leaves at byte 24 at the earliest, the TCP checksum at byte 50).
@@ -66,7 +66,7 @@ case class OrderEngineConfig(
 ) {
   require(isPow2(rxQueueDepth) && rxQueueDepth >= 2 && rxQueueDepth <= 256)
   require(isPow2(logWords) && logWords >= 32)
-  require(isPow2(obufDepth) && obufDepth >= 4)
+  require(isPow2(obufDepth) && obufDepth >= 8)   // one byte a cycle: 4 in flight (issue, s1, s1b, s2) + 1 in obuf <= depth - 2
   def logRecords: Int = logWords / OrderEngine.RecordWords
 }
 
@@ -291,23 +291,24 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   // Storage written from sys and read in eth_tx. Firmware writes a template and its metadata only while
   // the template is not armed and not in use (see the file header); the engine reads them without
   // synchronisation.
-  val templRam = Mem(Bits(32 bits), Slots * TemplateBytes / 4)            // block RAM (orders and the send ring)
+  val templRam = new TemplateRam(sysCd, txCd)   // block RAM, 2048 x 32 (orders and the send ring)
+  assert(Slots * TemplateBytes / 4 == 2048)
   // The order templates (0..15) and the send ring (16..31) have separate LUT RAMs for their first word and their
   // metadata, each read at one address: the orders' by the held fire's template (the fast path, as before the
   // send ring existed), the send ring's by the send queue's head.
   class SlotStore(n: Int) extends Area {
     val shadow = Mem(Bits(32 bits), n)           // LUT RAM: bytes 0..3 of each template
+    val shadow4 = Mem(Bits(8 bits), n)           // LUT RAM: byte 4 of each template
     // Metadata, LUT RAM, one per META word (only the bits used): see OrderMeta and the META window.
     val meta0 = Mem(Bits(30 bits), n)   // csOff (9), msgOff, msgWidth, len
     val meta1 = Mem(Bits(18 bits), n)   // ttEn, ttOff, stEn, stOff
     val meta2 = Mem(Bits(32 bits), n)   // tcpCsum, ipCsum
     val meta3 = Mem(Bits(8 bits), n)    // fixSum
-    for (m <- Seq[Mem[_]](shadow, meta0, meta1, meta2, meta3)) m.addTag(crossClockDomain)
+    for (m <- Seq[Mem[_]](shadow, shadow4, meta0, meta1, meta2, meta3)) m.addTag(crossClockDomain)
+    def first5(t: UInt): Bits = quasiStatic(shadow4.readAsync(t) ## shadow.readAsync(t))   // bytes 4..0
   }
   val orderStore = new SlotStore(Templates)
   val sendStore = new SlotStore(SendSlots)
-  templRam.addTag(crossClockDomain)
-  val shadowRam = orderStore.shadow
   def readMeta(st: SlotStore, t: UInt): OrderMeta = {
     val m = OrderMeta()
     val w0 = quasiStatic(st.meta0.readAsync(t)); val w1 = quasiStatic(st.meta1.readAsync(t))
@@ -478,12 +479,12 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val sendH = RegNext(armed(tmplH) && xTemplOk(tmplH) && xWidth(tmplH) >= msgSig) init False
     val armedH = RegNext(armed(tmplH)) init False
     val templOkH = RegNext(xTemplOk(tmplH)) init False
-    val shadowH = RegNext(quasiStatic(shadowRam.readAsync(tmplH)))   // bytes 0..3
+    val shadowH = RegNext(orderStore.first5(tmplH))   // bytes 0..4
     val metaH = RegNext(readMeta(tmplH))
     // Latched at the commit, for the frame.
     val tmplReg = Reg(UInt(5 bits)) init 0     // the template RAM slot of bytes 0..255
     val tmplNext = Reg(UInt(5 bits)) init 0    // ... and of bytes 256..510 (send frames longer than 256 bytes)
-    val shadowR = Reg(Bits(32 bits)) init 0
+    val shadowR = Reg(Bits(40 bits)) init 0
     val metaR = Reg(OrderMeta())
     val lenM1R = Reg(UInt(9 bits)) init 0
     val patchMsg = RegInit(False)              // patch the MsgSeqNum digits (orders, SEND mode 0)
@@ -570,7 +571,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // (while disabled or the log is short of room, the entry stays in the crossing: SEND_FREE is exact)
     val sTake = !sPend && sToggleSync =/= sSeen && ready2go
     when(sTake) { sPend := True; sCur := xSendHold; sAge := 0; sSeen := !sSeen } elsewhen (sAge =/= 3) { sAge := sAge + 1 }
-    val shadowS = RegNext(quasiStatic(sendStore.shadow.readAsync(sCur.slot)))
+    val shadowS = RegNext(sendStore.first5(sCur.slot))
     val metaS = RegNext(readMeta(sendStore, sCur.slot))
     val sLenOkS = RegNext(xSendLenOk(sCur.slot)) init False
     val sWidthOkS = RegNext(xSendWidthOk(sCur.slot)) init False
@@ -800,7 +801,8 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       }
     }
 
-    // ---- Byte pipeline: issue (address) -> s1 (RAM output) -> s2 (registers, patch) -> obuf.
+    // ---- Byte pipeline: issue (address) -> s1 (RAM read register) -> s1b (RAM output register) -> s2 (registers,
+    // patch) -> obuf.
     val obMem = Vec(Reg(Bits(9 bits)), config.obufDepth)
     val obAw = log2Up(config.obufDepth)
     val obWr = Reg(UInt(obAw bits)) init 0
@@ -808,32 +810,35 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val obCount = Reg(UInt(obAw + 1 bits)) init 0
     val ipos = Reg(UInt(9 bits)) init 0   // next position to issue
     val s1Valid = RegInit(False)
+    val s1bValid = RegInit(False)
     val s2Valid = RegInit(False)
     // Credit, registered: obuf can take what is in flight plus one more. From the values one cycle earlier,
-    // obCount + s1 + s2 now <= obCount' + s2' + s1' + issue' <= depth - 2 (pops only make room).
+    // obCount + s1 + s1b + s2 now <= obCount' + s2' + s1b' + s1' + issue' <= depth - 2 (pops only make room).
     val issue = Bool()
-    val credit = RegNext((obCount + s1Valid.asUInt.resize(obAw + 1) + s2Valid.asUInt.resize(obAw + 1) +
-      issue.asUInt.resize(obAw + 1)) <= config.obufDepth - 2) init False
+    val credit = RegNext((obCount + s1Valid.asUInt.resize(obAw + 1) + s1bValid.asUInt.resize(obAw + 1) +
+      s2Valid.asUInt.resize(obAw + 1) + issue.asUInt.resize(obAw + 1)) <= config.obufDepth - 2) init False
     val issueMore = RegInit(False)        // ipos < the frame length
     // No interlock with the checksum computation: it runs one step per cycle from the commit and ends
     // (ipDone: 3 cycles, tcpDone: 15 cycles after it) before the issue, at most one byte per cycle from
-    // byte 4 at the commit, can reach byte 24 (20 cycles) or byte 50 (46 cycles).
+    // byte 5 at the commit, can reach byte 24 (19 cycles) or byte 50 (45 cycles).
     val issueSend = sending && issueMore && credit
-    issue := startNow || issueSend        // the commit cycle issues byte 4 (bytes 0..3 come from the shadow)
-    val issuePos = sending ? ipos | U(4, 9 bits)
-    when(startNow) { ipos := 5; issueMore := True }
-    when(sGoR) { ipos := 4; issueMore := True }   // a send frame's bytes 0..3 come from shadowR, byte 4 is issued next cycle
+    issue := startNow || issueSend        // the commit cycle issues byte 5 (bytes 0..4 come from the shadow)
+    val issuePos = sending ? ipos | U(5, 9 bits)
+    when(startNow) { ipos := 6; issueMore := True }
+    when(sGoR) { ipos := 5; issueMore := True }   // a send frame's bytes 0..4 come from shadowR, byte 5 is issued next cycle
     when(issueSend) { ipos := ipos + 1; issueMore := ipos =/= lenM1R }
     // Bytes 256.. of a send frame are in the next slot.
     val issueSlot = sending ? (ipos(8) ? tmplNext | tmplReg) | (U(0, 1 bits) @@ tmplH)
-    val s1Word = templRam.readSync((issueSlot @@ issuePos(7 downto 2)), clockCrossing = true)
+    templRam.io.addrb := issueSlot @@ issuePos(7 downto 2)
+    val s1bWord = templRam.io.dob          // two cycles after the issue (the RAM's read and output registers)
     s1Valid := issue
+    s1bValid := s1Valid
     val s1Pos = RegNext(issuePos) init 0
     val s1Last = RegNext(sending && ipos === lenM1R) init False
 
     // Patches, in three steps so that each stage stays shallow: at the issue, where the position falls
     // (fixed field byte, or index into a digit field); at s1, each field's candidate byte; at s2, the choice.
-    val pI = ipos                         // the commit cycle's issue (byte 4) is never patched
+    val pI = ipos                         // the commit cycle's issue (byte 5) is never patched
     val fixedBytes: Seq[(Int, Bits)] = Seq((IpIdOff, recIpId), (IpCsumOff, ipCsumR), (TcpSeqOff, recSeq),
       (TcpAckOff, recAck), (TcpWinOff, recWin), (TcpCsumOff, tcpCsumR)).flatMap { case (off, v) =>
       val n = v.getWidth / 8
@@ -842,15 +847,15 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val fixIdx = U(0, 5 bits)
     for (((pos, _), k) <- fixedBytes.zipWithIndex) when(pI === pos) { fixIdx := k + 1 }
     // Position relative to each digit field (ipos - offset, 9 bits, negative before the field), counted
-    // alongside ipos from the commit (when ipos becomes 5).
+    // alongside ipos from the commit (when ipos becomes 6).
     val rel = Seq.fill(4)(Reg(UInt(9 bits)) init 0)
     val Seq(dM, dS, dT, dC) = rel
     for ((r, off) <- rel.zip(Seq(metaH.msgOff, metaH.stOff, metaH.ttOff, metaH.csOff))) {
-      when(startNow) { r := U(5, 9 bits) - off.resize(9) }
+      when(startNow) { r := U(6, 9 bits) - off.resize(9) }
       when(issueSend) { r := r + 1 }
     }
     for ((r, off) <- rel.zip(Seq(metaS.msgOff, metaS.stOff, metaS.ttOff, metaS.csOff)))
-      when(sGoR) { r := U(4, 9 bits) - off.resize(9) }
+      when(sGoR) { r := U(5, 9 bits) - off.resize(9) }
     def within(d: UInt, n: Int): Bool = d(8 downto 4) === 0 && d(3 downto 0) < n
     def isTimeDigit(rel: UInt): Bool = timeCharDigit.map { case (c, _) => rel === c }.reduce(_ || _)
     val s1Fix = RegNext(sending ? fixIdx | U(0, 5 bits)) init 0
@@ -865,20 +870,32 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
 
     def digitChar(d: UInt): Bits = B"4'x3" ## d.asBits
     def timeDigit(rel: UInt): UInt = rel.muxList(U(0, 4 bits), timeCharDigit.map { case (c, k) => c -> td(k) })
-    s2Valid := s1Valid
-    val s2Word = RegNext(s1Word)
-    val s2Lane = RegNext(s1Pos(1 downto 0))
-    val s2Last = RegNext(s1Last)
-    val s2Fix = RegNext(s1Fix =/= 0) init False
-    val s2FixB = RegNext(s1Fix.muxList(B(0, 8 bits), fixedBytes.zipWithIndex.map { case ((_, b), k) => (k + 1) -> b }))
-    val s2InM = RegNext(s1InM) init False
-    val s2MsgB = RegNext(digitChar(md(s1MIdx)))
-    val s2InS = RegNext(s1InS) init False
-    val s2StB = RegNext(digitChar(timeDigit(s1SRel)))
-    val s2InT = RegNext(s1InT) init False
-    val s2TtB = RegNext(digitChar(timeDigit(s1TRel)))
-    val s2InC = RegNext(s1InC) init False
-    val s2CsB = RegNext(digitChar(s1CRel.mux(0 -> csH, 1 -> csT, default -> csO)))
+    // s1b: the patch candidates are chosen here, in the cycle the RAM's output register holds the word.
+    val s1bPos = RegNext(s1Pos(1 downto 0)) init 0
+    val s1bLast = RegNext(s1Last) init False
+    val s1bFix = RegNext(s1Fix) init 0
+    val s1bInM = RegNext(s1InM) init False
+    val s1bMIdx = RegNext(s1MIdx) init 0
+    val s1bInS = RegNext(s1InS) init False
+    val s1bSRel = RegNext(s1SRel) init 0
+    val s1bInT = RegNext(s1InT) init False
+    val s1bTRel = RegNext(s1TRel) init 0
+    val s1bInC = RegNext(s1InC) init False
+    val s1bCRel = RegNext(s1CRel) init 0
+    s2Valid := s1bValid
+    val s2Word = RegNext(s1bWord)
+    val s2Lane = RegNext(s1bPos)
+    val s2Last = RegNext(s1bLast)
+    val s2Fix = RegNext(s1bFix =/= 0) init False
+    val s2FixB = RegNext(s1bFix.muxList(B(0, 8 bits), fixedBytes.zipWithIndex.map { case ((_, b), k) => (k + 1) -> b }))
+    val s2InM = RegNext(s1bInM) init False
+    val s2MsgB = RegNext(digitChar(md(s1bMIdx)))
+    val s2InS = RegNext(s1bInS) init False
+    val s2StB = RegNext(digitChar(timeDigit(s1bSRel)))
+    val s2InT = RegNext(s1bInT) init False
+    val s2TtB = RegNext(digitChar(timeDigit(s1bTRel)))
+    val s2InC = RegNext(s1bInC) init False
+    val s2CsB = RegNext(digitChar(s1bCRel.mux(0 -> csH, 1 -> csT, default -> csO)))
     val s2Byte = Bits(8 bits)
     when(s2Fix) { s2Byte := s2FixB }
       .elsewhen(s2InM) { s2Byte := s2MsgB }
@@ -893,11 +910,11 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     obCount := obCount + s2Valid.asUInt.resize(obAw + 1) - obPop.asUInt.resize(obAw + 1)
 
     // ---- Output register. Byte 0 goes out combinationally in the commit cycle; then the register holds
-    // the byte on offer (1..3 from the shadow, 4.. from obuf). Valid stays high until `last` is taken.
+    // the byte on offer (1..4 from the shadow, 5.. from obuf). Valid stays high until `last` is taken.
     val oValid = RegInit(False)
     val oData = Reg(Bits(8 bits)) init 0
     val oLast = RegInit(False)
-    val oPos = Reg(UInt(3 bits)) init 0   // position of the byte on offer, saturating at 4
+    val oPos = Reg(UInt(3 bits)) init 0   // position of the byte on offer, saturating at 4 (4: the next is from obuf)
     val underrun = RegInit(False)         // sticky: obuf empty when a byte was due (never expected)
     xUnderrun := underrun
     // The output: one LUT from registers (startNow is the register startR, shadowH holds the held template's
@@ -932,8 +949,8 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
         oValid := False
         sending := False
       } otherwise {
-        when(oPos < 3) {
-          oData := shadowR.subdivideIn(8 bits)((oPos + 1).resize(2))
+        when(!oPos(2)) {   // 0..3: the next byte (1..4) from the shadow
+          oData := Vec(shadowR.subdivideIn(8 bits).drop(1))(oPos(1 downto 0))
           oPos := oPos + 1
         } otherwise {
           oData := obHead(7 downto 0)
@@ -970,14 +987,20 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   val factory = new PipelinedMemoryBusSlaveFactory(regBus)
   val regs = new RegMap("ORDER_TX", "stop-order offload: order engine (templates, sequence numbers, fire log)", factory)
 
-  val templRead = templRam.readWriteSync(
-    address = io.bus.cmd.address(12 downto 2),
-    data = io.bus.cmd.data,
-    enable = io.bus.cmd.fire && selTempl,
-    write = io.bus.cmd.write)   // whole words (byte masks ignored): one 2048 x 32 RAM, four block RAMs
-  val shadowWrite = io.bus.cmd.fire && io.bus.cmd.write && selTempl && io.bus.cmd.address(7 downto 2) === 0
-  orderStore.shadow.write(io.bus.cmd.address(11 downto 8), io.bus.cmd.data, enable = shadowWrite && !io.bus.cmd.address(12))
-  sendStore.shadow.write(io.bus.cmd.address(11 downto 8), io.bus.cmd.data, enable = shadowWrite && io.bus.cmd.address(12))
+  // whole words (byte masks ignored): one 2048 x 32 RAM, four block RAMs
+  templRam.io.addra := io.bus.cmd.address(12 downto 2)
+  templRam.io.dia := io.bus.cmd.data
+  templRam.io.ena := io.bus.cmd.fire && selTempl
+  templRam.io.wea := io.bus.cmd.write
+  val templRead = templRam.io.doa
+  // The first five bytes of every slot are kept in LUT RAMs too (the engine sends them while the template RAM's
+  // pipeline fills): word 0 whole, byte 4 of word 1.
+  val tWrite = io.bus.cmd.fire && io.bus.cmd.write && selTempl
+  for ((st, sendRing) <- Seq((orderStore, False), (sendStore, True))) {
+    val mine = tWrite && io.bus.cmd.address(12) === sendRing
+    st.shadow.write(io.bus.cmd.address(11 downto 8), io.bus.cmd.data, enable = mine && io.bus.cmd.address(7 downto 2) === 0)
+    st.shadow4.write(io.bus.cmd.address(11 downto 8), io.bus.cmd.data(7 downto 0), enable = mine && io.bus.cmd.address(7 downto 2) === 1)
+  }
   val readFire = io.bus.cmd.fire && !io.bus.cmd.write
   val rspTempl = RegNextWhen(selTempl, readFire) init False
   val rspMeta = RegNextWhen(selMeta, readFire) init False
