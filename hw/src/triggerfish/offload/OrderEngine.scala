@@ -746,10 +746,15 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val tSum = tA.resize(8 bits) + tB.resize(8 bits)
     def acc(term: UInt): Unit = tcpAcc := tcpAcc(15 downto 0).resize(17) + term.resize(17) + tcpAcc(16).asUInt.resize(17)
 
-    // The TCP checksum terms go through a register (termR) one step ahead of the accumulation.
+    // The TCP checksum terms go through a register (termR) one step ahead of the accumulation. The digit fields'
+    // contributions are registered every cycle first, so that termR selects among registers (the select through
+    // their logic was the 5A-75B's eth_tx critical path): each is stable a step before termR takes it (msg, st, tt
+    // from step 1's sums at step 3, taken at 6..8; cs from step 6's csO at step 8, taken at 9).
+    val msgContribR, stContribR, ttContribR, csContribR = Reg(UInt(16 bits)) init 0
+    msgContribR := msgContrib; stContribR := stContrib; ttContribR := ttContrib; csContribR := csContrib
     val termR = Reg(UInt(16 bits)) init 0
     termR := step.muxList(U(0, 16 bits), Seq(1 -> recSeq(31 downto 16), 2 -> recSeq(15 downto 0), 3 -> recAck(31 downto 16),
-      4 -> recAck(15 downto 0), 5 -> recWin, 6 -> msgContrib, 7 -> stContrib, 8 -> ttContrib, 9 -> csContrib))
+      4 -> recAck(15 downto 0), 5 -> recWin, 6 -> msgContribR, 7 -> stContribR, 8 -> ttContribR, 9 -> csContribR))
     when(startNow || sGoR) { step := 0; calcRun := True; ipDone := False; tcpDone := False }
     when(calcRun) {
       step := step + 1
@@ -909,57 +914,54 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     when(obPop) { obRd := obRd + 1 }
     obCount := obCount + s2Valid.asUInt.resize(obAw + 1) - obPop.asUInt.resize(obAw + 1)
 
-    // ---- Output register. Byte 0 goes out combinationally in the commit cycle; then the register holds
-    // the byte on offer (1..4 from the shadow, 5.. from obuf). Valid stays high until `last` is taken.
+    // ---- Output register. Byte 0 goes out combinationally in the commit cycle (from shadowH); when it is not taken
+    // then, and for a send frame, it is offered from shadowR (oB0). oData holds the byte after it: 1..4 from the
+    // shadow, 5.. from obuf. Valid stays high until `last` is taken.
+    // oData, oLast and oPos are loaded through their flip-flops' enables only: what they load does not depend on
+    // the MAC's ready (through the arbiter), which reaches only the enables, one LUT away. (With the ready choosing
+    // between byte 0 and byte 1 in the commit cycle, synthesis put it in front of the byte multiplexers behind:
+    // five LUT levels, eth_tx's critical path on the 5A-75B at 483000b, 123.70 and 120.08 MHz on seeds 1 and 4.)
     val oValid = RegInit(False)
+    val oB0 = RegInit(False)              // byte 0 on offer (from shadowR), oData holds byte 1
     val oData = Reg(Bits(8 bits)) init 0
     val oLast = RegInit(False)
-    val oPos = Reg(UInt(3 bits)) init 0   // position of the byte on offer, saturating at 4 (4: the next is from obuf)
+    val oPos = Reg(UInt(3 bits)) init 0   // position of the byte in oData, 1..4; 4 also for the bytes from obuf
     val underrun = RegInit(False)         // sticky: obuf empty when a byte was due (never expected)
     xUnderrun := underrun
-    // The output: one LUT from registers (startNow is the register startR, shadowH holds the held template's
-    // first word).
+    // The output: one LUT level from registers (startNow is the register startR, shadowH holds the held
+    // template's first bytes).
     io.tx.valid := oValid || startNow
-    io.tx.fragment := oValid ? oData | shadowH(7 downto 0)
+    io.tx.fragment := oValid ? (oB0 ? shadowR(7 downto 0) | oData) | shadowH(7 downto 0)
     io.tx.last := oValid && oLast
-    when(startNow) {
-      oValid := True
-      oLast := False
-      when(io.tx.ready) { oData := shadowH(15 downto 8); oPos := 1 } otherwise { oData := shadowH(7 downto 0); oPos := 0 }
+    val oStart = startNow || sGoR
+    val oTake = oValid && io.tx.ready && !oB0 && !oLast   // oData's byte taken, and more follow
+    val oNext = !oPos(2) ? Vec(shadowR.subdivideIn(8 bits).drop(1))(oPos(1 downto 0)) | obHead(7 downto 0)
+    when(oStart || oTake) {
+      oData := startNow ? shadowH(15 downto 8) | (sGoR ? shadowS(15 downto 8) | oNext)
+      oLast := !oStart && oPos(2) && obHead(8)
+      oPos := oStart ? U(1, 3 bits) | (oPos(2) ? U(4, 3 bits) | oPos + 1)
     }
-    when(sGoR) {   // a send frame: byte 0 is offered from the output register in the next cycle
-      oValid := True
-      oLast := False
-      oData := shadowS(7 downto 0)
-      oPos := 0
+    when(startNow) { oValid := True; oB0 := !io.tx.ready }
+    when(sGoR) { oValid := True; oB0 := True }   // a send frame: byte 0 is offered from the next cycle on
+    when(oValid && io.tx.ready) {
+      when(oB0) { oB0 := False }
+        .elsewhen(oLast) { oValid := False; sending := False }
     }
+    // (oB0 and oLast are never both set: a start clears oLast, and oLast is loaded only with oData's byte taken.)
     // Byte 0 taken (tx stamp, log word 6) and last byte taken (log word 7): acted on one cycle later, from
     // registers. The stamp is the first cycle the MAC sees the order's byte 0 valid: behind
     // OrderEngineTxArbiter that is the cycle after the arbiter took it (its output register; its skid register
     // takes it at once when the MAC stalls), i.e. the cycle byte0Taken is high.
     assert(OrderEngineTxArbiter.Latency == 1)
-    val byte0Taken = RegNext(io.tx.ready && ((startNow) || (oValid && oPos === 0))) init False
+    val byte0Taken = RegNext(io.tx.ready && (startNow || (oValid && oB0))) init False
     val lastTaken = RegNext(io.tx.ready && oValid && oLast) init False
     when(byte0Taken) { recTxStamp := cycle; wAvail := 7 }
     when(lastTaken) { wAvail := 8 }
     val underrunNow = False
     when(RegNext(underrunNow) init False) { underrun := True }
-    when(oValid && io.tx.ready) {
-      when(oLast) {
-        oValid := False
-        sending := False
-      } otherwise {
-        when(!oPos(2)) {   // 0..3: the next byte (1..4) from the shadow
-          oData := Vec(shadowR.subdivideIn(8 bits).drop(1))(oPos(1 downto 0))
-          oPos := oPos + 1
-        } otherwise {
-          oData := obHead(7 downto 0)
-          oLast := obHead(8)
-          oPos := 4
-          obPop := True
-          when(obCount === 0) { underrunNow := True }
-        }
-      }
+    when(oTake && oPos(2)) {
+      obPop := True
+      when(obCount === 0) { underrunNow := True }
     }
 
     val freeNext = !sending && !startNow && !suppressNow && !suppressR && writerFree   // => !sending and writerFree in the next cycle
