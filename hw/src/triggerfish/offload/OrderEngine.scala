@@ -964,13 +964,24 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       when(obCount === 0) { underrunNow := True }
     }
 
-    val freeNext = !sending && !startNow && !suppressNow && !suppressR && writerFree   // => !sending and writerFree in the next cycle
+    val freeIfKept = !sending && !startNow && !suppressR && writerFree   // freeNext when no record is suppressed now
+    val freeNext = freeIfKept && !suppressNow   // => !sending and writerFree in the next cycle
     canGo := freeNext && ready2go.getAheadValue()
     // Idle: disabled, no frame on the output or being prepared, every record pushed into the log's FIFO.
     xIdle := RegNext(!enable && !enablePrev && !sending && !startNow && !sGoR && !sSkipR && !calcRun && writerIdle &&
       !pushR && !suppressNow && !suppressR) init False
     recFree := freeNext
-    startR := (tS1 =/= seen.getAheadValue()) && canGo.getAheadValue() && sendH.getAheadValue()
+    // startR = (tS1 =/= seen.getAheadValue()) && canGo.getAheadValue() && sendH.getAheadValue(), written without the
+    // decision's other outcomes (consumeOther, suppressNow: the 5A-75B's eth_tx critical path at 396afeb, armedH
+    // through them and `seen`'s next value into startR, 7.53 ns). A new record (tS1 =/= seen, not yet `arrived`)
+    // cannot be taken otherwise in this cycle: `seen` keeps its value, nothing is suppressed. A record that has
+    // arrived and waits is taken otherwise only if !sendH (it is not armed, its template or width does not fit) or
+    // !enable or !logRoom (ready2go's input false); with sendH it waits, and starts when the engine is free. The
+    // one difference: a waiting record whose view changed in the last cycle (sendH still false, its next value
+    // true: armed by ARM_SET, or msgSig after an advance) starts a cycle later, from the registered view, instead
+    // of at once; a fire that arrives at an idle engine is not affected.
+    startR := freeIfKept && ready2go.getAheadValue() && sendH.getAheadValue() &&
+      ((tS1 =/= seen && !arrived) || (arrived && sendH))
   }
 
   // ---------------------------------------------------------------------------------------------
