@@ -477,6 +477,15 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // edge is the one that loads these registers for the arrival cycle. All the decisions use these views
     // (taken at the same edge), so they agree with each other.
     val sendH = RegNext(armed(tmplH) && xTemplOk(tmplH) && xWidth(tmplH) >= msgSig) init False
+    // The same per template, registered, for the start register alone (startR below): its input then selects one
+    // flip-flop by the held record's template, instead of each template's armed bit, template check and width
+    // compare (the 5A-75B's eth_tx critical path at f6281d1, 114.09 MHz: the selection's leaves held those and the
+    // start conditions). A cycle older than sendH: after ARM_CLR (or the one-shot clear) takes effect, startR can
+    // still be loaded in the cycle after, never later; CMD_BUSY clears only after that (xCmdAck). After ARM_SET
+    // the start waits a cycle longer (the record waits, sendH holds, it starts from the arrived branch). msgSig
+    // changes at an advance (a frame is on the output then) and after an enable (settle: ready2go is false until
+    // this vector has caught up, 4 cycles after the rise).
+    val sendableV = RegNext(Vec((0 until Templates).map(i => armed(i) && xTemplOk(i) && xWidth(i) >= msgSig)).asBits) init 0
     val armedH = RegNext(armed(tmplH)) init False
     val templOkH = RegNext(xTemplOk(tmplH)) init False
     val shadowH = RegNext(orderStore.first5(tmplH))   // bytes 0..4
@@ -979,8 +988,9 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // !enable or !logRoom (ready2go's input false); with sendH it waits, and starts when the engine is free. The
     // one difference: a waiting record whose view changed in the last cycle (sendH still false, its next value
     // true: armed by ARM_SET, or msgSig after an advance) starts a cycle later, from the registered view, instead
-    // of at once; a fire that arrives at an idle engine is not affected.
-    startR := freeIfKept && ready2go.getAheadValue() && sendH.getAheadValue() &&
+    // of at once; a fire that arrives at an idle engine is not affected. The held template's view is sendableV's
+    // (above), a cycle older than sendH.getAheadValue().
+    startR := freeIfKept && ready2go.getAheadValue() && sendableV(tmplH) &&
       ((tS1 =/= seen && !arrived) || (arrived && sendH))
   }
 
