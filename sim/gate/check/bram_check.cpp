@@ -1,5 +1,6 @@
 // Drives BramCheck (bram_check.v) after synth_ecp5, simulated with the cell models, and compares every read with
-// the expectation: the hex file for the ROM, the words written for the trigger table RAM (zero before any write),
+// the expectation: the hex file for the ROM, the words written for the trigger table RAM and the template RAM (zero
+// before any write; the template RAM through both its ports),
 // the hex files and then the words written for the distributed RAMs (read asynchronously: no clock edge).
 // Prints "bram check: <n> reads, <m> mismatches"; exit 1 on any mismatch.
 #include <cstdint>
@@ -27,7 +28,7 @@ int main(int argc, char **argv) {
     VBramCheck t;
     long reads = 0, bad = 0;
     auto tick = [&] { t.clk = 1; t.eval(); t.clk = 0; t.eval(); };
-    t.clk = 0; t.we = 0; t.re = 0; t.lwe = 0; t.eval();
+    t.clk = 0; t.we = 0; t.re = 0; t.lwe = 0; t.pen = 0; t.pwe = 0; t.eval();
     // distributed RAMs: every word as the hex files give it, then random writes (one a clock edge), each address
     // read back after every write (asynchronous reads: the address set and evaluated, no edge)
     auto check_lut = [&](const char *phase) {
@@ -76,6 +77,30 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 200; i++) { unsigned a = rng() % 512; want[a] = rng(); t.we = 1; t.wa = a; t.wd = want[a]; tick(); }
     t.we = 0;
     check_all("after rewrites");
+    // template RAM: zero at start; port A's data after the edge that presents the address, port B's one edge later
+    // (its output register): after the tick that presents address a on both ports, port A shows word a and port B
+    // word a-1
+    std::vector<uint32_t> tw(2048, 0);
+    auto check_tpl = [&](const char *phase) {
+        t.pwe = 0;
+        for (unsigned a = 0; a < 2048 + 1; a++) {
+            t.pen = a < 2048; t.paa = a % 2048; t.pab = a % 2048; tick();
+            if (a < 2048) {
+                reads++;
+                if (t.pqa != tw[a]) { if (bad++ < 10) printf("%s: template port A [%u] = %08x, want %08x\n", phase, a, t.pqa, tw[a]); }
+            }
+            if (a >= 1) {
+                reads++;
+                if (t.pqb != tw[a - 1]) { if (bad++ < 10) printf("%s: template port B [%u] = %08x, want %08x\n", phase, a - 1, t.pqb, tw[a - 1]); }
+            }
+        }
+        t.pen = 0;
+    };
+    check_tpl("template RAM at start");
+    for (unsigned a = 0; a < 2048; a++) { tw[a] = (uint32_t)rng(); t.pen = 1; t.pwe = 1; t.paa = a; t.pda = tw[a]; tick(); }
+    check_tpl("template RAM after writes");
+    for (int i = 0; i < 300; i++) { unsigned a = rng() % 2048; tw[a] = (uint32_t)rng(); t.pen = 1; t.pwe = 1; t.paa = a; t.pda = tw[a]; tick(); }
+    check_tpl("template RAM after rewrites");
     printf("bram check: %ld reads, %ld mismatches\n", reads, bad);
     return bad ? 1 : 0;
 }
