@@ -828,9 +828,12 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val s2Valid = RegInit(False)
     // Credit, registered: obuf can take what is in flight plus one more. From the values one cycle earlier,
     // obCount + s1 + s1b + s2 now <= obCount' + s2' + s1b' + s1' + issue' <= depth - 2 (pops only make room).
+    // occ is that sum (bytes issued and not yet popped) in a register of its own, updated by issue and pop, so that
+    // the credit is two LUT levels from registers (the sum of the five was the 5A-75B's eth_tx critical path at
+    // efb1c77, 123.17 MHz).
     val issue = Bool()
-    val credit = RegNext((obCount + s1Valid.asUInt.resize(obAw + 1) + s1bValid.asUInt.resize(obAw + 1) +
-      s2Valid.asUInt.resize(obAw + 1) + issue.asUInt.resize(obAw + 1)) <= config.obufDepth - 2) init False
+    val occ = Reg(UInt(obAw + 1 bits)) init 0   // = obCount + s1Valid + s1bValid + s2Valid, always
+    val credit = RegNext(issue ? (occ <= config.obufDepth - 3) | (occ <= config.obufDepth - 2)) init False
     val issueMore = RegInit(False)        // ipos < the frame length
     // No interlock with the checksum computation: it runs one step per cycle from the commit and ends
     // (ipDone: 3 cycles, tcpDone: 15 cycles after it) before the issue, at most one byte per cycle from
@@ -922,6 +925,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val obPop = False
     when(obPop) { obRd := obRd + 1 }
     obCount := obCount + s2Valid.asUInt.resize(obAw + 1) - obPop.asUInt.resize(obAw + 1)
+    occ := occ + issue.asUInt.resize(obAw + 1) - obPop.asUInt.resize(obAw + 1)
 
     // ---- Output register. Byte 0 goes out combinationally in the commit cycle (from shadowH); when it is not taken
     // then, and for a send frame, it is offered from shadowR (oB0). oData holds the byte after it: 1..4 from the
