@@ -477,15 +477,6 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     // edge is the one that loads these registers for the arrival cycle. All the decisions use these views
     // (taken at the same edge), so they agree with each other.
     val sendH = RegNext(armed(tmplH) && xTemplOk(tmplH) && xWidth(tmplH) >= msgSig) init False
-    // The same per template, registered, for the start register alone (startR below): its input then selects one
-    // flip-flop by the held record's template, instead of each template's armed bit, template check and width
-    // compare (the 5A-75B's eth_tx critical path at f6281d1, 114.09 MHz: the selection's leaves held those and the
-    // start conditions). A cycle older than sendH: after ARM_CLR (or the one-shot clear) takes effect, startR can
-    // still be loaded in the cycle after, never later; CMD_BUSY clears only after that (xCmdAck). After ARM_SET
-    // the start waits a cycle longer (the record waits, sendH holds, it starts from the arrived branch). msgSig
-    // changes at an advance (a frame is on the output then) and after an enable (settle: ready2go is false until
-    // this vector has caught up, 4 cycles after the rise).
-    val sendableV = RegNext(Vec((0 until Templates).map(i => armed(i) && xTemplOk(i) && xWidth(i) >= msgSig)).asBits) init 0
     val armedH = RegNext(armed(tmplH)) init False
     val templOkH = RegNext(xTemplOk(tmplH)) init False
     val shadowH = RegNext(orderStore.first5(tmplH))   // bytes 0..4
@@ -828,12 +819,9 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val s2Valid = RegInit(False)
     // Credit, registered: obuf can take what is in flight plus one more. From the values one cycle earlier,
     // obCount + s1 + s1b + s2 now <= obCount' + s2' + s1b' + s1' + issue' <= depth - 2 (pops only make room).
-    // occ is that sum (bytes issued and not yet popped) in a register of its own, updated by issue and pop, so that
-    // the credit is two LUT levels from registers (the sum of the five was the 5A-75B's eth_tx critical path at
-    // efb1c77, 123.17 MHz).
     val issue = Bool()
-    val occ = Reg(UInt(obAw + 1 bits)) init 0   // = obCount + s1Valid + s1bValid + s2Valid, always
-    val credit = RegNext(issue ? (occ <= config.obufDepth - 3) | (occ <= config.obufDepth - 2)) init False
+    val credit = RegNext((obCount + s1Valid.asUInt.resize(obAw + 1) + s1bValid.asUInt.resize(obAw + 1) +
+      s2Valid.asUInt.resize(obAw + 1) + issue.asUInt.resize(obAw + 1)) <= config.obufDepth - 2) init False
     val issueMore = RegInit(False)        // ipos < the frame length
     // No interlock with the checksum computation: it runs one step per cycle from the commit and ends
     // (ipDone: 3 cycles, tcpDone: 15 cycles after it) before the issue, at most one byte per cycle from
@@ -925,7 +913,6 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val obPop = False
     when(obPop) { obRd := obRd + 1 }
     obCount := obCount + s2Valid.asUInt.resize(obAw + 1) - obPop.asUInt.resize(obAw + 1)
-    occ := occ + issue.asUInt.resize(obAw + 1) - obPop.asUInt.resize(obAw + 1)
 
     // ---- Output register. Byte 0 goes out combinationally in the commit cycle (from shadowH); when it is not taken
     // then, and for a send frame, it is offered from shadowR (oB0). oData holds the byte after it: 1..4 from the
@@ -977,25 +964,13 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
       when(obCount === 0) { underrunNow := True }
     }
 
-    val freeIfKept = !sending && !startNow && !suppressR && writerFree   // freeNext when no record is suppressed now
-    val freeNext = freeIfKept && !suppressNow   // => !sending and writerFree in the next cycle
+    val freeNext = !sending && !startNow && !suppressNow && !suppressR && writerFree   // => !sending and writerFree in the next cycle
     canGo := freeNext && ready2go.getAheadValue()
     // Idle: disabled, no frame on the output or being prepared, every record pushed into the log's FIFO.
     xIdle := RegNext(!enable && !enablePrev && !sending && !startNow && !sGoR && !sSkipR && !calcRun && writerIdle &&
       !pushR && !suppressNow && !suppressR) init False
     recFree := freeNext
-    // startR = (tS1 =/= seen.getAheadValue()) && canGo.getAheadValue() && sendH.getAheadValue(), written without the
-    // decision's other outcomes (consumeOther, suppressNow: the 5A-75B's eth_tx critical path at 396afeb, armedH
-    // through them and `seen`'s next value into startR, 7.53 ns). A new record (tS1 =/= seen, not yet `arrived`)
-    // cannot be taken otherwise in this cycle: `seen` keeps its value, nothing is suppressed. A record that has
-    // arrived and waits is taken otherwise only if !sendH (it is not armed, its template or width does not fit) or
-    // !enable or !logRoom (ready2go's input false); with sendH it waits, and starts when the engine is free. The
-    // one difference: a waiting record whose view changed in the last cycle (sendH still false, its next value
-    // true: armed by ARM_SET, or msgSig after an advance) starts a cycle later, from the registered view, instead
-    // of at once; a fire that arrives at an idle engine is not affected. The held template's view is sendableV's
-    // (above), a cycle older than sendH.getAheadValue().
-    startR := freeIfKept && ready2go.getAheadValue() && sendableV(tmplH) &&
-      ((tS1 =/= seen && !arrived) || (arrived && sendH))
+    startR := (tS1 =/= seen.getAheadValue()) && canGo.getAheadValue() && sendH.getAheadValue()
   }
 
   // ---------------------------------------------------------------------------------------------
