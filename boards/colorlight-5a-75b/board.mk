@@ -29,7 +29,9 @@ OFFLOAD_ENTRIES := 16
 # Ethernet receive slots (2 KiB each, one block RAM): 4, as on the i5 (the simulation SoC has 8)
 ETH_RX_SLOTS := 4
 CLOCKS      := sys=clk_sys eth_tx=pll_CLKOP|clk_eth_tx|soc_1.eth_mac_eth_tx_clk eth_rx=rgmii_rx_clk|soc_1.eth_mac_eth_rx_clk
-# seed 1 first: at hardware a60d422 (the arbiter's frame ends, table programming one-hot) seed 1 met every domain (sys
+# seed 1 first: at hardware 396afeb (the template RAM's output register, the output byte through enables) seed 1 met
+# every domain (sys 46.48, eth_tx 132.89, eth_rx 136.11 MHz); at 483000b it missed eth_tx (123.70 MHz; seed 4 120.08).
+# At hardware a60d422 (the arbiter's frame ends, table programming one-hot) seed 1 met every domain (sys
 # 46.88, eth_tx 134.21, eth_rx 137.40 MHz). At hardware d6d93bd (eth_rx and eth_tx paths cut, docs/DESIGN.md "Capacity of the Colorlights") seed 4
 # missed eth_tx (122.62 MHz: the engine's start through the arbiter) and seed 1 met every domain (sys 47.72, eth_tx
 # 134.59, eth_rx 130.23 MHz). Before that, seed 4 first: with the CPU's branch target buffer, branch in execute and early load data (hw/cpu GenCpu.scala), seed
