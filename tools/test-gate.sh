@@ -7,8 +7,8 @@
 #   - the netlist builds into a simulator (or comes from the cache) and its PLL settings give the clocks driven
 #   - the simulator's cache key names the placeholder and no firmware (a firmware change is a cache hit), and every
 #     bit slice of the placeholder was found in one block RAM and replaced by the firmware's at start
-#   - the DP16KD model (sim/gate/ecp5_models.v) reads back a $readmemh ROM and the trigger table RAM as synth_ecp5
-#     maps them, and two small memories read asynchronously (distributed RAM) too (tools/gate-sim.sh check)
+#   - the DP16KD model (sim/gate/ecp5_models.v) reads back a $readmemh ROM, the trigger table RAM and the order
+#     engine's template RAM (through both its ports) as synth_ecp5 maps them, and two small memories read asynchronously (distributed RAM) too (tools/gate-sim.sh check)
 #   - boot from the RAM image in the block RAMs: the banner (target, sys clock), the four self-test checks pass
 #   - the console answers `info` typed into the UART receive pin
 #   - Ethernet through the RGMII DDR cells: the SoC's gratuitous ARP leaves with a good FCS and the board's MAC and
@@ -245,7 +245,7 @@ BOARD=colorlight-i5
 built "$BOARD" "" || return
 # the DP16KD model first: everything below depends on it
 if [ "$(cat "$LOGS/bram-check.rc")" = 0 ] && grep -q 'bram check: [0-9]* reads, 0 mismatches' "$LOGS/bram-check.log"; then
-  ok "DP16KD model vs synth_ecp5: a \$readmemh ROM (x9, INITVAL) and TfTableRam (x36, OUTREG, latency 2), with two distributed RAMs (yosys's TRELLIS_DPR16X4 model): $(grep -o '[0-9]* reads, 0 mismatches' "$LOGS/bram-check.log")"
+  ok "DP16KD model vs synth_ecp5: a \$readmemh ROM (x9, INITVAL) and TfTableRam (x36, OUTREG, latency 2), TfTemplateRam (x9 true dual port, port B OUTREG), with two distributed RAMs (yosys's TRELLIS_DPR16X4 model): $(grep -o '[0-9]* reads, 0 mismatches' "$LOGS/bram-check.log")"
 else
   bad "DP16KD model check ($LOGS/bram-check.log):"; tail -12 "$LOGS/bram-check.log" | sed 's/^/   | /'
 fi
