@@ -16,10 +16,10 @@ FREQ=${FREQ:-37.5}
 mkdir -p "$OUT"
 # The MAC variant: GMII, because the RGMII variant's DDR I/O cells can only be placed on real pins
 # (that is the board flow's job); the MAC and buffers are the same logic either way. Generated here (not in
-# build/liteeth, which is the simulation's) with the boards' RX FCS checker (--fast-crc-check).
+# build/liteeth, which is the simulation's) as the boards assemble it (--fast-crc-check --no-tx-crc-buffer).
 PHY=gmii
 make -s build/cpu/VexRiscv.v
-fpga_gen_mac "$OUT/liteeth" $PHY --fast-crc-check
+fpga_gen_mac "$OUT/liteeth" $PHY --fast-crc-check --no-tx-crc-buffer
 echo "== generating the SoC for ECP5"
 # The RAM's initial content is the firmware image built next (synthesis reads its .lane files).
 ./mill -i hw.runMain triggerfish.soc.GenSoc --target ecp5 --eth-phy $PHY --mac-dir "$OUT/liteeth" --out build/hw/ecp5 \

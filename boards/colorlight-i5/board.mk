@@ -10,7 +10,8 @@ LPF         := colorlight-i5.lpf
 # LiteEth variant; the B50612D delays TXC itself (litex-boards' colorlight_i5 target: tx_delay=0), the FPGA
 # delays the received data by 2 ns.
 ETH_PHY     := rgmii_ecp5
-MAC_FLAGS   := --tx-delay 0 --rx-delay 2 --fast-crc-check
+# --no-tx-crc-buffer: TX_EN a cycle sooner (EOF2SOF 12, was 13), as the simulation's MAC (hw/liteeth/README.md)
+MAC_FLAGS   := --tx-delay 0 --rx-delay 2 --fast-crc-check --no-tx-crc-buffer
 # sys clock from the PLL (VCO 750 MHz / 20). 50 MHz no longer fits: with the RVC CPU and the 80 KiB RAM the
 # sys critical path (RAM read -> bank mux -> decompressor -> register file) reaches 44-45 MHz on ECP5-6.
 # 37.5 MHz leaves about 15 % margin (41.667 MHz, the next exact setting, about 6 %;

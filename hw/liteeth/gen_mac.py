@@ -133,7 +133,7 @@ class RawMAC(LiteXModule):
     """LiteEth PHY + MAC blocks (8-bit) with raw streams in eth_rx / eth_tx."""
 
     def __init__(self, phy, crc_fix=True, crc_buffers=True, tx_delay=2e-9, rx_delay=2e-9, fast_crc_check=False,
-                 tx_skid=True):
+                 tx_skid=True, tx_crc_buffer=None):
         self.ios = ios = []
 
         def port(name, width=1):
@@ -327,7 +327,7 @@ class RawMAC(LiteXModule):
         self.tx_padding = ClockDomainsRenamer("eth_tx")(
             padding.LiteEthMACPaddingInserter(8, eth_min_frame_length - eth_fcs_length))
         tx_crc = crc.LiteEthMACCRC32Inserter(eth_phy_description(8))
-        if crc_buffers:  # as in LiteEthMACCore ("FIXME: Still required?"): +1 cycle of TX latency
+        if crc_buffers if tx_crc_buffer is None else tx_crc_buffer:  # as in LiteEthMACCore ("FIXME: Still required?"): +1 cycle of TX latency
             tx_crc = BufferizeEndpoints({"sink": DIR_SINK})(tx_crc)
         self.tx_crc = ClockDomainsRenamer("eth_tx")(tx_crc)
         self.tx_preamble = ClockDomainsRenamer("eth_tx")(preamble.LiteEthMACPreambleInserter(8))
@@ -495,6 +495,9 @@ def main():
     ap.add_argument("--no-crc-buffers", action="store_true",
         help="omit the pipeline buffer LiteEthMACCore puts in front of the CRC checker and the CRC "
              "inserter (saves 1 cycle RX and 1 cycle TX; longer combinational ready/valid paths)")
+    ap.add_argument("--no-tx-crc-buffer", action="store_true",
+        help="omit only the TX one of those buffers (the one in front of the CRC inserter): 1 cycle less from "
+             "tx_valid to TX_EN; the RX checker keeps its buffer (--fast-crc-check needs it)")
     ap.add_argument("--no-tx-skid", action="store_true",
         help="omit the skid register at the TX input (tx_ready then combinational through the TX pipeline); "
              "for comparison only")
@@ -505,7 +508,8 @@ def main():
     platform = make_platform(args.phy)
     top = RawMAC(args.phy, crc_fix=not args.no_crc_fix, crc_buffers=not args.no_crc_buffers,
                  tx_delay=args.tx_delay * 1e-9, rx_delay=args.rx_delay * 1e-9,
-                 fast_crc_check=args.fast_crc_check, tx_skid=not args.no_tx_skid)
+                 fast_crc_check=args.fast_crc_check, tx_skid=not args.no_tx_skid,
+                 tx_crc_buffer=False if args.no_tx_crc_buffer else None)
     so = {AsyncResetSynchronizer: _SimResetSync} if args.phy == "gmii" else {}
     conv = platform.get_verilog(top, ios=set(top.ios), name=name, special_overrides=so)
     path = os.path.join(args.out, name + ".v")

@@ -26,7 +26,7 @@ works the kill switch. Driven through tfctl against the QuickFIX/J exchange (the
  8. The session ends (Logout): the hardware's stops are disarmed at once (cancel-on-disconnect).
 Checked on the exchange's log: exactly the six accepted orders (four stops, two console orders), two cancels, no
 Reject, MsgSeqNums without a gap (a refused console order took no number); from the capture, each accepted
-hardware order exactly 1 cycle later than without the gate (EOF2SOF 14, T2T 33 with the market's layout: the gate has
+hardware order exactly 1 cycle later than without the gate (EOF2SOF 13, T2T 32 with the market's layout: the gate has
 pre-checked the stop's ticket since its state last changed).
 Every limit is breached but the poisoned-frame cap (no speculative frames exist yet: issue 16).
 """
@@ -233,14 +233,14 @@ with rig:
     ok, seqtext = seq_check(rig.exch_msglog, "TFISH1")
     rig.check(ok, f"exchange log: the SoC's MsgSeqNums are not continuous: {seqtext}")
     # the accepted hardware orders' latency from the capture: the gate on costs them exactly 1 cycle (test_offload.py:
-    # EOF2SOF 13, T2T 32 with the market's layout, the gate off)
+    # EOF2SOF 12, T2T 31 with the market's layout, the gate off)
     rig.close()
     # (three one-shot buy stops at 100.10, each armed at a time the capture does not show: the fire log places each
     # on its trade, as analyze.py does for a stop's first arm; the kept sell stop is left out: its first crossing
     # trade after the arm was refused, which the capture does not show)
     hw, hw_orders, _ = rig.hw_latency(frames, [{"symbol": "MSFT", "side": "buy", "stop": "100.10"}] * 3,
                                       [f0["clordid"], f1["clordid"], f7["clordid"]])
-    EXPECT_EOF2SOF, EXPECT_T2T, EXPECT_PRICE_TO_EOF = 14, 33, 19
+    EXPECT_EOF2SOF, EXPECT_T2T, EXPECT_PRICE_TO_EOF = 13, 32, 19
     e = hw["eof2sof"]["cycles"]
     # (the kept stop: the pairing rule takes its first crossing trade, the refused fire's, which the fire log
     # contradicts, so analyze.py leaves it out of the figures and names it)

@@ -6,6 +6,8 @@
 #     to flag bad-FCS frames (proves the bug and that the fix is what makes 1. pass).
 #  2b. gmii variant with --no-crc-buffers: all testbench checks must pass (latencies 1 cycle lower each way).
 #  2c. gmii variant with --fast-crc-check (used by the board builds): all checks pass, same latencies as 1.
+#  2d. gmii variant as the SoC assembles it (--fast-crc-check --no-tx-crc-buffer): all checks pass, RX latency as 1.,
+#      TX latency exactly one cycle less.
 #  3. rgmii_ecp5, rgmii_s7, mii, rmii variants: generated and `verilator --lint-only` with port-only primitive stubs;
 #     lists the vendor primitives each one instantiates.
 # Output under build/liteeth/test. Final line: "N passed, M failed"; exit status 1 on any failure.
@@ -90,6 +92,30 @@ if gen gmii liteeth_mac_gmii_fastcrc --fast-crc-check && build_tb liteeth_mac_gm
   fi
 else
   bad "build_gmii_fastcrc: see $OUT/gen_liteeth_mac_gmii_fastcrc.log / $OUT/build_liteeth_mac_gmii_fastcrc.log"
+fi
+
+# ---- 2d. gmii with the SoC's assembly (--fast-crc-check --no-tx-crc-buffer, as the boards and the simulation build
+# it): every check; RX latency the stock checker's, TX (tx_valid -> TX_EN, -> first DA byte) exactly one cycle less.
+lat_of() { # log rx|tx -> the minimum of that latency line (the first figure: "min N max N")
+  grep -E "^PASS ${2}_latency" "$1" 2>/dev/null | grep -oE 'min [0-9]+' | head -1 | cut -d' ' -f2
+}
+lat_tx_da() { grep -E '^PASS tx_latency' "$1" 2>/dev/null | sed -E 's/.*first DA byte on pins: min ([0-9]+).*/\1/'; }
+if gen gmii liteeth_mac_gmii_soc --fast-crc-check --no-tx-crc-buffer && build_tb liteeth_mac_gmii_soc; then
+  "$OUT/obj_liteeth_mac_gmii_soc/tb_liteeth_mac_gmii_soc" $TB_ARGS > "$OUT/tb_gmii_soc.log" 2>&1
+  rc=$?
+  rx_s=$(lat_of "$OUT/tb_gmii.log" rx); rx_n=$(lat_of "$OUT/tb_gmii_soc.log" rx)
+  tx_s=$(lat_of "$OUT/tb_gmii.log" tx); tx_n=$(lat_of "$OUT/tb_gmii_soc.log" tx)
+  da_s=$(lat_tx_da "$OUT/tb_gmii.log"); da_n=$(lat_tx_da "$OUT/tb_gmii_soc.log")
+  if [ $rc -ne 0 ]; then
+    bad "gmii_soc: $(grep -c '^FAIL' "$OUT/tb_gmii_soc.log") testbench checks failed, see $OUT/tb_gmii_soc.log"
+  elif [ -z "$rx_s" ] || [ -z "$tx_s" ] || [ -z "$da_s" ] || [ "$rx_n" != "$rx_s" ] \
+       || [ "$tx_n" != "$((tx_s - 1))" ] || [ "$da_n" != "$((da_s - 1))" ]; then
+    bad "gmii_soc: latencies rx $rx_n (stock ${rx_s:-?}), tx_valid -> TX_EN $tx_n (stock ${tx_s:-?}), -> DA $da_n (stock ${da_s:-?}): expected rx the same, tx one less"
+  else
+    ok "gmii_soc: all checks pass with --fast-crc-check --no-tx-crc-buffer; rx $rx_n cycles as stock, tx_valid -> TX_EN $tx_n and -> first DA byte $da_n (stock $tx_s and $da_s)"
+  fi
+else
+  bad "build_gmii_soc: see $OUT/gen_liteeth_mac_gmii_soc.log / $OUT/build_liteeth_mac_gmii_soc.log"
 fi
 
 # ---- 3. other variants: generate + lint, list primitives

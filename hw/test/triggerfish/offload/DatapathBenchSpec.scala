@@ -52,9 +52,10 @@ class DatapathBenchSpec extends AnyFunSuite {
     for (l <- res.line) {
       assert(l.backToBack && l.p.rxCounters("W_MSGS") == l.messages, s"${l.mode}: line rate, every message processed")
     }
-    // EOF2SOF pinned at the measured 13 cycles in every cell and line-rate run (DESIGN.md's budget is at most 16):
+    // EOF2SOF pinned at the measured 12 cycles in every cell and line-rate run (13 until the MAC lost the buffer in
+    // front of its TX CRC inserter, hw/liteeth/README.md; DESIGN.md's budget is at most 16):
     // a change in the datapath's latency must be a deliberate edit here.
-    val ExpectedEof2Sof = 13
+    val ExpectedEof2Sof = 12
     assert(res.all.forall(p => p.eof2sof.min == ExpectedEof2Sof && p.eof2sof.max == ExpectedEof2Sof),
       s"EOF2SOF ${res.all.map(_.eof2sof)}")
   }
