@@ -143,7 +143,14 @@ case class OrderEngineTxArbiter() extends Component {
   val room = !sValid
   val orderRoom = !sValid && !(oValid && oPayload.last)
   merged.ready := selOrder ? orderRoom | room
-  io.order.ready := !cpuOnly && orderRoom
+  // `order`'s ready as a register of its own, loaded from the next values of the registers it is a function of, so
+  // that the engine's byte pipeline (its pop and occupancy) starts from a flip-flop rather than from the output
+  // register's `last` through two LUTs (the i5's eth_tx critical path with the MAC's TX CRC buffer gone: oPayload.last
+  // -> ready -> the engine's obCount). The same value cycle for cycle (asserted below).
+  val orderReady = RegInit(True)
+  orderReady := !(locked.getAheadValue() && lockedCpu.getAheadValue()) && !sValid.getAheadValue() &&
+    !(oValid.getAheadValue() && oPayload.last.getAheadValue())
+  io.order.ready := orderReady
   cpu.ready := !selOrder && room
   // A frame's end, seen on the input that owns it rather than through the selection (`merged.fire && merged.last`),
   // so that the engine's start register (io.order.valid) does not run through `selOrder` and the ready into
@@ -158,6 +165,7 @@ case class OrderEngineTxArbiter() extends Component {
   when(orderEnd) { reserved := 3 }
   assert(!(merged.fire && merged.last) || locked, "OrderEngineTxArbiter: a frame whose first byte is its last", FAILURE)
   assert((merged.fire && merged.last) === (orderEnd || cpuEnd), "OrderEngineTxArbiter: frame ends disagree", FAILURE)
+  assert(orderReady === (!cpuOnly && orderRoom), "OrderEngineTxArbiter: the registered order ready disagrees", FAILURE)
   cpuOnly := locked.getAheadValue() && lockedCpu.getAheadValue()
   cpuMay := locked.getAheadValue() ? lockedCpu.getAheadValue() | reserved.getAheadValue() === 0
   // The output register (the MAC sees registered valid, data and last) with a skid register in front (the
