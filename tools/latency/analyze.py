@@ -778,9 +778,9 @@ FIRE_LINE = re.compile(r"stop (\d+): fired by (hardware|firmware) on trade (\S+?
                        r"(?:, not tracked \([^)]*\))?(?:, MsgSeqNum (\d+), (\d+) cycles from the price to the MAC)?")
 # The order engine's fire log: cycles = tx stamp - rx stamp (fw/app/offload.c handle()). The rx stamp is the
 # eth_rx cycle the price's SOH was on the parser, 6 cycles after it was on the RX pins (OFFLOAD_RX_STAMP_TO_PINS,
-# hw/src/triggerfish/offload/README.md); TX_EN rises 4 cycles after the tx stamp (README-tx.md "Fire log").
-# So T2T on the pins = cycles + 6 + 4.
-HW_FIRE_LOG_TO_T2T = 10
+# hw/src/triggerfish/offload/README.md); TX_EN rises 3 cycles after the tx stamp (README-tx.md "Fire log"; 4 while the
+# MAC had a buffer in front of its TX CRC inserter). So T2T on the pins = cycles + 6 + 3.
+HW_FIRE_LOG_TO_T2T = 9
 HW_TOLERANCE = 2
 
 
@@ -1377,7 +1377,7 @@ def main(argv=None, out=None, err=None):
     ap.add_argument("--events", help="the machine protocol's events (one JSON object a line, as `tfctl watch --json` "
                     "writes them): their stop.fired events do what --console's fire lines do (not with --console)")
     ap.add_argument("--hw-offset", type=int, default=HW_FIRE_LOG_TO_T2T,
-                    help="T2T = fire-log cycles + this (default %(default)s: stamp 6 after the RX pins, TX_EN 4 "
+                    help="T2T = fire-log cycles + this (default %(default)s: stamp 6 after the RX pins, TX_EN 3 "
                          "after the tx stamp)")
     ap.add_argument("--hw-tolerance", type=int, default=HW_TOLERANCE,
                     help="cycles the pairing's T2T may differ from the fire log's (default %(default)s)")

@@ -25,6 +25,9 @@ SOC_IP, EXCH_IP = bytes([10, 77, 0, 2]), bytes([10, 77, 0, 1])
 SOC_PORT, EXCH_PORT = 51044, 9876
 HDR = 14 + 20 + 20  # Ethernet + IPv4 + TCP (no options): FIX payload offset in the frame
 WIRE_OFFSET = 8     # preamble + SFD
+# the fire log's count (tx stamp - rx stamp) to T2T on the pins: the rx stamp is 6 cycles after the RX pins, TX_EN
+# rises 3 after the tx stamp (hw/src/triggerfish/offload/README.md, README-tx.md "Fire log")
+FIRE_LOG_PIPE = 9
 ROOT = os.path.dirname(os.path.dirname(HERE))  # the checkout this file is in
 REAL = os.path.join(ROOT, "build", "sim", "tests")  # `make test` writes the whole-SoC tests' captures here
 
@@ -436,7 +439,8 @@ class TestRealTrigger(Base):
     hardware's order starting after the segment's end (it sends only once the whole segment is verified)."""
 
     PRICES = ["1170.00", "1170.60", "1169.75", "1169.00", "1169.50", "1169.20", "1170.75"]
-    EOF2SOF_HW = 13  # hw/src/triggerfish/offload/README-tx.md: fire 5 cycles after the last FCS byte, TX_EN 8 later
+    # a synthetic order 13 cycles after the frame's end (the SoC's EOF2SOF until its MAC lost the TX CRC buffer; 12 now)
+    EOF2SOF_HW = 13
 
     def build(self, repeat=False):
         c = Capture()
@@ -503,8 +507,8 @@ class TestRealTrigger(Base):
     def test_fire_log_agrees(self):
         c = self.build()
         log = self.console([
-            "stop 0: fired by hardware on trade 1170.60: order 2 A1 sent, MsgSeqNum 3, 952 cycles from the price to the MAC",
-            "tf> stop 1: fired by hardware on trade 1169.00: order 3 B1 sent, MsgSeqNum 4, 819 cycles from the price to the MAC",
+            f"stop 0: fired by hardware on trade 1170.60: order 2 A1 sent, MsgSeqNum 3, {962 - FIRE_LOG_PIPE} cycles from the price to the MAC",
+            f"tf> stop 1: fired by hardware on trade 1169.00: order 3 B1 sent, MsgSeqNum 4, {829 - FIRE_LOG_PIPE} cycles from the price to the MAC",
             "stop 5: fired by firmware on trade ?: order NOT sent (-1)"])  # no order on the wire
         doc, out, err = self.analyze_json(c, "--stops", self.stops, "--console", log, "--strict")
         self.assertNotIn("fire lines not in the capture", err)
@@ -522,10 +526,11 @@ class TestRealTrigger(Base):
         path = os.path.join(self.tmp, "events.jsonl")
         with open(path, "w") as f:  # as tfctl watch --json writes them, and as console machine lines
             f.write('{"ev":"stop.armed","seq":3,"stop":0}\n'
-                    '{"ev":"stop.fired","seq":7,"stop":0,"by_hw":true,"trade":"1170.6","order":2,"clordid":"A1","msgseq":3,"cycles":952}\n'
+                    '{"ev":"stop.fired","seq":7,"stop":0,"by_hw":true,"trade":"1170.6","order":2,"clordid":"A1","msgseq":3,"cycles":%d}\n'
                     'not json\n'
-                    '@{"ev":"stop.fired","seq":8,"stop":1,"by_hw":true,"trade":"1169","order":3,"clordid":"B1","msgseq":4,"cycles":819}\n'
-                    '{"ev":"stop.fired","seq":9,"stop":5,"by_hw":true,"trade":"1169","order":-1,"clordid":"","msgseq":0,"cycles":0}\n')
+                    '@{"ev":"stop.fired","seq":8,"stop":1,"by_hw":true,"trade":"1169","order":3,"clordid":"B1","msgseq":4,"cycles":%d}\n'
+                    '{"ev":"stop.fired","seq":9,"stop":5,"by_hw":true,"trade":"1169","order":-1,"clordid":"","msgseq":0,"cycles":0}\n'
+                    % (962 - FIRE_LOG_PIPE, 829 - FIRE_LOG_PIPE))
         doc, out, err = self.analyze_json(c, "--stops", self.stops, "--events", path, "--strict")
         a, b = self.order(doc, "A1"), self.order(doc, "B1")
         self.assertEqual((a["check"], b["check"]), ("agrees", "agrees"))
@@ -543,17 +548,17 @@ class TestRealTrigger(Base):
         c = self.build()
         # the engine's count for B1 points 40 cycles after the 4th message's trade price, where no trade price ends:
         # the rule's pairing (the 4th) disagrees, and no other crossing trade explains the count
-        cycles = 819 - 40
-        soh = self.sof_b - cycles - 10
+        cycles = 829 - FIRE_LOG_PIPE - 40
+        soh = self.sof_b - cycles - FIRE_LOG_PIPE
         self.assertEqual(soh, 1000 + 8 + self.k_of(4) + 40)
         log = self.console([
-            "stop 0: fired by hardware on trade 1170.60: order 2 A1 sent, MsgSeqNum 3, 952 cycles from the price to the MAC",
+            f"stop 0: fired by hardware on trade 1170.60: order 2 A1 sent, MsgSeqNum 3, {962 - FIRE_LOG_PIPE} cycles from the price to the MAC",
             f"stop 1: fired by hardware on trade 1169.00: order 3 B1 sent, MsgSeqNum 4, {cycles} cycles from the price to the MAC"])
         doc, out, err = self.analyze_json(c, "--stops", self.stops, "--console", log)
         b = self.order(doc, "B1")
         self.assertEqual(b["check"], "disagrees")
         self.assertEqual((b["t2t_cycles"], b["fire_log_t2t_cycles"]), (829, 789))  # kept in the records, flagged
-        self.assertIn("the fire log's 779 cycles mean T2T 789, paired T2T 829", b["check_note"])
+        self.assertIn(f"the fire log's {cycles} cycles mean T2T 789, paired T2T 829", b["check_note"])
         self.assertIn(f"points to cycle {soh}, where no trade price ends", b["check_note"])
         self.assertIsNone(b["armed_from"])
         self.assertEqual(self.order(doc, "A1")["check"], "agrees")
@@ -579,10 +584,10 @@ class TestRealTrigger(Base):
         # the stop's arming is not in the capture, and a hardware stop fires on the first crossing trade it sees
         # armed, so it was armed after the 4th; the fire log places the arm point, the price is still checked
         soh6 = 1000 + 8 + self.k_of(6)
-        cycles = self.sof_b - soh6 - 10
-        self.assertEqual(cycles, 819 - 2 * 186)
+        cycles = self.sof_b - soh6 - FIRE_LOG_PIPE
+        self.assertEqual(cycles, 829 - FIRE_LOG_PIPE - 2 * 186)
         log = self.console([
-            "stop 0: fired by hardware on trade 1170.60: order 2 A1 sent, MsgSeqNum 3, 952 cycles from the price to the MAC",
+            f"stop 0: fired by hardware on trade 1170.60: order 2 A1 sent, MsgSeqNum 3, {962 - FIRE_LOG_PIPE} cycles from the price to the MAC",
             f"stop 1: fired by hardware on trade 1169.20: order 3 B1 sent, MsgSeqNum 4, {cycles} cycles from the price to the MAC"])
         doc, out, _ = self.analyze_json(c, "--stops", self.stops, "--console", log, "--strict")
         b = self.order(doc, "B1")
@@ -607,7 +612,7 @@ class TestRealTrigger(Base):
         c = self.build()
         for off, want in ((2, "agrees"), (3, "disagrees")):
             log = self.console([
-                f"stop 0: fired by hardware on trade 1170.60: order 2 A1 sent, MsgSeqNum 3, {952 + off} cycles from the price to the MAC",
+                f"stop 0: fired by hardware on trade 1170.60: order 2 A1 sent, MsgSeqNum 3, {962 - FIRE_LOG_PIPE + off} cycles from the price to the MAC",
                 "stop 1: fired by firmware on trade 1169.0: order 3 B1 sent"])  # firmware: price only (decimal compare)
             doc, _, _ = self.analyze_json(c, "--stops", self.stops, "--console", log)
             self.assertEqual((self.order(doc, "A1")["check"], self.order(doc, "B1")["check"]), (want, "agrees"))
@@ -728,7 +733,7 @@ class TestArming(Base):
         _, _, t2t_s = self.hw_step(c, 40_000, 5, self.SELL, ("S1", 2))
         _, sof_b, t2t_b = self.hw_step(c, 80_000, 10, self.BUY, ("B1", 1))
         self.assertEqual((t2t_s, t2t_b), (32, 32))
-        log = self.console([(1, "S1", self.SELL, t2t_s - 10), (0, "B1", self.BUY, t2t_b - 10)])
+        log = self.console([(1, "S1", self.SELL, t2t_s - FIRE_LOG_PIPE), (0, "B1", self.BUY, t2t_b - FIRE_LOG_PIPE)])
         doc, out, _ = self.analyze_json(c, "--stops", self.stops_file(), "--console", log, "--strict")
         b, s = self.order(doc, "B1"), self.order(doc, "S1")
         self.assertEqual((b["trigger_rx_seq"], b["trigger_msgseqnum"], b["t2t_cycles"]), (3, "10", 32))
@@ -750,7 +755,7 @@ class TestArming(Base):
         _, _, t2t_1 = self.hw_step(c, 1000, 3, self.BUY, ("B1", 1))
         self.hw_step(c, 40_000, 5, self.BUY)
         _, sof_2, t2t_2 = self.hw_step(c, 80_000, 7, self.BUY, ("B2", 1))
-        log = self.console([(0, "B1", self.BUY, t2t_1 - 10), (0, "B2", self.BUY, t2t_2 - 10)])
+        log = self.console([(0, "B1", self.BUY, t2t_1 - FIRE_LOG_PIPE), (0, "B2", self.BUY, t2t_2 - FIRE_LOG_PIPE)])
         doc, out, _ = self.analyze_json(c, "--stops", self.stops_file(), "--console", log)
         b1, b2 = self.order(doc, "B1"), self.order(doc, "B2")
         self.assertEqual((b1["trigger_rx_seq"], b1["check"]), (1, "agrees"))
