@@ -132,8 +132,8 @@ PHYS = ["gmii", "rgmii_ecp5", "rgmii_s7", "mii", "rmii"]
 class RawMAC(LiteXModule):
     """LiteEth PHY + MAC blocks (8-bit) with raw streams in eth_rx / eth_tx."""
 
-    def __init__(self, phy, crc_fix=True, crc_buffers=True, tx_delay=2e-9, rx_delay=2e-9, fast_crc_check=False,
-                 tx_skid=True, tx_crc_buffer=None):
+    def __init__(self, phy, crc_fix=True, rx_crc_buffer=True, tx_crc_buffer=True, tx_delay=2e-9, rx_delay=2e-9,
+                 fast_crc_check=False, tx_skid=True):
         self.ios = ios = []
 
         def port(name, width=1):
@@ -283,11 +283,11 @@ class RawMAC(LiteXModule):
             rx_src = rx_fixed
         self.rx_preamble = ClockDomainsRenamer("eth_rx")(preamble.LiteEthMACPreambleChecker(8))
         if fast_crc_check:
-            assert crc_buffers, "--fast-crc-check needs the buffer in front of the CRC checker"
+            assert rx_crc_buffer, "--fast-crc-check needs the buffer in front of the CRC checker"
             rx_crc = FastCRC32Checker()
         else:
             rx_crc = crc.LiteEthMACCRC32Checker(eth_phy_description(8))
-            if crc_buffers:  # as in LiteEthMACCore ("FIXME: Still required?"): +1 cycle of RX latency
+            if rx_crc_buffer:  # as in LiteEthMACCore ("FIXME: Still required?"): +1 cycle of RX latency
                 rx_crc = BufferizeEndpoints({"sink": DIR_SINK})(rx_crc)
         self.rx_crc = ClockDomainsRenamer("eth_rx")(rx_crc)
         self.comb += [
@@ -324,15 +324,14 @@ class RawMAC(LiteXModule):
         # Colorlights (5A-75B: 8.00 ns at 8.00 ns, zero slack, nextpnr seed 2).
         if tx_skid:
             self.tx_skid = ClockDomainsRenamer("eth_tx")(stream.PipeReady(eth_phy_description(8)))
-        tx_buffer = crc_buffers if tx_crc_buffer is None else tx_crc_buffer
         # Without the buffer the padding inserter's "60 bytes yet?" compare (a 16-bit counter through a carry chain,
         # then its state) ran into the CRC inserter's registers: the 5A-75B's eth_tx critical path (124.83 MHz). So
         # the buffer-less assembly takes the inserter whose compare is a register (RegisteredPaddingInserter).
         self.tx_padding = ClockDomainsRenamer("eth_tx")(
-            padding.LiteEthMACPaddingInserter(8, eth_min_frame_length - eth_fcs_length) if tx_buffer
+            padding.LiteEthMACPaddingInserter(8, eth_min_frame_length - eth_fcs_length) if tx_crc_buffer
             else RegisteredPaddingInserter(eth_min_frame_length - eth_fcs_length))
         tx_crc = crc.LiteEthMACCRC32Inserter(eth_phy_description(8))
-        if tx_buffer:  # as in LiteEthMACCore ("FIXME: Still required?"): +1 cycle of TX latency
+        if tx_crc_buffer:  # as in LiteEthMACCore ("FIXME: Still required?"): +1 cycle of TX latency
             tx_crc = BufferizeEndpoints({"sink": DIR_SINK})(tx_crc)
         self.tx_crc = ClockDomainsRenamer("eth_tx")(tx_crc)
         self.tx_preamble = ClockDomainsRenamer("eth_tx")(preamble.LiteEthMACPreambleInserter(8))
@@ -553,10 +552,10 @@ def main():
     name = args.name or f"liteeth_mac_{args.phy}"
     os.makedirs(args.out, exist_ok=True)
     platform = make_platform(args.phy)
-    top = RawMAC(args.phy, crc_fix=not args.no_crc_fix, crc_buffers=not args.no_crc_buffers,
+    top = RawMAC(args.phy, crc_fix=not args.no_crc_fix, rx_crc_buffer=not args.no_crc_buffers,
+                 tx_crc_buffer=not (args.no_crc_buffers or args.no_tx_crc_buffer),
                  tx_delay=args.tx_delay * 1e-9, rx_delay=args.rx_delay * 1e-9,
-                 fast_crc_check=args.fast_crc_check, tx_skid=not args.no_tx_skid,
-                 tx_crc_buffer=False if args.no_tx_crc_buffer else None)
+                 fast_crc_check=args.fast_crc_check, tx_skid=not args.no_tx_skid)
     so = {AsyncResetSynchronizer: _SimResetSync} if args.phy == "gmii" else {}
     conv = platform.get_verilog(top, ios=set(top.ios), name=name, special_overrides=so)
     path = os.path.join(args.out, name + ".v")

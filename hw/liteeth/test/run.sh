@@ -96,16 +96,15 @@ fi
 
 # ---- 2d. gmii with the SoC's assembly (--fast-crc-check --no-tx-crc-buffer, as the boards and the simulation build
 # it): every check; RX latency the stock checker's, TX (tx_valid -> TX_EN, -> first DA byte) exactly one cycle less.
-lat_of() { # log rx|tx -> the minimum of that latency line (the first figure: "min N max N")
-  grep -E "^PASS ${2}_latency" "$1" 2>/dev/null | grep -oE 'min [0-9]+' | head -1 | cut -d' ' -f2
+lat_min() { # log rx|tx N -> the Nth "min N" figure of that latency line (tx: 1 TX_EN, 2 the first DA byte)
+  grep -E "^PASS ${2}_latency" "$1" 2>/dev/null | grep -oE 'min [0-9]+' | sed -n "${3}p" | cut -d' ' -f2
 }
-lat_tx_da() { grep -E '^PASS tx_latency' "$1" 2>/dev/null | sed -E 's/.*first DA byte on pins: min ([0-9]+).*/\1/'; }
 if gen gmii liteeth_mac_gmii_soc --fast-crc-check --no-tx-crc-buffer && build_tb liteeth_mac_gmii_soc; then
   "$OUT/obj_liteeth_mac_gmii_soc/tb_liteeth_mac_gmii_soc" $TB_ARGS > "$OUT/tb_gmii_soc.log" 2>&1
   rc=$?
-  rx_s=$(lat_of "$OUT/tb_gmii.log" rx); rx_n=$(lat_of "$OUT/tb_gmii_soc.log" rx)
-  tx_s=$(lat_of "$OUT/tb_gmii.log" tx); tx_n=$(lat_of "$OUT/tb_gmii_soc.log" tx)
-  da_s=$(lat_tx_da "$OUT/tb_gmii.log"); da_n=$(lat_tx_da "$OUT/tb_gmii_soc.log")
+  rx_s=$(lat_min "$OUT/tb_gmii.log" rx 1); rx_n=$(lat_min "$OUT/tb_gmii_soc.log" rx 1)
+  tx_s=$(lat_min "$OUT/tb_gmii.log" tx 1); tx_n=$(lat_min "$OUT/tb_gmii_soc.log" tx 1)
+  da_s=$(lat_min "$OUT/tb_gmii.log" tx 2); da_n=$(lat_min "$OUT/tb_gmii_soc.log" tx 2)
   if [ $rc -ne 0 ]; then
     bad "gmii_soc: $(grep -c '^FAIL' "$OUT/tb_gmii_soc.log") testbench checks failed, see $OUT/tb_gmii_soc.log"
   elif [ -z "$rx_s" ] || [ -z "$tx_s" ] || [ -z "$da_s" ] || [ "$rx_n" != "$rx_s" ] \
