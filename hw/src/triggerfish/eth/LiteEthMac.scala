@@ -57,6 +57,18 @@ class LiteEthMac(moduleName: String, verilogFile: String, portsFile: String) ext
     f
   }
 
+  /** The eth_rx and eth_tx clock domains: the MAC's clocks (or the nets a harness drives its clock pins with) and its
+    * resets, synchronous and active high (they follow `rst`). `alsoReset`: a simulation harness ors its own reset in,
+    * asserted from time 0, because the MAC's reset synchronisers hold whatever the simulator gave their flip-flops
+    * until their second edge, and HDL assertions (the TX arbiter's) look at the registers from the first. (On the
+    * boards the flip-flops start at zero.) */
+  def ethDomains(rxClk: Bool = io.eth_rx_clk, txClk: Bool = io.eth_tx_clk,
+                 alsoReset: Option[Bool] = None): (ClockDomain, ClockDomain) = {
+    def domain(clk: Bool, rst: Bool) = ClockDomain(clk, alsoReset.fold(rst)(rst || _),
+      config = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
+    (domain(rxClk, io.eth_rx_rst), domain(txClk, io.eth_tx_rst))
+  }
+
   /** Feeds the MAC's transmit side from a stream of frame bytes (eth_tx domain; last: the frame's last byte). */
   def txFrom(s: Stream[Fragment[Bits]]): Unit = {
     io.tx_valid := s.valid

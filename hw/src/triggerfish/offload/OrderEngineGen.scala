@@ -24,8 +24,7 @@ class OrderEngineSynthTop(cfg: OrderEngineConfig, macDir: String) extends Compon
   }
   val mac = new LiteEthMac("liteeth_mac_gmii", s"$macDir/liteeth_mac_gmii.v", s"$macDir/liteeth_mac_gmii.ports.txt")
   mac.io.rst := ClockDomain.current.readResetWire
-  val rxCd = ClockDomain(mac.io.eth_rx_clk, mac.io.eth_rx_rst, config = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
-  val txCd = ClockDomain(mac.io.eth_tx_clk, mac.io.eth_tx_rst, config = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
+  val (rxCd, txCd) = mac.ethDomains()
   val pins = mac.phyPins.map { case (name, sig) =>
     val pin = (if (sig.isInput) in Bits (sig.getWidth bits) else out Bits (sig.getWidth bits)).setName("io_eth_" + name)
     if (sig.isInput) sig := pin else pin := sig

@@ -233,8 +233,7 @@ class Soc(val config: SocConfig) extends Component {
   class EthArea(e: SocEthConfig) extends Area {
     val mac = new LiteEthMac(e.macName, e.macVerilog, e.macPorts)
     mac.io.rst := ClockDomain.current.readResetWire
-    val rxCd = ClockDomain(mac.io.eth_rx_clk, mac.io.eth_rx_rst, config = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
-    val txCd = ClockDomain(mac.io.eth_tx_clk, mac.io.eth_tx_rst, config = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
+    val (rxCd, txCd) = mac.ethDomains()
     val buffers = EthFrameBuffers(if (e.offloadDigest) e.buffers.copy(rxVeto = OffloadRx.digestedLatency) else e.buffers, rxCd, txCd)
 
     // Receive tap point (eth_rx domain): the MAC's byte stream, no FIFO in front. The CPU path and, in a

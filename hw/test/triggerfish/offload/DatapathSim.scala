@@ -37,12 +37,8 @@ class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entri
   io.gmii_tx_en := mac.phyPins("gmii_tx_en")(0)
   io.gmii_tx_data := mac.phyPins("gmii_tx_data")
   // The MAC's eth_rx_clk / eth_tx_clk are the GMII clock pins, here the one clock; the resets come out of the MAC,
-  // or'ed with the harness's own, which is asserted from time 0 (startClock): the MAC's reset synchronisers hold
-  // whatever the simulator gave their flip-flops until their second edge, and the HDL assertions (the arbiter's)
-  // look at the registers from the first edge on. (On the boards the flip-flops start at zero.)
-  val harnessRst = ClockDomain.current.readResetWire
-  val rxCd = ClockDomain(clk, mac.io.eth_rx_rst || harnessRst, config = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
-  val txCd = ClockDomain(clk, mac.io.eth_tx_rst || harnessRst, config = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
+  // or'ed with the harness's own, asserted from time 0 (startClock; LiteEthMac.ethDomains says why).
+  val (rxCd, txCd) = mac.ethDomains(clk, clk, alsoReset = Some(ClockDomain.current.readResetWire))
 
   val offRx = OffloadRx(rxCfg, rxCd)
   val engine = OrderEngine(OrderEngineConfig(), rxCd, txCd)

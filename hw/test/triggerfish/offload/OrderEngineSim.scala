@@ -263,12 +263,8 @@ class OrderEngineMacTop(val cfg: OrderEngineConfig, macDir: String) extends Comp
   mac.phyPins("gmii_rx_data") := B(0, 8 bits)
   io.gmii_tx_en := mac.phyPins("gmii_tx_en")(0)
   io.gmii_tx_data := mac.phyPins("gmii_tx_data")
-  // (or'ed with the harness's reset, asserted from time 0: the MAC's reset synchronisers hold whatever the simulator
-  // gave their flip-flops until their second edge, and the arbiter's HDL assertions run from the first)
-  val rxRst = CombInit(mac.io.eth_rx_rst || ClockDomain.current.readResetWire)
-  val txRst = CombInit(mac.io.eth_tx_rst || ClockDomain.current.readResetWire)
-  val rxCd = ClockDomain(io.gmii_rx_clk, rxRst, config = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
-  val txCd = ClockDomain(io.gmii_gtx_clk, txRst, config = ClockDomainConfig(resetKind = SYNC, resetActiveLevel = HIGH))
+  // (the resets or'ed with the harness's, asserted from time 0: LiteEthMac.ethDomains says why)
+  val (rxCd, txCd) = mac.ethDomains(io.gmii_rx_clk, io.gmii_gtx_clk, alsoReset = Some(ClockDomain.current.readResetWire))
   val engine = OrderEngine(cfg, rxCd, txCd)
   engine.io.bus <> io.bus
   engine.io.fire << io.fire
@@ -282,8 +278,6 @@ class OrderEngineMacTop(val cfg: OrderEngineConfig, macDir: String) extends Comp
   }
   engine.tx.cycle.simPublic()
   engine.risk.foreach { r => r.sys.kill.simPublic(); r.tx.gate.io.kill.simPublic() }
-  rxRst.simPublic()
-  txRst.simPublic()
 }
 
 object OrderMacSim {
