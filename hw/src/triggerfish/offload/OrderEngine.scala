@@ -58,11 +58,13 @@ import spinal.lib._
 import scala.language.reflectiveCalls
 import spinal.lib.bus.simple._
 import triggerfish.soc.{RegField, RegMap}
+import triggerfish.lib.ToggleCC
 
 case class OrderEngineConfig(
   rxQueueDepth: Int = 16,   // fires waiting in eth_rx while the engine is busy (power of two)
   logWords: Int = 512,      // fire log capacity in 32-bit words (8 per record): 512 = 64 records, one block RAM
-  obufDepth: Int = 8, riskGate: Option[triggerfish.risk.RiskGateConfig] = None   // obuf: bytes between the template RAM pipeline and the output register; riskGate: OrderEngineRisk.scala
+  obufDepth: Int = 8, riskGate: Option[triggerfish.risk.RiskGateConfig] = None,   // obuf: bytes between the template RAM pipeline and the output register; riskGate: OrderEngineRisk.scala
+  early: Boolean = false    // early fires (docs/DESIGN.md "Early trigger"): the order's end waits for its segment's verdict
 ) {
   require(isPow2(rxQueueDepth) && rxQueueDepth >= 2 && rxQueueDepth <= 256)
   require(isPow2(logWords) && logWords >= 32)
@@ -71,11 +73,12 @@ case class OrderEngineConfig(
 }
 
 /** What crosses from eth_rx to eth_tx for one fire (the price stays behind: it is informational). */
-case class OrderFireRec() extends Bundle {
+case class OrderFireRec(withEarly: Boolean = false) extends Bundle {
   val trigger = UInt(6 bits)
   val template = UInt(4 bits)
   val ackSeq = UInt(32 bits)
   val stamp = UInt(32 bits)
+  val early = withEarly generate Bool()   // an early fire: its frame's end waits for the verdict (OrderEngineConfig.early)
 }
 
 /** What crosses from sys to eth_tx for one SEND register write (the send queue). */
@@ -111,11 +114,15 @@ case class OrderMeta() extends Bundle {
   * missed 125 MHz on ECP5 (104.9 MHz on the Colorlight i5, 117.8 MHz on the 5A-75B). The ready the inputs
   * see is a register too (a skid buffer in front of the output register), and unlike spinal.lib's
   * StreamArbiter `order.ready` depends on neither input's valid ("you would be taken"). */
-case class OrderEngineTxArbiter() extends Component {
+case class OrderEngineTxArbiter(withPoison: Boolean = false) extends Component {
   val io = new Bundle {
     val order = slave(Stream(Fragment(Bits(8 bits))))
     val cpu = slave(Stream(Fragment(Bits(8 bits))))
     val output = master(Stream(Fragment(Bits(8 bits))))
+    // withPoison: `order`'s poison flag (valid with its last beat: the MAC is to send the frame with a bad FCS), passed
+    // to the output's last beat through the same registers as the byte (CPU frames are never poisoned).
+    val orderPoison = withPoison generate (in Bool())
+    val outputPoison = withPoison generate (out Bool())
   }
   // The CPU's stream through a ready-registered stage (no latency: its bytes pass through while it is empty), so that
   // the CPU's ready, which follows the order's valid (the engine's start register) through the selection, ends in
@@ -182,6 +189,14 @@ case class OrderEngineTxArbiter() extends Component {
   when(!sValid) { sPayload := merged.payload }   // (unused until sValid: its enable does not wait for tx_ready)
   io.output.valid := oValid
   io.output.payload := oPayload
+  val poison = withPoison generate new Area {
+    val m = selOrder && io.orderPoison
+    val o = RegInit(False)
+    val s = RegInit(False)
+    when(!oValid || io.output.ready) { o := sValid ? s | m }
+    when(!sValid) { s := m }
+    io.outputPoison := o
+  }
 }
 
 object OrderEngineTxArbiter {
@@ -208,7 +223,7 @@ object OrderEngine {
   val PayloadOff = 54
   val MinLen = 55
   /** Fire log record status. */
-  object St { val SENT = 1; val SUPPRESSED_WIDTH = 3; val SUPPRESSED_TEMPLATE = 4; val REFUSED = 5; val width = 4 }   // (2: unused since the lock went; 5: the risk gate's)
+  object St { val SENT = 1; val SUPPRESSED_WIDTH = 3; val SUPPRESSED_TEMPLATE = 4; val REFUSED = 5; val SENT_EARLY = 6; val POISONED = 7; val width = 4 }   // (2: unused since the lock went; 5: the risk gate's; 6, 7: early fires')
   /** SEND register modes. */
   object SendMode { val NUMBER = 0; val KEEP = 1; val RAW = 2 }
   /** Fire log record word 7 (the header): field positions. A fire record has template 0..15 (bit 26 = 0) and its
@@ -292,6 +307,12 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val fire = slave(Flow(OffloadFire()))             // rxCd
     val tx = master(Stream(Fragment(Bits(8 bits))))   // txCd
     val interrupt = out Bool()
+    // Early fires (config.early): `fireEarly` with fire.valid marks the fire early; `verdict` gives, in order, one
+    // verdict per early fire (True: its segment verified); `txPoison`, valid with tx's last beat, asks the MAC to send
+    // the frame with a bad FCS.
+    val fireEarly = config.early generate (in Bool())      // rxCd
+    val verdict = config.early generate slave(Flow(Bool())) // rxCd
+    val txPoison = config.early generate (out Bool())      // txCd
   }
   val sysCd = ClockDomain.current
 
@@ -333,7 +354,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   // ---------------------------------------------------------------------------------------------
   // Signals between the domains (declared here, driven in their areas).
   val xFireToggle = quasiStatic(Bool())                     // eth_rx: flips when a record is put in xFireHold (2-flop synchronised)
-  val xFireHold = quasiStatic(OrderFireRec())               // eth_rx: stable until the engine has taken it
+  val xFireHold = quasiStatic(OrderFireRec(config.early))               // eth_rx: stable until the engine has taken it
   val xFireSeen = Bool()                                    // eth_tx: flips when the engine has taken the record
   val xEnable, xCmdToggle = Bool()                          // sys
   val xCmdOp = quasiStatic(UInt(2 bits))                    // sys: stable while a command is in flight
@@ -373,16 +394,17 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
   // queue (full queue: dropped and counted in RX_OVERFLOW).
   val rx = new ClockingArea(rxCd) {
     val aw = log2Up(config.rxQueueDepth)
-    val queue = Mem(OrderFireRec(), config.rxQueueDepth)
+    val queue = Mem(OrderFireRec(config.early), config.rxQueueDepth)
     val wr = Reg(UInt(aw + 1 bits)) init 0
     val rd = Reg(UInt(aw + 1 bits)) init 0
     val empty = wr === rd
     val full = (wr ^ rd) === (U(1) << aw).resize(aw + 1)
     val toggle = RegInit(False)
-    val hold = Reg(OrderFireRec())
+    val hold = Reg(OrderFireRec(config.early))
     val seenSync = BufferCC(xFireSeen, False)
     val free = toggle === seenSync
-    val incoming = OrderFireRec()
+    val incoming = OrderFireRec(config.early)
+    if (config.early) incoming.early := io.fireEarly
     incoming.trigger := io.fire.trigger
     incoming.template := io.fire.template
     incoming.ackSeq := io.fire.ackSeq
@@ -1200,6 +1222,95 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     when(push.valid) { qWr := qWr + 1 }
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // Early fires (config.early; docs/DESIGN.md "Early trigger"). The parser fires at the price, before its segment is
+  // verified, and gives the verdict (one per early fire, in order) when the segment has ended. The engine sends the
+  // order as for any fire, but the frame's end waits for the verdict: after the order's last byte it sends zero bytes
+  // (after the IPv4 datagram: receivers go by its total length) until the verdict is in, at most to a 1,514-byte frame.
+  // A good verdict ends the frame normally (record SENT_EARLY); a bad one, or none by the 1,514th byte, ends it poisoned
+  // (io.txPoison with the last beat: the MAC inverts the FCS, every receiver drops the frame), the numbers the frame
+  // took go back to the record's (the next frame reuses them) and the record says POISONED. The template stays
+  // disarmed (one-shot, as for any commit): firmware re-arms it or not. Never a good FCS before a good verdict.
+  // Added after the rest of the engine (its assignments override the output register's loads: last one wins), so
+  // that the engine without it (the boards') elaborates as before.
+  //
+  // The verdicts cross to eth_tx one at a time (ToggleCC), in order, only for early fires the queue accepted (an
+  // early fire dropped on a full queue has its verdict dropped here). The engine takes each verdict for the record it
+  // belongs to: the early frame on the output, or (discarded) an early record taken without a frame (ignored, not
+  // armed, suppressed, refused) or a frame that ended without its verdict.
+  val verdictCC = config.early generate ToggleCC(Bool(), rxCd, txCd)
+  val rxEarly = config.early generate new ClockingArea(rxCd) {
+    val depth = 2 * config.rxQueueDepth   // early fires whose verdict is not forwarded: the queue, the hold, the engine's
+    val aw = log2Up(depth)
+    val accepted = Vec(Reg(Bool()), depth)
+    val good = Vec(Reg(Bool()), depth)
+    val wr, vd, rd = Reg(UInt(aw + 1 bits)) init 0   // early fires; verdicts received; forwarded (or dropped)
+    val fireE = io.fire.valid && io.fireEarly
+    when(fireE) { accepted(wr(aw - 1 downto 0)) := !(rx.toQueue && rx.full); wr := wr + 1 }
+    when(io.verdict.valid) { good(vd(aw - 1 downto 0)) := io.verdict.payload; vd := vd + 1 }
+    val waiting = rd =/= vd
+    val headAccepted = accepted(rd(aw - 1 downto 0))
+    verdictCC.io.push.valid := waiting && headAccepted
+    verdictCC.io.push.payload := good(rd(aw - 1 downto 0))
+    when(waiting && (!headAccepted || verdictCC.io.push.ready)) { rd := rd + 1 }
+    // Sticky: a verdict with no early fire waiting for one, or more early fires than the ring holds (never expected).
+    val fault = RegInit(False) setWhen ((io.verdict.valid && vd === wr) || (fireE && (wr - rd) === depth))
+  }
+  val txEarly = config.early generate new ClockingArea(txCd) {
+    val t = tx
+    val recEarly = RegInit(False)          // the current record is an early fire's
+    when(t.recLatch) { recEarly := xFireHold.early }
+    when(t.sGoR || t.sSkipR) { recEarly := False }
+    val vHave = RegInit(False)             // the current early frame's verdict is in
+    val vGood = RegInit(False)
+    val discard = Reg(UInt(log2Up(2 * config.rxQueueDepth) + 2 bits)) init 0   // verdicts to drop before the next one
+    val vTake = verdictCC.io.valid && (discard =/= 0 || (t.sending && recEarly && !vHave))
+    verdictCC.io.take := vTake
+    when(vTake && discard === 0) { vHave := True; vGood := verdictCC.io.payload }
+    when(t.startNow || t.sGoR) { vHave := False }
+    // The frame's end: the order's last byte ends it only with the verdict in; otherwise zero bytes follow until it is.
+    val padding = RegInit(False)
+    val padLeft = Reg(UInt(11 bits)) init 0   // pad bytes the frame may still take (frame <= 1,514 bytes)
+    when(t.startNow) { padLeft := U(1514, 11 bits) - t.metaH.len.resize(11) }
+    val lastReal = t.oPos(2) && t.obHead(8)   // the byte oData loads now is the order's last
+    val endLoad = t.oTake && recEarly && (padding ? (vHave || padLeft === 1) | (lastReal && vHave))
+    when(t.oTake && recEarly) {
+      when(padding) {
+        t.oData := 0
+        t.oLast := vHave || padLeft === 1
+        padLeft := padLeft - 1
+        t.obPop := False; t.underrunNow := False   // (nothing comes from obuf)
+      } elsewhen (lastReal) {
+        t.oLast := vHave
+        padding := !vHave
+      }
+    }
+    val poisonR = RegInit(False)
+    val good = vHave && vGood
+    when(endLoad) {
+      poisonR := !good
+      t.recStatus := good ? U(St.SENT_EARLY, St.width bits) | U(St.POISONED, St.width bits)
+      when(!good) {   // the numbers go back to the record's
+        t.nextSeq := t.recSeq; t.nextMsgBin := t.recMsgBin; t.nextMsgBcd := t.recMsgBcd; t.ipId := t.recIpId
+      }
+    }
+    when(t.oStart) { padding := False; poisonR := False }
+    io.txPoison := poisonR
+    // (an early record taken without a frame and a frame ended without its verdict never coincide: the first needs
+    // !sending)
+    val discardInc = (t.consumeOther && xFireHold.early) || (endLoad && !vHave)
+    when(discardInc && !(vTake && discard =/= 0)) { discard := discard + 1 }
+    when(!discardInc && vTake && discard =/= 0) { discard := discard - 1 }
+    val poisonPulse = RegNext(endLoad && !good) init False   // (the risk gate's poisoned-frame cap counts these)
+    val poisonedGray = grayEvents(poisonPulse)
+    val earlySentGray = grayEvents(RegNext(endLoad && good) init False)
+  }
+  val sysEarly = config.early generate new Area {
+    sys.counter("EARLY_SENT", 0x070, txEarly.earlySentGray, "early orders sent after a good verdict (records SENT_EARLY)")
+    sys.counter("POISONED", 0x074, txEarly.poisonedGray, "early orders poisoned (sent with a bad FCS: the verdict was bad or late; records POISONED)")
+    regs.ro("EARLY_FAULT", 0x078, BufferCC(rxEarly.fault, False), "sticky: a verdict came with no early fire waiting, or too many early fires were waiting (never expected)")
+  }
+
   // The pre-trade risk gate on the fire path, when configured (OrderEngineRisk.scala). It is added here, after every
   // other piece of logic, so that the engine without it (the boards') elaborates exactly as before.
   val risk = config.riskGate.map(rc => new OrderEngineRisk(this, rc))
@@ -1249,5 +1360,9 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     ("ORDER_TX_META3_FIX_SUM_SHIFT", "0", "META3: the template's FIX CheckSum value (8 bits)"),
     ("ORDER_TX_REC_STATUS_SENT", s"${St.SENT}U", "fire log status: sent"),
     ("ORDER_TX_REC_STATUS_WIDTH", s"${St.SUPPRESSED_WIDTH}U", "fire log status: suppressed, MsgSeqNum wider than the template's field"),
-    ("ORDER_TX_REC_STATUS_TEMPLATE", s"${St.SUPPRESSED_TEMPLATE}U", "fire log status: suppressed, bad template metadata"))
+    ("ORDER_TX_REC_STATUS_TEMPLATE", s"${St.SUPPRESSED_TEMPLATE}U", "fire log status: suppressed, bad template metadata")) ++
+    (if (!config.early) Nil else Seq(
+      ("TF_HAS_EARLY", "1", "early fires: the order engine holds an early order's end for its verdict"),
+      ("ORDER_TX_REC_STATUS_SENT_EARLY", s"${St.SENT_EARLY}U", "fire log status: an early fire's order, sent after a good verdict"),
+      ("ORDER_TX_REC_STATUS_POISONED", s"${St.POISONED}U", "fire log status: an early fire's order, sent poisoned (bad FCS): its numbers were not used")))
 }

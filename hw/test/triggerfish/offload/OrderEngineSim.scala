@@ -20,17 +20,22 @@ class OrderEngineTestTop(val cfg: OrderEngineConfig) extends Component {
     val cpu = slave(Stream(Fragment(Bits(8 bits))))
     val mac = master(Stream(Fragment(Bits(8 bits))))
     val interrupt = out Bool()
+    val fireEarly = cfg.early generate (in Bool())          // with fire.valid (rx)
+    val verdict = cfg.early generate slave(Flow(Bool()))     // rx: one per early fire, in order
+    val macPoison = cfg.early generate (out Bool())          // tx: with mac's last beat
   }
   val engine = OrderEngine(cfg, rxCd, txCd)
   engine.io.bus <> io.bus
   engine.io.fire << io.fire
   io.interrupt := engine.io.interrupt
   val txArea = new ClockingArea(txCd) {
-    val arbiter = OrderEngineTxArbiter()
+    val arbiter = OrderEngineTxArbiter(withPoison = cfg.early)
     arbiter.io.order << engine.io.tx
     arbiter.io.cpu << io.cpu
     io.mac << arbiter.io.output
+    if (cfg.early) { arbiter.io.orderPoison := engine.io.txPoison; io.macPoison := arbiter.io.outputPoison }
   }
+  if (cfg.early) { engine.io.fireEarly := io.fireEarly; engine.io.verdict << io.verdict }
   engine.tx.cycle.simPublic()
   engine.risk.foreach { r => r.sys.kill.simPublic(); r.tx.gate.io.kill.simPublic() }
   val killPin = engine.risk.map { r => val p = in Bool(); p.setName("io_killPin"); r.killPin := p; p }
@@ -42,7 +47,7 @@ object OrderSim {
   private val compiled = scala.collection.mutable.Map[OrderEngineConfig, SimCompiled[OrderEngineTestTop]]()
   def compile(cfg: OrderEngineConfig): SimCompiled[OrderEngineTestTop] = synchronized {
     compiled.getOrElseUpdate(cfg, TfSim.config.compile(new OrderEngineTestTop(cfg).setDefinitionName(
-      s"OrderEngineTestTop_q${cfg.rxQueueDepth}_log${cfg.logWords}" + (if (cfg.riskGate.isDefined) "_risk" else ""))))
+      s"OrderEngineTestTop_q${cfg.rxQueueDepth}_log${cfg.logWords}" + (if (cfg.riskGate.isDefined) "_risk" else "") + (if (cfg.early) "_early" else ""))))
   }
 
   /** Clock periods in simulation time units (10 ps). */
@@ -67,6 +72,7 @@ object OrderSim {
   val ARMED = 0x020; val ARM_SET = 0x024; val ARM_CLR = 0x028; val MS_DIVISOR = 0x02C
   val TIME_LO = 0x030; val TIME_SET = 0x034; val ACK_SET = 0x038; val LOG_COUNT = 0x040; val LOG_DATA = 0x044
   val IGNORED = 0x050; val NOT_ARMED = 0x054; val LOG_DROPS = 0x058; val RX_OVERFLOW = 0x05C
+  val EARLY_SENT = 0x070; val POISONED = 0x074; val EARLY_FAULT = 0x078
   val SEND_ACK = 0x060; val SEND_FREE = 0x064; val SEND = 0x068
   val META = 0x400; val TEMPLATE = 0x2000
   val CTRL_ENABLE = 1; val CTRL_IRQ = 8

@@ -41,8 +41,18 @@ class OrderEngineSpec extends AnyFunSuite {
   val cfg = OrderEngineConfig()
   val M32 = 0xFFFFFFFFL
 
-  case class Fire(id: Int, template: Int, trigger: Int, ack: Long, var time: Long = -1)
-  class MacFrame(val bytes: Array[Int], val start: Long, val end: Long, val startCycle: Long)
+  // An early fire (cfg.early) has a verdict, `good` or not, given `verdictDelay` rx cycles after the fire (in order:
+  // a verdict waits for the one before it); verdictTime is the edge at which the engine sampled it.
+  case class Fire(id: Int, template: Int, trigger: Int, ack: Long, var time: Long = -1, early: Boolean = false,
+                  good: Boolean = true, verdictDelay: Int = 0, var verdictTime: Long = -1)
+  class MacFrame(val bytes: Array[Int], val start: Long, val end: Long, val startCycle: Long, val poisoned: Boolean = false)
+  /** Verdict delays for early fires, rx cycles: before the commit, during the order, in its padding, too late. */
+  def randomVerdictDelay(rnd: Random): Int = rnd.nextInt(20) match {
+    case k if k < 6 => 1 + rnd.nextInt(20)
+    case k if k < 14 => 20 + rnd.nextInt(300)
+    case k if k < 19 => 300 + rnd.nextInt(1000)
+    case _ => 1520 + rnd.nextInt(600)
+  }
 
   /** Everything around the DUT. */
   class Bench(dut: OrderEngineTestTop, clocks: Clocks, rnd: Random) {
@@ -54,6 +64,7 @@ class OrderEngineSpec extends AnyFunSuite {
     val fires = mutable.ArrayBuffer[Fire]()
     val fireQueue = mutable.Queue[Seq[Fire]]()   // groups sent on consecutive cycles
     dut.io.fire.valid #= false
+    if (cfg.early) { dut.io.fireEarly #= false; dut.io.verdict.valid #= false }
     fork {
       while (true) {
         if (fireQueue.isEmpty) dut.rxCd.waitSampling()
@@ -63,16 +74,43 @@ class OrderEngineSpec extends AnyFunSuite {
             dut.io.fire.valid #= true
             p.template #= f.template; p.trigger #= f.trigger; p.ackSeq #= f.ack; p.stamp #= f.id
             p.price #= rnd.nextLong() >>> 16
+            if (cfg.early) dut.io.fireEarly #= f.early
             dut.rxCd.waitSampling()
             f.time = simTime()     // the edge at which the engine samples fire.valid
           }
           dut.io.fire.valid #= false
           dut.io.fire.payload.template #= rnd.nextInt(16)   // garbage while not valid
+          if (cfg.early) dut.io.fireEarly #= rnd.nextBoolean()
         }
       }
     }
+    // The verdicts of early fires, in order (the parser's: one per early fire, at its segment's end).
+    val verdictQueue = mutable.Queue[Fire]()
+    if (cfg.early) fork {
+      var rxCycle = 0L
+      while (true) {
+        val v = verdictQueue.headOption
+        if (v.exists(f => f.time >= 0 && simTime() >= f.time + f.verdictDelay.toLong * clocks.rx)) {
+          val f = verdictQueue.dequeue()
+          dut.io.verdict.valid #= true
+          dut.io.verdict.payload #= f.good
+          dut.rxCd.waitSampling()
+          f.verdictTime = simTime()
+          dut.io.verdict.valid #= false
+          dut.io.verdict.payload #= rnd.nextBoolean()   // garbage while not valid
+        } else dut.rxCd.waitSampling()
+        rxCycle += 1
+      }
+    }
     def fireGroup(templates: Seq[Int], ack: => Long = rnd.nextLong() & M32): Seq[Fire] = {
-      val g = templates.map { t => val f = Fire(fires.length, t, rnd.nextInt(64), ack); fires += f; f }
+      val g = templates.map { t =>
+        val early = cfg.early && rnd.nextInt(3) != 0
+        val f = Fire(fires.length, t, rnd.nextInt(64), ack, early = early, good = rnd.nextInt(4) != 0,
+          verdictDelay = if (early) randomVerdictDelay(rnd) else 0)
+        fires += f
+        if (early) verdictQueue.enqueue(f)
+        f
+      }
       fireQueue.enqueue(g)
       g
     }
@@ -130,7 +168,7 @@ class OrderEngineSpec extends AnyFunSuite {
       if (v && r) {
         cur += d
         if (l) {
-          val f = new MacFrame(cur.toArray, curStart, simTime(), curStartCycle)
+          val f = new MacFrame(cur.toArray, curStart, simTime(), curStartCycle, cfg.early && dut.io.macPoison.toBoolean)
           if (f.bytes(0) == 0xFF) { cpuFrames.enqueue(f); cpuFramesAll += f } else { orderFrames.enqueue(f); orderFramesAll += f }
           cur.clear(); inFrame = false; phase = 0
           macMode = macModes(rnd.nextInt(macModes.length))
@@ -189,6 +227,8 @@ class OrderEngineSpec extends AnyFunSuite {
     var lastStamp = -1L
     var lastRecord: FireRecord = null
     val counts = mutable.Map[Int, Int]().withDefaultValue(0)
+    var earlyPadded = 0   // early orders with zero bytes after them (their verdict came after the order's last byte)
+    var earlyLate = 0     // poisoned although good: the verdict came after the 1,514th byte
     val timeSettings = mutable.ArrayBuffer[(Long, Long, Int)]()   // (time of day set, DUT cycle soon after it applied, divisor)
     val latencies = mutable.ArrayBuffer[(Fire, Long)]()       // (fire, sim time from the fire's sampling edge to tx.valid at the arbiter output)
     var txT0 = -1L                                              // sim time of DUT cycle 0 (eth_tx is periodic)
@@ -265,7 +305,7 @@ class OrderEngineSpec extends AnyFunSuite {
       if (queueSend(slot, tp, rnd.nextLong() & M32, bad)) { slotBusy(slot) = true; if (len > 256) slotBusy(slot + 1) = true }
     }
     /** The checks common to every SENT record: the frame on the MAC, byte for byte, its time and tx stamp. */
-    def checkSentFrame(r: FireRecord, tp: Template, what: String): MacFrame = {
+    def checkSentFrame(r: FireRecord, tp: Template, what: String, early: Boolean = false): MacFrame = {
       assert(r.plen == tp.plen, s"$what: payload length")
       assert(orderFrames.nonEmpty, s"$what: no engine frame on the MAC")
       val frame = orderFrames.dequeue()
@@ -280,7 +320,11 @@ class OrderEngineSpec extends AnyFunSuite {
       }
       assert(okTime, s"$what: time ${timeStr(got)} at cycle $start, time settings ${cands.map { case (b, c, d) => (timeStr(b), c, d) }}")
       val exp = expected(tp, r.seq, r.ack, r.window, r.ipId, r.msgSeq, got)
-      assert(frame.bytes.length == exp.length && frame.bytes.sameElements(exp),
+      // An early order's frame may have zero bytes after the order (while its verdict was awaited), up to 1,514 bytes.
+      val body = if (early) frame.bytes.take(exp.length) else frame.bytes
+      if (early) assert(frame.bytes.length <= 1514 && frame.bytes.drop(exp.length).forall(_ == 0),
+        s"$what: an early order's padding (${frame.bytes.length} bytes, not all zero after ${exp.length})")
+      assert(body.length == exp.length && body.sameElements(exp),
         s"$what: frame differs at ${exp.indices.find(i => i >= frame.bytes.length || frame.bytes(i) != exp(i))}\n got ${frame.bytes.map(b => f"$b%02x").mkString}\n exp ${exp.map(b => f"$b%02x").mkString}")
       assert(r.txStamp == frame.startCycle, s"$what: tx stamp ${r.txStamp}, byte 0 first valid at the MAC in cycle ${frame.startCycle}")
       frame
@@ -326,15 +370,32 @@ class OrderEngineSpec extends AnyFunSuite {
       assert(vals == hw && hw == (expSeq, expMsg, expIpId, window), s"$what: expected $hw (firmware's $expSeq $expMsg $expIpId $window)")
       counts(r.status) += 1
       val tp = tmpl(r.template)
+      import OrderEngine.St
       r.status match {
-        case OrderEngine.St.SENT =>
+        case St.SENT | St.SENT_EARLY | St.POISONED =>
+          // A safe fire's order is SENT, an early fire's SENT_EARLY (good verdict) or POISONED (bad verdict, or none by
+          // the 1,514th byte: the frame padded to that); only a POISONED record's frame has the poison flag.
+          assert((r.status != St.SENT) == f.early, s"$what: status ${r.status} for ${if (f.early) "an early" else "a safe"} fire")
           assert(armedModel(r.template), s"$what: template ${r.template} was not armed (or fired twice)")
           armedModel(r.template) = false
-          val frame = checkSentFrame(r, tp, what)
+          val frame = checkSentFrame(r, tp, what, early = f.early)
+          assert(frame.poisoned == (r.status == St.POISONED), s"$what: poison flag ${frame.poisoned}")
           latencies += ((f, frame.start - f.time))
-          sends += ((r.seq, r.plen, r.msgSeq, "hw", true))
-          expSeq = (expSeq + r.plen) & M32; expMsg += 1; expIpId = (expIpId + 1) & 0xFFFF
-          hw = (expSeq, expMsg, expIpId, window)
+          if (f.early) {
+            if (frame.bytes.length > tp.len) earlyPadded += 1
+            if (r.status == St.SENT_EARLY) {
+              assert(f.good && f.verdictTime >= 0 && frame.end > f.verdictTime, s"$what: sent with a good FCS, verdict ${f.good} at ${f.verdictTime}, frame end ${frame.end}")
+            } else if (f.good) {
+              assert(frame.bytes.length == 1514 && (f.verdictTime < 0 || f.verdictTime > frame.end - 40L * clocks.tx),
+                s"$what: poisoned with a good verdict at ${f.verdictTime} (frame of ${frame.bytes.length} bytes ending at ${frame.end})")
+              earlyLate += 1
+            }
+          }
+          if (r.status != St.POISONED) {
+            sends += ((r.seq, r.plen, r.msgSeq, "hw", true))
+            expSeq = (expSeq + r.plen) & M32; expMsg += 1; expIpId = (expIpId + 1) & 0xFFFF
+            hw = (expSeq, expMsg, expIpId, window)
+          }
           toRearm.enqueue(r.template)
         case OrderEngine.St.SUPPRESSED_WIDTH =>
           assert(digits(expMsg) > tp.width, s"$what: suppressed for width, but $expMsg fits ${tp.width} digits")
@@ -431,6 +492,15 @@ class OrderEngineSpec extends AnyFunSuite {
       assert(cpuPending.isEmpty && cpuCur == null && cpuSent.length == cpuFrames.length, "CPU frames all sent")
       while (cpuSent.nonEmpty) assert(cpuSent.dequeue().sameElements(cpuFrames.dequeue().bytes), "CPU frame intact")
       assert((status & (ST_UNDERRUN | ST_LOG_OVERRUN)) == 0, "no underrun, no lost log word")
+      if (cfg.early) {
+        import OrderEngine.St
+        assert(bus.read(EARLY_SENT) == counts(St.SENT_EARLY) && bus.read(POISONED) == counts(St.POISONED) && bus.read(EARLY_FAULT) == 0,
+          s"EARLY_SENT ${bus.read(EARLY_SENT)}, POISONED ${bus.read(POISONED)}, EARLY_FAULT ${bus.read(EARLY_FAULT)}; records $counts")
+        assert(verdictQueue.isEmpty, s"${verdictQueue.length} verdicts not given")
+        println(f"[$name] early fires ${fires.count(_.early)} (${fires.count(f => f.early && !f.good)} with a bad verdict): " +
+          f"sent early ${counts(St.SENT_EARLY)}, poisoned ${counts(St.POISONED)} ($earlyLate of them for a verdict too late), " +
+          f"$earlyPadded padded while the verdict was awaited")
+      }
       // One contiguous sequence of (seq, length (+1 for FIN)) and MsgSeqNums over orders, send frames and firmware's
       // own sends: each frame's seq is the previous one's plus its length; each frame that takes a MsgSeqNum takes
       // the one after the last taken; a send frame that keeps its own (mode 1, 2) logs the next one, unused.
@@ -467,6 +537,7 @@ class OrderEngineSpec extends AnyFunSuite {
   def makeBench(dut: OrderEngineTestTop, clocks: Clocks, rnd: Random): Bench = {
     dut.io.bus.cmd.valid #= false
     dut.io.fire.valid #= false
+    if (cfg.early) { dut.io.fireEarly #= false; dut.io.verdict.valid #= false }
     dut.io.cpu.valid #= false
     dut.io.mac.ready #= true
     start(dut, clocks, rnd)
