@@ -58,7 +58,6 @@ import spinal.lib._
 import scala.language.reflectiveCalls
 import spinal.lib.bus.simple._
 import triggerfish.soc.{RegField, RegMap}
-import triggerfish.lib.ToggleCC
 
 case class OrderEngineConfig(
   rxQueueDepth: Int = 16,   // fires waiting in eth_rx while the engine is busy (power of two)
@@ -1222,94 +1221,8 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     when(push.valid) { qWr := qWr + 1 }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Early fires (config.early; docs/DESIGN.md "Early trigger"). The parser fires at the price, before its segment is
-  // verified, and gives the verdict (one per early fire, in order) when the segment has ended. The engine sends the
-  // order as for any fire, but the frame's end waits for the verdict: after the order's last byte it sends zero bytes
-  // (after the IPv4 datagram: receivers go by its total length) until the verdict is in, at most to a 1,514-byte frame.
-  // A good verdict ends the frame normally (record SENT_EARLY); a bad one, or none by the 1,514th byte, ends it poisoned
-  // (io.txPoison with the last beat: the MAC inverts the FCS, every receiver drops the frame), the numbers the frame
-  // took go back to the record's (the next frame reuses them) and the record says POISONED. The template stays
-  // disarmed (one-shot, as for any commit): firmware re-arms it or not. Never a good FCS before a good verdict.
-  // Added after the rest of the engine (its assignments override the output register's loads: last one wins), so
-  // that the engine without it (the boards') elaborates as before.
-  //
-  // The verdicts cross to eth_tx one at a time (ToggleCC), in order, only for early fires the queue accepted (an
-  // early fire dropped on a full queue has its verdict dropped here). The engine takes each verdict for the record it
-  // belongs to: the early frame on the output, or (discarded) an early record taken without a frame (ignored, not
-  // armed, suppressed, refused) or a frame that ended without its verdict.
-  val verdictCC = config.early generate ToggleCC(Bool(), rxCd, txCd)
-  val rxEarly = config.early generate new ClockingArea(rxCd) {
-    val depth = 2 * config.rxQueueDepth   // early fires whose verdict is not forwarded: the queue, the hold, the engine's
-    val aw = log2Up(depth)
-    val accepted = Vec(Reg(Bool()), depth)
-    val good = Vec(Reg(Bool()), depth)
-    val wr, vd, rd = Reg(UInt(aw + 1 bits)) init 0   // early fires; verdicts received; forwarded (or dropped)
-    val fireE = io.fire.valid && io.fireEarly
-    when(fireE) { accepted(wr(aw - 1 downto 0)) := !(rx.toQueue && rx.full); wr := wr + 1 }
-    when(io.verdict.valid) { good(vd(aw - 1 downto 0)) := io.verdict.payload; vd := vd + 1 }
-    val waiting = rd =/= vd
-    val headAccepted = accepted(rd(aw - 1 downto 0))
-    verdictCC.io.push.valid := waiting && headAccepted
-    verdictCC.io.push.payload := good(rd(aw - 1 downto 0))
-    when(waiting && (!headAccepted || verdictCC.io.push.ready)) { rd := rd + 1 }
-    // Sticky: a verdict with no early fire waiting for one, or more early fires than the ring holds (never expected).
-    val fault = RegInit(False) setWhen ((io.verdict.valid && vd === wr) || (fireE && (wr - rd) === depth))
-  }
-  val txEarly = config.early generate new ClockingArea(txCd) {
-    val t = tx
-    val recEarly = RegInit(False)          // the current record is an early fire's
-    when(t.recLatch) { recEarly := xFireHold.early }
-    when(t.sGoR || t.sSkipR) { recEarly := False }
-    val vHave = RegInit(False)             // the current early frame's verdict is in
-    val vGood = RegInit(False)
-    val discard = Reg(UInt(log2Up(2 * config.rxQueueDepth) + 2 bits)) init 0   // verdicts to drop before the next one
-    val vTake = verdictCC.io.valid && (discard =/= 0 || (t.sending && recEarly && !vHave))
-    verdictCC.io.take := vTake
-    when(vTake && discard === 0) { vHave := True; vGood := verdictCC.io.payload }
-    when(t.startNow || t.sGoR) { vHave := False }
-    // The frame's end: the order's last byte ends it only with the verdict in; otherwise zero bytes follow until it is.
-    val padding = RegInit(False)
-    val padLeft = Reg(UInt(11 bits)) init 0   // pad bytes the frame may still take (frame <= 1,514 bytes)
-    when(t.startNow) { padLeft := U(1514, 11 bits) - t.metaH.len.resize(11) }
-    val lastReal = t.oPos(2) && t.obHead(8)   // the byte oData loads now is the order's last
-    val endLoad = t.oTake && recEarly && (padding ? (vHave || padLeft === 1) | (lastReal && vHave))
-    when(t.oTake && recEarly) {
-      when(padding) {
-        t.oData := 0
-        t.oLast := vHave || padLeft === 1
-        padLeft := padLeft - 1
-        t.obPop := False; t.underrunNow := False   // (nothing comes from obuf)
-      } elsewhen (lastReal) {
-        t.oLast := vHave
-        padding := !vHave
-      }
-    }
-    val poisonR = RegInit(False)
-    val good = vHave && vGood
-    when(endLoad) {
-      poisonR := !good
-      t.recStatus := good ? U(St.SENT_EARLY, St.width bits) | U(St.POISONED, St.width bits)
-      when(!good) {   // the numbers go back to the record's
-        t.nextSeq := t.recSeq; t.nextMsgBin := t.recMsgBin; t.nextMsgBcd := t.recMsgBcd; t.ipId := t.recIpId
-      }
-    }
-    when(t.oStart) { padding := False; poisonR := False }
-    io.txPoison := poisonR
-    // (an early record taken without a frame and a frame ended without its verdict never coincide: the first needs
-    // !sending)
-    val discardInc = (t.consumeOther && xFireHold.early) || (endLoad && !vHave)
-    when(discardInc && !(vTake && discard =/= 0)) { discard := discard + 1 }
-    when(!discardInc && vTake && discard =/= 0) { discard := discard - 1 }
-    val poisonPulse = RegNext(endLoad && !good) init False   // (the risk gate's poisoned-frame cap counts these)
-    val poisonedGray = grayEvents(poisonPulse)
-    val earlySentGray = grayEvents(RegNext(endLoad && good) init False)
-  }
-  val sysEarly = config.early generate new Area {
-    sys.counter("EARLY_SENT", 0x070, txEarly.earlySentGray, "early orders sent after a good verdict (records SENT_EARLY)")
-    sys.counter("POISONED", 0x074, txEarly.poisonedGray, "early orders poisoned (sent with a bad FCS: the verdict was bad or late; records POISONED)")
-    regs.ro("EARLY_FAULT", 0x078, BufferCC(rxEarly.fault, False), "sticky: a verdict came with no early fire waiting, or too many early fires were waiting (never expected)")
-  }
+  // Early fires, when configured (OrderEngineEarly.scala), added after the rest of the engine like the risk gate.
+  val early = config.early generate new OrderEngineEarly(this)
 
   // The pre-trade risk gate on the fire path, when configured (OrderEngineRisk.scala). It is added here, after every
   // other piece of logic, so that the engine without it (the boards') elaborates exactly as before.

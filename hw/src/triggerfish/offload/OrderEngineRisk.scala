@@ -175,7 +175,7 @@ class OrderEngineRisk(e: OrderEngine, rc: RiskGateConfig) extends Area {
     gate.io.refUpdate.valid := RegNext(ref.valid && mapOn(ref.slot)) init False
     gate.io.refUpdate.symbol := RegNext(mapSym(ref.slot).resize(8 bits))
     gate.io.refUpdate.price := RegNext(ref.price)
-    gate.io.poisoned := (if (e.config.early) e.txEarly.poisonPulse else False)   // (early orders sent poisoned)
+    gate.io.poisoned := (if (e.config.early) e.early.txEarly.poisonPulse else False)   // (early orders sent poisoned)
 
     // Kill: the level through two flops; the latch reset by a pulse (the write), through spinal.lib's PulseCCByToggle.
     val kill = BufferCC(sys.kill, False) || BufferCC(killPin, False)   // (each two flops: the gate sees either in 2 cycles)

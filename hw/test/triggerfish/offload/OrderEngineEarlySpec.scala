@@ -8,8 +8,10 @@
 package triggerfish.offload
 
 import org.scalatest.funsuite.AnyFunSuite
+import spinal.core.sim._
 import triggerfish.soc.TfSim
 import OrderSim._
+import scala.util.Random
 
 class OrderEngineEarlySpec extends AnyFunSuite {
   val seed = TfSim.seed(63)
@@ -19,5 +21,32 @@ class OrderEngineEarlySpec extends AnyFunSuite {
   }
   test(s"the same with unrelated clocks: rx 8 ns, tx 8.1 ns, sys 10 ns (seed ${seed + 1})") {
     base.runRandom("early_async", Clocks(sys = 1000, rx = 800, tx = 810), 1500, seed + 1, cpuTraffic = true)
+  }
+  test(s"burst: 40 early and safe fires on consecutive cycles overflow the queue; the dropped ones' verdicts are dropped, later fires get their own (seed $seed)") {
+    compile(base.cfg).doSim("early_burst", seed = seed) { dut =>
+      SimTimeout(4000L * 1000 * 1000 * 100)
+      val rnd = new Random(seed)
+      val clocks = Clocks(800, 800, 800, sameEdges = true)
+      val b = base.makeBench(dut, clocks, rnd)
+      import b._
+      init(seq = 1000, msg = 1, ipId = 0, win = 1024, timeMs = 0, div = 124999)
+      fireGroup((0 until 16) ++ (0 until 16) ++ (0 until 8))
+      var quiet = 0
+      while (quiet < 5) { if (drain() == 0) quiet += 1 else quiet = 0; sysCd.waitSampling(2000) }
+      val ovf = bus.read(RX_OVERFLOW)
+      assert(ovf >= 20, s"a 40-fire burst overflows the 16-entry queue (overflow $ovf)")
+      val overflowEarly = fires.drop(40 - ovf.toInt).count(_.early)
+      assert(overflowEarly > 0, "some of the dropped fires were early")
+      // Then single fires, re-armed between them: a verdict of a dropped fire forwarded by mistake would be taken for
+      // one of these (and a bad one's order sent with a good FCS, or the other way round).
+      for (_ <- 0 until 40) {
+        fireGroup(Seq(rnd.nextInt(16)))
+        dut.rxCd.waitSampling(300 + rnd.nextInt(2500))
+        drain(); rearm()
+      }
+      finish(fires.length, "early_burst")
+      import OrderEngine.St
+      println(s"[early_burst] rx overflow $ovf ($overflowEarly of them early), then 40 single fires: records $counts")
+    }
   }
 }
