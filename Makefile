@@ -49,6 +49,12 @@ build/liteeth/liteeth_mac_%.v build/liteeth/liteeth_mac_%.ports.txt &: hw/liteet
 	@echo "== generating the LiteEth MAC ($*)"
 	$(VENV)/bin/python hw/liteeth/gen_mac.py --phy $* --out build/liteeth $(SIM_MAC_FLAGS) > /dev/null
 
+# The same with its poison input (--tx-poison: an order's FCS made bad on the way out), for the datapath with early fires
+# (hw/test/triggerfish/offload/DatapathEarlySpec.scala).
+build/liteeth/liteeth_mac_gmii_poison.v build/liteeth/liteeth_mac_gmii_poison.ports.txt &: hw/liteeth/gen_mac.py
+	@echo "== generating the LiteEth MAC (gmii, with its poison input)"
+	$(VENV)/bin/python hw/liteeth/gen_mac.py --phy gmii --name liteeth_mac_gmii_poison --out build/liteeth $(SIM_MAC_FLAGS) --tx-poison > /dev/null
+
 SIM_MAC_V    := build/liteeth/liteeth_mac_gmii.v
 # The simulation SoC digests market data (the offload's DigestRx and the frame buffers' veto; firmware turns it on
 # with `offload digest on`), with 96 KiB of RAM and 16 receive slots: firmware's half of digestion does not fit the

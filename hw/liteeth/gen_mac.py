@@ -9,7 +9,7 @@
 #
 # Usage:
 #   gen_mac.py --phy {gmii,rgmii_ecp5,rgmii_s7,mii,rmii} --out DIR [--name NAME] [--no-crc-buffers] [--no-crc-fix]
-#              [--tx-delay NS] [--rx-delay NS] [--fast-crc-check] [--no-tx-skid]
+#              [--tx-delay NS] [--rx-delay NS] [--fast-crc-check] [--no-tx-skid] [--no-tx-crc-buffer] [--tx-poison]
 #   --no-crc-buffers  drop LiteEthMACCore's pipeline buffers before the CRC checker/inserter (-1 cycle each way)
 #   --no-crc-fix      stock liteeth 2024.12 RX behaviour (bad FCS never flagged); for the test only
 #   --tx-delay NS     RGMII only: delay of TXC against TX_CTL/TXD added by the FPGA (default 2.0; 0 when the
@@ -18,6 +18,7 @@
 #   --fast-crc-check  RX FCS verdict from precomputed registers: same behaviour and latency, shorter eth_rx
 #                     timing path (see FastCRC32Checker); the board builds use it
 #   --no-tx-skid      no skid register at the TX input (tx_ready combinational through the TX pipeline)
+#   --tx-poison       one more input, tx_poison (below): a frame sent with a bad FCS on request, no added latency
 # writes DIR/<NAME>.v (default NAME: liteeth_mac_<phy>) and DIR/<NAME>.ports.txt
 # (one port per line: direction width name).
 #
@@ -56,6 +57,10 @@
 #   output        tx_ready     SFD, zero padding to 60 bytes, FCS, and >= 12 byte-times of gap.
 #                              tx_ready is low during preamble and gap (and every other cycle for MII).
 #                              No last_be: 8-bit datapath, every beat carries one byte.
+# With --tx-poison only (after tx_ready):
+#   input         tx_poison    read with a frame's last byte (tx_valid && tx_ready && tx_last): 1 = send that frame
+#                              poisoned: its last FCS byte inverted (all 8 bits), so that every receiver drops it.
+#                              Nothing else changes (bytes, padding, timing); no cycle is added.
 # Variant gmii (simulation build; 125 MHz, 1000 Mb/s only):
 #   input         gmii_rx_clk       PHY RX_CLK -> eth_rx clock
 #   input         gmii_rx_dv
@@ -112,6 +117,7 @@ from types import SimpleNamespace
 from migen import *
 from migen.genlib.cdc import MultiReg
 from migen.genlib.resetsync import AsyncResetSynchronizer
+from migen.genlib.fifo import SyncFIFO
 
 from litex.gen import LiteXModule
 from litex.soc.interconnect import stream
@@ -133,7 +139,7 @@ class RawMAC(LiteXModule):
     """LiteEth PHY + MAC blocks (8-bit) with raw streams in eth_rx / eth_tx."""
 
     def __init__(self, phy, crc_fix=True, rx_crc_buffer=True, tx_crc_buffer=True, tx_delay=2e-9, rx_delay=2e-9,
-                 fast_crc_check=False, tx_skid=True):
+                 fast_crc_check=False, tx_skid=True, tx_poison=False):
         self.ios = ios = []
 
         def port(name, width=1):
@@ -156,6 +162,7 @@ class RawMAC(LiteXModule):
         tx_data    = port("tx_data", 8)
         tx_last    = port("tx_last")
         tx_ready   = port("tx_ready")
+        tx_poison_in = port("tx_poison") if tx_poison else None
 
         # Clock domains (explicit) -------------------------------------------------------------
         self.cd_eth_rx = ClockDomain("eth_rx")
@@ -340,10 +347,24 @@ class RawMAC(LiteXModule):
             *([tx_sink.connect(self.tx_skid.sink), self.tx_skid.source.connect(self.tx_padding.sink)] if tx_skid
               else [tx_sink.connect(self.tx_padding.sink)]),
             self.tx_padding.source.connect(self.tx_crc.sink),
-            self.tx_crc.source.connect(self.tx_preamble.sink),
+            *([] if tx_poison else [self.tx_crc.source.connect(self.tx_preamble.sink)]),
             self.tx_preamble.source.connect(self.tx_gap.sink),
             self.tx_gap.source.connect(self.phy_tx.sink),
         ]
+        # Poison (--tx-poison): the flag taken with each frame's last byte at the input waits in a FIFO (in order; at most
+        # two frames are between the input and the CRC inserter's output: one in the pipeline, one in the skid register)
+        # and inverts the last FCS byte, the CRC inserter's last beat, on its way into the preamble inserter: an XOR on
+        # the data, no register added.
+        if tx_poison:
+            self.tx_poison_fifo = fifo = ClockDomainsRenamer("eth_tx")(SyncFIFO(1, 4))
+            crc_src = self.tx_crc.source
+            self.comb += [
+                fifo.we.eq(tx_valid & tx_sink.ready & tx_last),
+                fifo.din.eq(tx_poison_in),
+                fifo.re.eq(crc_src.valid & crc_src.ready & crc_src.last),
+                crc_src.connect(self.tx_preamble.sink, omit={"data"}),
+                self.tx_preamble.sink.data.eq(crc_src.data ^ Replicate(fifo.readable & fifo.dout & crc_src.last, 8)),
+            ]
 
 
 def _crc32_step(c, d):
@@ -544,6 +565,9 @@ def main():
     ap.add_argument("--no-tx-crc-buffer", action="store_true",
         help="omit only the TX one of those buffers (the one in front of the CRC inserter): 1 cycle less from "
              "tx_valid to TX_EN; the RX checker keeps its buffer (--fast-crc-check needs it)")
+    ap.add_argument("--tx-poison", action="store_true",
+        help="one more input, tx_poison, read with a frame's last byte: 1 sends that frame with its last FCS byte "
+             "inverted (every receiver drops it); no added latency. For the order engine's early fires")
     ap.add_argument("--no-tx-skid", action="store_true",
         help="omit the skid register at the TX input (tx_ready then combinational through the TX pipeline); "
              "for comparison only")
@@ -555,7 +579,7 @@ def main():
     top = RawMAC(args.phy, crc_fix=not args.no_crc_fix, rx_crc_buffer=not args.no_crc_buffers,
                  tx_crc_buffer=not (args.no_crc_buffers or args.no_tx_crc_buffer),
                  tx_delay=args.tx_delay * 1e-9, rx_delay=args.rx_delay * 1e-9,
-                 fast_crc_check=args.fast_crc_check, tx_skid=not args.no_tx_skid)
+                 fast_crc_check=args.fast_crc_check, tx_skid=not args.no_tx_skid, tx_poison=args.tx_poison)
     so = {AsyncResetSynchronizer: _SimResetSync} if args.phy == "gmii" else {}
     conv = platform.get_verilog(top, ios=set(top.ios), name=name, special_overrides=so)
     path = os.path.join(args.out, name + ".v")

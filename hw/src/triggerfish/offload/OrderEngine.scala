@@ -222,7 +222,9 @@ object OrderEngine {
   val PayloadOff = 54
   val MinLen = 55
   /** Fire log record status. */
-  object St { val SENT = 1; val SUPPRESSED_WIDTH = 3; val SUPPRESSED_TEMPLATE = 4; val REFUSED = 5; val SENT_EARLY = 6; val POISONED = 7; val width = 4 }   // (2: unused since the lock went; 5: the risk gate's; 6, 7: early fires')
+  object St { val SENT = 1; val SUPPRESSED_WIDTH = 3; val SUPPRESSED_TEMPLATE = 4; val REFUSED = 5; val SENT_EARLY = 6; val POISONED = 7; val width = 4
+    /** The record's frame went out (a good FCS, or for POISONED a bad one). */
+    def framed(status: Int): Boolean = status == SENT || status == SENT_EARLY || status == POISONED }   // (2: unused since the lock went; 5: the risk gate's; 6, 7: early fires')
   /** SEND register modes. */
   object SendMode { val NUMBER = 0; val KEEP = 1; val RAW = 2 }
   /** Fire log record word 7 (the header): field positions. A fire record has template 0..15 (bit 26 = 0) and its

@@ -21,7 +21,8 @@ import scala.collection.mutable
 import scala.collection.mutable.ArrayBuffer
 import scala.util.Random
 
-class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entries = 64)) extends Component {
+/** early: early fires (OffloadRx and OrderEngine built with them, the MAC with its poison input, DatapathSim.macEarly). */
+class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entries = 64), early: Boolean = false) extends Component {
   import DatapathSim.{PlayWords, TxBytes, CaptureSlots}
   val io = new Bundle {
     val rxBus = slave(PipelinedMemoryBus(OffloadRx.busConfig))    // OFFLOAD_RX registers
@@ -29,7 +30,8 @@ class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entri
     val gmii_tx_en = out Bool()
     val gmii_tx_data = out Bits (8 bits)
   }
-  val mac = new LiteEthMac("liteeth_mac_gmii", s"$macDir/liteeth_mac_gmii.v", s"$macDir/liteeth_mac_gmii.ports.txt")
+  val macName = if (early) DatapathSim.macEarly else "liteeth_mac_gmii"
+  val mac = new LiteEthMac(macName, s"$macDir/$macName.v", s"$macDir/$macName.ports.txt")
   mac.io.rst := ClockDomain.current.readResetWire
   val clk = ClockDomain.current.readClockWire
   mac.phyPins("gmii_rx_clk") := clk.asBits
@@ -40,18 +42,20 @@ class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entri
   // or'ed with the harness's own, asserted from time 0 (startClock; LiteEthMac.ethDomains says why).
   val (rxCd, txCd) = mac.ethDomains(clk, clk, alsoReset = Some(ClockDomain.current.readResetWire))
 
-  val offRx = OffloadRx(rxCfg, rxCd)
-  val engine = OrderEngine(OrderEngineConfig(), rxCd, txCd)
+  val offRx = OffloadRx(rxCfg.copy(early = early), rxCd)
+  val engine = OrderEngine(OrderEngineConfig(early = early), rxCd, txCd)
   offRx.io.bus <> io.rxBus
   engine.io.bus <> io.txBus
   offRx.io.rx << mac.rxFlow()                      // the rxTap of Soc.scala's EthArea
   engine.io.fire << offRx.io.fire
+  if (early) { engine.io.fireEarly := offRx.io.fireEarly; engine.io.verdict << offRx.io.verdict }
   val txArea = new ClockingArea(txCd) {
-    val arbiter = OrderEngineTxArbiter()
+    val arbiter = OrderEngineTxArbiter(withPoison = early)
     arbiter.io.order << engine.io.tx
     arbiter.io.cpu.valid := False
     arbiter.io.cpu.payload.assignDontCare()
     mac.txFrom(arbiter.io.output)
+    if (early) { arbiter.io.orderPoison := engine.io.txPoison; mac.phyPins("tx_poison") := arbiter.io.outputPoison.asBits }
   }
 
   // ---- simulation only: the GMII RX pins played from a ring the test fills ahead, and captures of io.fire and of
@@ -70,10 +74,11 @@ class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entri
     mac.phyPins("gmii_rx_data") := ent(7 downto 0)
 
     val fires = Reg(UInt(32 bits)) init 0
-    val fireMem = Mem(Bits(40 + 6 + 4 + 32 + OffloadFire.priceWidth + 32 bits), CaptureSlots)
+    val fireMem = Mem(Bits(1 + 40 + 6 + 4 + 32 + OffloadFire.priceWidth + 32 bits), CaptureSlots)
     val f = offRx.io.fire
+    val fEarly = if (early) offRx.io.fireEarly else False
     when(f.valid) {
-      fireMem(fires.resize(log2Up(CaptureSlots))) := cyc ## f.trigger ## f.template ## f.ackSeq ## f.price ## f.stamp
+      fireMem(fires.resize(log2Up(CaptureSlots))) := fEarly ## cyc ## f.trigger ## f.template ## f.ackSeq ## f.price ## f.stamp
       fires := fires + 1
     }
     val en = io.gmii_tx_en
@@ -95,12 +100,16 @@ class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entri
 
 object DatapathSim {
   val macDir = "build/liteeth"
-  lazy val compiled: SimCompiled[DatapathTop] = {
-    val rc = scala.sys.process.Process(Seq("make", "-s", s"$macDir/liteeth_mac_gmii.v")).!
-    require(rc == 0, s"could not generate $macDir/liteeth_mac_gmii.v (make deps?)")
+  val macEarly = "liteeth_mac_gmii_poison"   // the simulation's MAC with its poison input (Makefile)
+  private def compile(early: Boolean): SimCompiled[DatapathTop] = {
+    val mac = if (early) macEarly else "liteeth_mac_gmii"
+    val rc = scala.sys.process.Process(Seq("make", "-s", s"$macDir/$mac.v")).!
+    require(rc == 0, s"could not generate $macDir/$mac.v (make deps?)")
     TfSim.config.normalOptimisation.addSimulatorFlag("-Wno-fatal -Wno-lint -Wno-style -Wno-UNOPTFLAT -Wno-COMBDLY")
-      .compile(new DatapathTop(TfSim.rtlPath(macDir)).setDefinitionName("DatapathTop"))
+      .compile(new DatapathTop(TfSim.rtlPath(macDir), early = early).setDefinitionName(if (early) "DatapathTopEarly" else "DatapathTop"))
   }
+  lazy val compiled: SimCompiled[DatapathTop] = compile(early = false)
+  lazy val compiledEarly: SimCompiled[DatapathTop] = compile(early = true)
   val Period = 800          // 8 ns in 10 ps units: 125 MHz, one GMII byte per cycle = 1 Gb/s
   val ClockMhz = 125.0
   val Preamble = 8          // 7 x 0x55 + SFD
@@ -160,7 +169,7 @@ class DatapathWGen(rnd: Random, val decimals: Int = 2) {
   private def len(fields: Seq[(String, String)]): Int = fields.map { case (t, v) => t.length + v.length + 2 }.sum
 
   /** One message: its text and its BodyLength. */
-  def message(sym: String, trade: Long, target: Int): (String, Int) = {
+  def message(sym: String, trade: Long, target: Int, tradeFirst: Boolean = false): (String, Int) = {
     val seq = msgSeq.toString; msgSeq += 1
     val tick = scala.math.max(1L, trade / 2000)
     val qty = (1 + rnd.nextInt(999)).toString
@@ -168,9 +177,12 @@ class DatapathWGen(rnd: Random, val decimals: Int = 2) {
     val offerQty = (1 + rnd.nextInt(999)).toString
     val header = Seq("49" -> "EXCH", "52" -> f"20240315-${9 + rnd.nextInt(7)}%02d:${rnd.nextInt(60)}%02d:${rnd.nextInt(60)}%02d.${rnd.nextInt(1000)}%03d", "56" -> "TRIGGERFISH")
     def tradeEntry(q: String) = Seq("269" -> "2", "270" -> price(trade), "271" -> q)
-    val full = (pad: Seq[(String, String)], q: String) => Seq("35" -> "W", "34" -> seq) ++ header ++ Seq("55" -> sym, "262" -> "MD1") ++ pad ++
-      Seq("268" -> "3", "269" -> "0", "270" -> price(scala.math.max(0, trade - tick)), "271" -> bidQty, "290" -> "1",
-        "269" -> "1", "270" -> price(trade + tick), "271" -> offerQty, "290" -> "1") ++ tradeEntry(q)
+    val bidOffer = Seq("269" -> "0", "270" -> price(scala.math.max(0, trade - tick)), "271" -> bidQty, "290" -> "1",
+        "269" -> "1", "270" -> price(trade + tick), "271" -> offerQty, "290" -> "1")
+    // (tradeFirst: the trade entry before the bid and offer and the padding after them: the rest of the message, all
+    // but a few bytes of it, follows the price)
+    val full = (pad: Seq[(String, String)], q: String) => Seq("35" -> "W", "34" -> seq) ++ header ++ Seq("55" -> sym, "262" -> "MD1") ++
+      (if (tradeFirst) Seq("268" -> "3") ++ tradeEntry(q) ++ bidOffer ++ pad else pad ++ Seq("268" -> "3") ++ bidOffer ++ tradeEntry(q))
     val short = (pad: Seq[(String, String)], q: String) => Seq("35" -> "W", "34" -> seq) ++ header ++ Seq("55" -> sym) ++ pad ++ Seq("268" -> "1") ++ tradeEntry(q)
     val minimal = (pad: Seq[(String, String)], q: String) => Seq("35" -> "W", "34" -> seq, "55" -> sym) ++ pad ++ Seq("268" -> "1") ++ tradeEntry(q)
     val tiers = Seq(full, short, minimal)
@@ -220,11 +232,12 @@ class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
   val templBusy = Array.fill(16)(false)   // an order for it on its way, not re-armed yet
 
   // ---- pins: the RX ring filled ahead, the captures read back, every Wake cycles
-  case class GenFrame(id: Int, bytes: Array[Int], msgs: Int, intents: Map[Int, Int] /* entry -> index of its message's last byte */)
+  case class GenFrame(id: Int, bytes: Array[Int], msgs: Int, intents: Map[Int, Int] /* entry -> index of its message's last byte */,
+                      fcsBad: Boolean = false /* its FCS's last byte inverted on the pins */)
   val frameStart = ArrayBuffer[Long]()     // by frame id: pins cycle of the first preamble byte
   val frameLen = ArrayBuffer[Int]()        // by frame id: bytes without preamble and FCS
   val intents = mutable.Map[(Int, Int), Int]()   // (frame id, entry) -> index of the triggering message's last byte
-  case class HwFire(cycle: Long, trigger: Int, template: Int, ackSeq: Long, price: Long, stamp: Long)
+  case class HwFire(cycle: Long, trigger: Int, template: Int, ackSeq: Long, price: Long, stamp: Long, early: Boolean = false)
   val hwFires = ArrayBuffer[HwFire]()
   case class PinFrame(bytes: Array[Int], enCycle: Long)
   val pinFrames = ArrayBuffer[PinFrame]()
@@ -242,7 +255,9 @@ class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
 
   private def nextEntry(at: Long): Int = {
     if (cur == null && gap == 0) source() match {
-      case Some(f) => cur = wire(f.bytes); pos = 0; frameStart += at; frameLen += f.bytes.length
+      case Some(f) =>
+        cur = wire(f.bytes); pos = 0; frameStart += at; frameLen += f.bytes.length
+        if (f.fcsBad) cur(cur.length - 1) ^= 0xFF
       case None =>
     }
     if (cur != null && gap == 0) {
@@ -280,7 +295,7 @@ class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
       def fld(lsb: Int, w: Int): Long = big(lsb, w).toLong
       val pw = OffloadFire.priceWidth   // stamp 0.., price 32.., ackSeq, template, trigger, cycle
       if (hideFires > 0) hideFires -= 1 else hwFires += HwFire(fld(74 + pw, 40), fld(68 + pw, 6).toInt, fld(64 + pw, 4).toInt,
-        fld(32 + pw, 32), OffloadRxSim.loggedPrice(big(32, pw)), fld(0, 32))
+        fld(32 + pw, 32), OffloadRxSim.loggedPrice(big(32, pw)), fld(0, 32), fld(114 + pw, 1) == 1)
       firesRead += 1
     }
     val nt = dut.simArea.txFrames.toLong
@@ -300,8 +315,10 @@ class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
     while (!stopPump) { fill(); collect(); sleep(Period.toLong * Wake) }
   }
 
-  /** Builds a segment of whole messages, runs it through the model, and records what it should fire. */
-  def segment(msgs: Seq[(String, Option[Int])]): GenFrame = {
+  /** Builds a segment of whole messages, runs it through the model, and records what it should fire. `corrupt`
+    * (early-fire tests): changes the frame's bytes after it is built (the segment then fires nothing, and if it
+    * turns out bad the sender's next segment has the same sequence number); fcsBad: its FCS is wrong on the pins. */
+  def segment(msgs: Seq[(String, Option[Int])], corrupt: Option[Array[Int] => Unit] = None, fcsBad: Boolean = false): GenFrame = {
     val payload = ArrayBuffer[Int]()
     val intent = mutable.Map[Int, Int]()
     for ((m, e) <- msgs) {
@@ -309,9 +326,16 @@ class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
       for (j <- e) intent(j) = 54 + payload.length - 1
     }
     val bytes = tcpFrame(peerMac, ourMac, peerIp, ourIp, peerPort, ourPort, rxSeq, 1, payload.toArray)
-    rxSeq = (rxSeq + payload.length) & 0xFFFFFFFFL
+    corrupt.foreach(_(bytes))
     val id = nextId; nextId += 1
-    val (kind, fires) = model.frame(id, bytes, fcsErr = false)
+    val (kind, fires) = model.frame(id, bytes, fcsErr = fcsBad)
+    if (corrupt.isDefined || fcsBad) {
+      require(fires.isEmpty, s"frame $id: a corrupted segment fires in the model")
+      if (kind == RxKind.INORDER) rxSeq = (rxSeq + payload.length) & 0xFFFFFFFFL   // (a bad FIX CheckSum: a good segment)
+      corrupted += id
+      return GenFrame(id, bytes, msgs.length, Map.empty, fcsBad)
+    }
+    rxSeq = (rxSeq + payload.length) & 0xFFFFFFFFL
     require(kind == RxKind.INORDER, s"frame $id: kind $kind")
     for (x <- fires) modelFires += ((id, x))
     for ((j, idx) <- intent) intents((id, j)) = idx
@@ -321,10 +345,13 @@ class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
     GenFrame(id, bytes, msgs.length, intent.toMap)
   }
   var unintended = 0
+  val corrupted = mutable.Set[Int]()   // frame ids built corrupted
+  val early: Boolean = dut.offRx.config.early
 
   /** The next message: every crossEvery-th one crosses the stop of an available entry (if any is). */
   var msgIndex = 0L
   var crossSkipped = 0
+  var tradeFirst = false   // messages with the trade entry first (DatapathWGen.message)
   def nextMessage(target: Int): (String, Option[Int], Int) = {
     msgIndex += 1
     val avail = if (msgIndex % crossEvery == crossEvery / 2) (0 until n).filter(j => !entryBusy(j) && !templBusy(tmplOf(j)) && model.armed(j)) else Nil
@@ -334,7 +361,7 @@ class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
       val s = stop(j)
       val p = if (rnd.nextInt(4) == 0) s else if (sell(j)) scala.math.max(0L, s - 1 - rnd.nextInt((s / 200 + 1).toInt)) else s + 1 + rnd.nextInt((s / 200 + 1).toInt)
       entryBusy(j) = true; templBusy(tmplOf(j)) = true
-      val (m, bl) = gen.message(symbols(j), p, target)
+      val (m, bl) = gen.message(symbols(j), p, target, tradeFirst)
       (m, Some(j), bl)
     } else {
       val k = if (rnd.nextInt(100) < 85) rnd.nextInt(n) else n + rnd.nextInt(symbols.length - n)
@@ -342,7 +369,7 @@ class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
       val d = 1 + rnd.nextInt((s / 50 + 1).toInt)
       val p = if (k >= n) scala.math.max(0L, s - d + rnd.nextInt((2 * d).toInt))
               else if (sell(k)) s + d else scala.math.max(0L, s - d)   // never crossing a table entry
-      val (m, bl) = gen.message(symbols(k), p, target)
+      val (m, bl) = gen.message(symbols(k), p, target, tradeFirst)
       (m, None, bl)
     }
   }
@@ -375,6 +402,7 @@ class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
     def w(name: String, v: Long) = rxBus.write(rxOff(name), v)
     w("CTRL", 1); w("OUR_MAC_HI", ourMac >> 32); w("OUR_MAC_LO", ourMac & 0xFFFFFFFFL); w("OUR_IP", ourIp); w("OUR_PORT", ourPort)
     w("PEER_IP", peerIp); w("PEER_PORT", peerPort); w("FIX_CFG", 2 | ('2'.toInt << 8))
+    if (early) w("EARLY_CTRL", 1)
     rxCmd(OffloadRx.Op.CONFIG)
     model.config(true, ourMac, ourIp, ourPort, peerIp, peerPort, 2, '2')
     w("RCV_NXT", rxSeq); rxCmd(OffloadRx.Op.LOAD_SEQ); model.loadSeq(rxSeq)
@@ -421,7 +449,10 @@ class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
       for (_ <- 0L until cnt) {
         val r = FireRecord.decode((0 until 8).map(_ => txBus.read(LOG_DATA)))
         records += r
-        if (r.status == OrderEngine.St.SENT) {   // the template is disarmed (one-shot) and so is the entry: re-arm both
+        import OrderEngine.St
+        if (r.status == St.SENT || r.status == St.SENT_EARLY || r.status == St.POISONED) {
+          // the template is disarmed (one-shot) and so is the entry, unless the order was poisoned (its segment's
+          // verdict was bad: the entry is still armed, as its segment never happened): re-arm both
           txWaitCmd(); txBus.write(ARM_SET, 1L << r.template); txWaitCmd()
           templBusy(r.template) = false
           rxCmd(OffloadRx.Op.ARM, r.trigger); model.arm(r.trigger)
@@ -459,7 +490,7 @@ class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
     // the last fires: their orders and log records (a record is complete once the frame has left)
     var waited = 0
     cd.waitSampling(400)
-    while ((records.length < hwFires.length || pinFrames.length < records.count(_.status == OrderEngine.St.SENT) ||
+    while ((records.length < hwFires.length || pinFrames.length < records.count(r => OrderEngine.St.framed(r.status)) ||
       entryBusy.exists(identity)) && waited < 200) { cd.waitSampling(500); waited += 1 }
     pauseFirmware()
     val c1 = counters; val e1 = engineCounters
@@ -492,9 +523,12 @@ case class PhaseResult(run: DatapathRun, id0: Int, cycles: Long, wallSeconds: Do
   val modelFires = run.modelFires.toSeq
   // missed / false fires at the trigger table: the model's fires against the hardware's (entry, template, ACK,
   // price; the ACK names the segment)
-  private def key(t: Int, tp: Int, ack: Long, price: Long) = (t, tp, ack, price)
+  // (an early fire carries no price: the early runs compare without it)
+  private def key(t: Int, tp: Int, ack: Long, price: Long) = (t, tp, ack, if (run.early) 0L else price)
   private val mKeys = modelFires.map { case (_, m) => key(m.trigger, m.template, m.ackSeq, m.price) }
-  private val hKeys = hwFires.map(h => key(h.trigger, h.template, h.ackSeq, h.price))
+  // (fires of segments built corrupted are the early fires the verdict poisons: checked by the early tests)
+  private val hKeys = hwFires.filterNot(isCorruptFire).map(h => key(h.trigger, h.template, h.ackSeq, h.price))
+  def isCorruptFire(h: run.HwFire): Boolean = h.early && poisoned.exists(r => r.trigger == h.trigger && r.ack == h.ackSeq)
   private def diff[T](a: Seq[T], b: Seq[T]): Int = {
     val c = mutable.Map[T, Int]().withDefaultValue(0)
     for (x <- b) c(x) += 1
@@ -502,23 +536,36 @@ case class PhaseResult(run: DatapathRun, id0: Int, cycles: Long, wallSeconds: Do
   }
   val missedAtTable: Int = diff(mKeys, hKeys)
   val falseAtTable: Int = diff(hKeys, mKeys)
-  // orders: one SENT record per hardware fire, one frame on the pins per SENT record, byte for byte as rebuilt
-  val sent: Seq[FireRecord] = run.records.toSeq.filter(_.status == OrderEngine.St.SENT)
-  val notSent: Int = run.records.count(_.status != OrderEngine.St.SENT) + scala.math.max(0, hwFires.length - run.records.length)
-  val badFrames: Int = sent.zip(run.pinFrames).count { case (r, pf) =>
+  // orders: one SENT (SENT_EARLY) record per hardware fire, one frame on the pins per SENT, SENT_EARLY or POISONED record,
+  // byte for byte as rebuilt; an early order's frame may have zero bytes after the order (while its verdict was
+  // awaited), a POISONED one has its last FCS byte inverted
+  import OrderEngine.St
+  lazy val framed: Seq[FireRecord] = run.records.toSeq.filter(r => St.framed(r.status))
+  lazy val poisoned: Seq[FireRecord] = framed.filter(_.status == St.POISONED)
+  val sent: Seq[FireRecord] = framed.filter(_.status != St.POISONED)
+  val pairs: Seq[(FireRecord, run.PinFrame)] = framed.zip(run.pinFrames)
+  val notSent: Int = run.records.count(r => !St.framed(r.status)) + scala.math.max(0, hwFires.length - run.records.length)
+  def expectedOnPins(r: FireRecord, pinBytes: Int): Array[Int] = {
     val exp = OrderRef.expected(run.tmpl(r.template), r.seq, r.ack, r.window, r.ipId, r.msgSeq, OrderRef.fromBcd(r.timeBcd))
-    !pf.bytes.sameElements(wire(exp ++ Array.fill(scala.math.max(0, 60 - exp.length))(0)))
-  } + scala.math.abs(sent.length - run.pinFrames.length)
-  val recordMismatch: Int = diff(sent.map(r => (r.trigger, r.template, r.ack)), hwFires.map(h => (h.trigger, h.template, h.ackSeq)))
+    val pad = scala.math.max(0, 60 - exp.length)
+    val extra = if (r.status == St.SENT) 0 else scala.math.max(0, pinBytes - Preamble - 4 - exp.length - pad)
+    val w = wire(exp ++ Array.fill(pad + extra)(0))
+    if (r.status == St.POISONED) w(w.length - 1) ^= 0xFF
+    w
+  }
+  val badFrames: Int = pairs.count { case (r, pf) => !pf.bytes.sameElements(expectedOnPins(r, pf.bytes.length)) } +
+    scala.math.abs(framed.length - run.pinFrames.length)
+  val recordMismatch: Int = diff(sent.map(r => (r.trigger, r.template, r.ack)),
+    hwFires.filterNot(isCorruptFire).map(h => (h.trigger, h.template, h.ackSeq)))
   val missed: Int = missedAtTable + notSent + scala.math.max(0, sent.length - run.pinFrames.length)
-  val falseFires: Int = falseAtTable + scala.math.max(0, run.pinFrames.length - sent.length) + recordMismatch
+  val falseFires: Int = falseAtTable + scala.math.max(0, run.pinFrames.length - framed.length) + recordMismatch
   val cleanOrders: Boolean = badFrames == 0
 
   // latencies, per order on the pins: from the model's fire (frame, entry) to TX_EN
-  case class Lat(msgEnd: Long, eof2sof: Long, t2t: Long, sof2sof: Long)
+  case class Lat(msgEnd: Long, eof2sof: Long, t2t: Long, sof2sof: Long, early: Boolean)
   val lats: Seq[Lat] = {
     val byKey = modelFires.map { case (fid, m) => (m.trigger, m.ackSeq) -> (fid, m) }.toMap
-    sent.zip(run.pinFrames).flatMap { case (r, pf) =>
+    pairs.filter(_._1.status != St.POISONED).flatMap { case (r, pf) =>
       byKey.get((r.trigger, r.ack)).map { case (fid, m) =>
         val i = fid - id0
         val start = run.frameStart(i)
@@ -527,7 +574,8 @@ case class PhaseResult(run: DatapathRun, id0: Int, cycles: Long, wallSeconds: Do
         val msgEnd = run.intents.getOrElse((fid, m.trigger), run.frameLen(i) - 1)
         val lastFcs = start + Preamble + run.frameLen(i) + 3
         val soh = m.stampRef.map { case (sf, si) => run.frameStart(sf - id0) + Preamble + si }.getOrElse(-1L)
-        Lat(pf.enCycle - pin(msgEnd), pf.enCycle - lastFcs, if (soh >= 0) pf.enCycle - soh else -1, pf.enCycle - start)
+        Lat(pf.enCycle - pin(msgEnd), pf.enCycle - lastFcs, if (soh >= 0) pf.enCycle - soh else -1, pf.enCycle - start,
+          r.status == St.SENT_EARLY)
       }
     }
   }
