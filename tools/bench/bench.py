@@ -411,7 +411,27 @@ def datapath_md(dp):
               f"**{lr['highest_msgs_per_s']:,.0f} messages/s** (smallest messages, {lr['entries_armed']} entries armed). "
               "In a packed segment the order waits for the segment's end, so its latency from the triggering message grows "
               "with the messages after it in the segment; EOF2SOF stays the same."]
-    return lines + datapath_summary_md(datapath_summary(dp))
+    return lines + early_md(dp.get("early")) + datapath_summary_md(datapath_summary(dp))
+
+
+def early_md(e):
+    """The early-fire rows of datapath.json (DatapathBench part 3), when the run has them."""
+    if not e:
+        return []
+    def st(d):
+        return "-" if not d.get("count") else f"{d['min']} / {d['avg']:.1f} / {d['max']}"
+    lines = ["", "### Early fires and safe mode, per layout (docs/DESIGN.md \"Early trigger\")", "", e["note"], "",
+             "| layout | mode | fires | of them early | poisoned | missed | false | byte-exact | T2T early fires | T2T all | EOF2SOF |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in e["rows"]:
+        lines.append(f"| {r['layout']} | {r['mode']} | {r['fires']:,} | {r['early_fires']:,} | {r['poisoned']} | {r['missed']} | "
+                     f"{r['false']} | {r['orders_byte_exact']} | {st(r['t2t_early_cycles'])} | {st(r['t2t_cycles'])} | "
+                     f"{st(r['eof2sof_cycles'])} |")
+    c = e["corruption"]
+    lines += ["", f"Corrupted after the price (early mode): crossings {dict(c['crossings'])} in segments {dict(c['segments'])}; "
+              f"orders sent early {c['sent_early']}, poisoned {c['poisoned']} (each with its last FCS byte inverted on the pins), "
+              f"a poisoned order's numbers taken by the next one: {c['numbers_reused']}; missed {c['missed']}, false {c['false']}."]
+    return lines
 
 
 def main(argv=None):

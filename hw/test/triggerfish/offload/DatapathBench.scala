@@ -9,7 +9,11 @@
 //     one per segment and packed many per segment (whole messages up to the MSS), all 64 entries armed.
 // Usage: ./mill -i hw.test.runMain triggerfish.offload.DatapathBench [--out build/bench/datapath]
 //          [--volumes 25000,50000] [--sizes 16,32,64,128,256,512,1024] [--linerate-messages 50000]
-//          [--cross-every 50] [--seed 1]
+//          [--cross-every 50] [--seed 1] [--early-fires 1000]
+//  3. Early fires (docs/DESIGN.md "Early trigger"; DatapathTop built with them): per layout (the paper's, the trade
+//     entry first, coalesced segments) a row with EARLY_CTRL on and one with it off (safe), each of at least
+//     --early-fires fires (0: skipped); then segments corrupted after the price (bad FCS, TCP checksum, FIX CheckSum),
+//     whose orders must all leave poisoned.
 // Writes OUT/datapath.json; exits 1 if any fire was missed or false, or an order was not byte-exact.
 package triggerfish.offload
 
@@ -30,7 +34,7 @@ object DatapathBench {
 
   case class Args(out: String = "build/bench/datapath", volumes: Seq[Int] = Seq(25000, 50000),
                   sizes: Seq[Int] = Seq(16, 32, 64, 128, 256, 512, 1024), linerateMessages: Int = 50000,
-                  crossEvery: Int = 50, seed: Int = 1, hideFires: Int = 0 /* tests only */)
+                  crossEvery: Int = 50, seed: Int = 1, hideFires: Int = 0 /* tests only */, earlyFires: Int = 1000)
 
   def parse(a: List[String], r: Args = Args()): Args = a match {
     case "--out" :: v :: t => parse(t, r.copy(out = v))
@@ -39,6 +43,7 @@ object DatapathBench {
     case "--linerate-messages" :: v :: t => parse(t, r.copy(linerateMessages = v.toInt))
     case "--cross-every" :: v :: t => parse(t, r.copy(crossEvery = v.toInt))
     case "--seed" :: v :: t => parse(t, r.copy(seed = v.toInt))
+    case "--early-fires" :: v :: t => parse(t, r.copy(earlyFires = v.toInt))
     case Nil => r
     case x :: _ => throw new IllegalArgumentException(s"unknown argument $x (see DatapathBench.scala)")
   }
@@ -46,10 +51,138 @@ object DatapathBench {
   case class Cell(bodyTarget: Int, volume: Int, bodyMin: Int, bodyMax: Int, msgBytes: Double, p: PhaseResult)
   case class LineRun(mode: String, bodyTarget: Int, messages: Int, bodyMin: Int, bodyMax: Int, p: PhaseResult,
                      wireCycles: Long, backToBack: Boolean)
-  case class Result(cells: Seq[Cell], line: Seq[LineRun], wallSeconds: Double, compileSeconds: Double) {
+  case class Result(cells: Seq[Cell], line: Seq[LineRun], wallSeconds: Double, compileSeconds: Double, early: Option[EarlyResult] = None) {
     def all: Seq[PhaseResult] = cells.map(_.p) ++ line.map(_.p)
-    def ok: Boolean = all.forall(p => p.missed == 0 && p.falseFires == 0 && p.cleanOrders && p.unintendedCount == 0)
+    def ok: Boolean = all.forall(p => p.missed == 0 && p.falseFires == 0 && p.cleanOrders && p.unintendedCount == 0) && early.forall(_.ok)
   }
+
+  // ---- 3. early fires
+  case class EarlyRow(layout: String, early: Boolean, p: PhaseResult) {
+    def t2tEarly: Stat = Stat.of(p.lats.filter(l => l.early && l.t2t >= 0).map(_.t2t))
+    def ok: Boolean = p.missed == 0 && p.falseFires == 0 && p.cleanOrders && p.unintended == 0 && p.poisoned.isEmpty &&
+      (early || p.hwFires.forall(!_.early))
+  }
+  /** Segments corrupted after the price, by kind ("good", "fcs", "tcp", "fixsum"): crossings and segments made. */
+  case class EarlyCorruption(crossings: Map[String, Int], segments: Map[String, Int], p: PhaseResult) {
+    def bad(m: Map[String, Int]): Int = m("fcs") + m("tcp") + m("fixsum")
+    /** The numbers: each order takes the next ones, a poisoned order's are the next order's. */
+    val numbersOk: Boolean = {
+      var next: Option[(Long, Long, Int)] = None
+      p.framed.forall { rec =>
+        val ok = next.forall(_ == ((rec.seq, rec.msgSeq, rec.ipId)))
+        next = Some(if (rec.status == OrderEngine.St.POISONED) (rec.seq, rec.msgSeq, rec.ipId)
+                    else ((rec.seq + rec.plen) & 0xFFFFFFFFL, rec.msgSeq + 1, (rec.ipId + 1) & 0xFFFF))
+        ok
+      }
+    }
+    def ok: Boolean = p.missed == 0 && p.falseFires == 0 && p.cleanOrders && p.unintended == 0 && numbersOk &&
+      p.poisoned.length == bad(crossings) && p.sent.length == crossings("good") &&
+      p.sent.forall(_.status == OrderEngine.St.SENT_EARLY) &&
+      p.rxCounters("SEG_BAD") == segments("fcs") + segments("tcp") && p.rxCounters("FIX_ERRORS") == segments("fixsum")
+  }
+  case class EarlyResult(rows: Seq[EarlyRow], corruption: EarlyCorruption) {
+    def ok: Boolean = rows.forall(_.ok) && corruption.ok
+  }
+  val earlyBody = 256
+  def onePerSegment(r: DatapathRun, msgs: Int, size: Int): PhaseResult = {
+    var left = msgs
+    r.phase(() => if (left == 0) None else { left -= 1; val (m, e, _) = r.nextMessage(size); Some(r.segment(Seq((m, e)))) })
+  }
+  def packedSegments(r: DatapathRun, msgs: Int, size: Int): PhaseResult = {
+    var left = msgs
+    var pending: Option[(String, Option[Int], Int)] = None
+    r.phase(() => if (left == 0 && pending.isEmpty) None else {
+      val seg = ArrayBuffer[(String, Option[Int])]()
+      var len = 0
+      var full = false
+      while (!full && (pending.nonEmpty || left > 0)) {
+        val x = pending.getOrElse { left -= 1; r.nextMessage(size) }
+        pending = None
+        if (seg.isEmpty || len + x._1.length <= Mss) { seg += ((x._1, x._2)); len += x._1.length } else { pending = Some(x); full = true }
+      }
+      Some(r.segment(seg.toSeq))
+    })
+  }
+  def setEarly(r: DatapathRun, on: Boolean): Unit = {
+    r.pauseFirmware()
+    r.rxBus.write(r.rxOff("EARLY_CTRL"), if (on) 1 else 0)
+    r.rxCmd(OffloadRx.Op.CONFIG)
+    r.resumeFirmware()
+  }
+  /** The layouts, early then safe: `msgs` messages each (a crossing every r.crossEvery-th). */
+  def earlyLayouts(r: DatapathRun, msgs: Int): Seq[EarlyRow] = {
+    val rows = ArrayBuffer[EarlyRow]()
+    for (early <- Seq(true, false)) {
+      setEarly(r, early)
+      r.tradeFirst = false
+      rows += EarlyRow(s"paper layout: trade last, one W of $earlyBody per segment", early, onePerSegment(r, msgs, earlyBody))
+      r.tradeFirst = true
+      rows += EarlyRow(s"trade first in a W of $earlyBody, one per segment", early, onePerSegment(r, msgs, earlyBody))
+      rows += EarlyRow(s"coalesced: W of $earlyBody, trade first, whole messages up to the MSS", early, packedSegments(r, 2 * msgs, earlyBody))
+    }
+    rows.toSeq
+  }
+  /** Segments of one W each (trade first), in turn good, with a bad FCS, with a bad TCP checksum (a byte of the padding
+    * after the price changed, the checksum not redone), and with a FIX CheckSum that does not match (the same change
+    * in a good frame), early mode on. */
+  def earlyCorruption(r: DatapathRun, segments: Int): EarlyCorruption = {
+    setEarly(r, true)
+    r.tradeFirst = true
+    r.crossEvery = 1   // every message crosses an entry (one that is armed and whose template is)
+    val kinds = Seq("good", "fcs", "tcp", "fixsum")
+    var k = 0
+    val made = scala.collection.mutable.Map[String, Int]().withDefaultValue(0)
+    val segs = scala.collection.mutable.Map[String, Int]().withDefaultValue(0)
+    val p = r.phase(() => if (k == segments) None else {
+      val kind = kinds(k % 4); k += 1
+      val (m0, e, _) = r.nextMessage(earlyBody)
+      val at = m0.lastIndexOf("\u000110=") - 12   // a letter of the padding after the trade entry
+      require(m0.charAt(at).isLetter, s"not a padding letter: ${m0.substring(at - 5, at + 5)}")
+      val m1 = m0.updated(at, if (m0.charAt(at) == 'A') 'B' else 'A')
+      if (e.isDefined) made(kind) += 1
+      segs(kind) += 1
+      Some(kind match {
+        case "good" => r.segment(Seq((m0, e)))
+        case "fcs" => r.segment(Seq((m0, e)), corrupt = Some(_ => ()), fcsBad = true)
+        case "tcp" => r.segment(Seq((m0, e)), corrupt = Some(b => b(54 + at) = m1.charAt(at).toInt))
+        case _ => r.segment(Seq((m1, e)), corrupt = Some(_ => ()))
+      })
+    })
+    EarlyCorruption(made.toMap.withDefaultValue(0), segs.toMap.withDefaultValue(0), p)
+  }
+  /** Part 3 on its own simulation (DatapathTop with early fires): rows of at least `fires` fires each. */
+  def runEarly(fires: Int, crossEvery: Int, seed: Int, log: String => Unit = println): EarlyResult = {
+    var res: EarlyResult = null
+    DatapathSim.compiledEarly.doSim("datapath_early", seed = seed) { dut =>
+      startClock(dut)
+      val r = new DatapathRun(dut, seed, crossEvery)
+      r.pump(); r.setup(); r.firmware()
+      val rows = earlyLayouts(r, fires * crossEvery + crossEvery)
+      val corr = earlyCorruption(r, 2 * fires + 8)
+      res = EarlyResult(rows, corr)
+      r.stopFw = true; r.stopPump = true
+      dut.clockDomain.waitSampling(Period * 2)
+    }
+    def fmt(s: Stat): String = if (s.count == 0) "-" else f"${s.min}/${s.avg}%.1f/${s.max}"
+    log(f"[datapath] early fires: ${"layout"}%-64s ${"mode"}%5s ${"fires"}%6s ${"early"}%6s ${"T2T early"}%12s ${"T2T all"}%16s ${"EOF2SOF"}%18s")
+    for (w <- res.rows)
+      log(f"[datapath] early fires: ${w.layout}%-64s ${if (w.early) "early" else "safe"}%5s ${w.p.hwFires.length}%6d ${w.p.hwFires.count(_.early)}%6d " +
+        f"${fmt(w.t2tEarly)}%12s ${fmt(w.p.t2t)}%16s ${fmt(w.p.eof2sof)}%18s" + (if (w.ok) "" else "  <-- FAILED"))
+    val c = res.corruption
+    log(s"[datapath] early fires, corrupted after the price: crossings ${c.crossings}, segments ${c.segments}; orders sent early " +
+      s"${c.p.sent.length}, poisoned ${c.p.poisoned.length}; numbers of poisoned orders reused: ${c.numbersOk}" + (if (c.ok) "" else "  <-- FAILED"))
+    res
+  }
+  def earlyJ(e: EarlyResult): String = j(Seq[(String, Any)](
+    "rows" -> e.rows.map(w => RawJ(j(Seq[(String, Any)]("layout" -> w.layout, "mode" -> (if (w.early) "early" else "safe"),
+      "early_fires" -> w.p.hwFires.count(_.early), "poisoned" -> w.p.poisoned.length, "ok" -> w.ok,
+      "t2t_early_cycles" -> statJ(w.t2tEarly)) ++ phaseJ(w.p)))),
+    "corruption" -> Seq[(String, Any)]("crossings" -> e.corruption.crossings.toSeq.sorted, "segments" -> e.corruption.segments.toSeq.sorted,
+      "sent_early" -> e.corruption.p.sent.length, "poisoned" -> e.corruption.p.poisoned.length,
+      "numbers_reused" -> e.corruption.numbersOk, "ok" -> e.corruption.ok,
+      "missed" -> e.corruption.p.missed, "false" -> e.corruption.p.falseFires, "orders_byte_exact" -> e.corruption.p.cleanOrders),
+    "note" -> ("early: EARLY_CTRL on (an entry fires at the price, its order's end waits for the segment's verdict); safe: off. " +
+      "t2t from the SOH ending the crossing 270 on RX to TX_EN; a poisoned order leaves with its last FCS byte inverted")))
   implicit class PR(p: PhaseResult) { def unintendedCount: Int = p.unintended }
 
   // ---- JSON (no library)
@@ -169,7 +302,8 @@ object DatapathBench {
       r.stopPump = true
       dut.clockDomain.waitSampling(Period * 2)
     }
-    Result(cells.toSeq, line.toSeq, (System.nanoTime() - wall0) / 1e9, compileSeconds)
+    val early = if (a.earlyFires > 0) Some(runEarly(a.earlyFires, 12, a.seed, log)) else None
+    Result(cells.toSeq, line.toSeq, (System.nanoTime() - wall0) / 1e9, compileSeconds, early)
   }
 
   def json(a: Args, res: Result): String = {
@@ -191,7 +325,7 @@ object DatapathBench {
       "\"ok\": " + res.ok,
       "\"sweep\": [\n  " + res.cells.map(cellJ).mkString(",\n  ") + "\n]",
       "\"linerate\": " + j(lr)
-    ).mkString(",\n") + "\n}\n"
+    ).++(res.early.map(e => "\"early\": " + earlyJ(e))).mkString(",\n") + "\n}\n"
   }
   case class RawJ(s: String) { override def toString: String = s }
 

@@ -34,7 +34,8 @@ class DatapathBenchSpec extends AnyFunSuite {
   }
 
   test(s"a small sweep cell and line rate through the MAC: no missed or false fire, byte-exact orders, constant latency (seed $seed)") {
-    val a = DatapathBench.Args(volumes = Seq(600), sizes = Seq(32, 512), linerateMessages = 1500, crossEvery = 20, seed = seed)
+    val a = DatapathBench.Args(volumes = Seq(600), sizes = Seq(32, 512), linerateMessages = 1500, crossEvery = 20, seed = seed,
+      earlyFires = 0)   // (early fires: DatapathEarlySpec)
     val res = DatapathBench.run(a)
     for (p <- res.all) {
       assert(p.missed == 0 && p.falseFires == 0, s"missed ${p.missed}, false ${p.falseFires}")
@@ -62,7 +63,7 @@ class DatapathBenchSpec extends AnyFunSuite {
 
   test(s"a fire the hardware did not give is counted as missed and fails the run (seed $seed)") {
     val res = DatapathBench.run(DatapathBench.Args(volumes = Seq(300), sizes = Seq(64), linerateMessages = 200, crossEvery = 20,
-      seed = seed, hideFires = 1))
+      seed = seed, hideFires = 1, earlyFires = 0))
     val first = res.cells.head.p
     assert(first.missed == 1, s"missed ${first.missed}")
     assert(first.falseFires == 1, "its order is on the pins without a fire: false")

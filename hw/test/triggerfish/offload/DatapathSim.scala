@@ -205,7 +205,7 @@ class DatapathWGen(rnd: Random, val decimals: Int = 2) {
 }
 
 /** One run of the datapath: set up once, then phases of traffic (sweep cells, line-rate runs). */
-class DatapathRun(val dut: DatapathTop, seed: Int, val crossEvery: Int = 50) {
+class DatapathRun(val dut: DatapathTop, seed: Int, var crossEvery: Int = 50) {
   import DatapathSim._
   import OffloadRxSim.{ourMac, peerMac, ourIp, peerIp, ourPort, peerPort}
   import OrderSim._
