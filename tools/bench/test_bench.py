@@ -172,6 +172,32 @@ def fw_printf_formats(path):
             for m in re.finditer(r"printf\(((?:\s*" + lit + r")+)", src)]
 
 
+class EarlyRows(unittest.TestCase):
+    """report.md's early-fire table from datapath.json's "early" (DatapathBench part 3), written the way
+    DatapathBench.earlyJ writes it."""
+    @staticmethod
+    def row(layout, mode, fires, early, t2t_early, t2t):
+        st = lambda lo, hi, n: {"min": lo, "avg": (lo + hi) / 2, "max": hi, "median": lo, "count": n}
+        return {"layout": layout, "mode": mode, "fires": fires, "early_fires": early, "poisoned": 0, "missed": 0,
+                "false": 0, "orders_byte_exact": True, "t2t_early_cycles": st(*t2t_early, early),
+                "t2t_cycles": st(*t2t, fires), "eof2sof_cycles": st(12, 12, fires)}
+
+    def test_a_row_per_layout_and_mode_and_the_corruption_line(self):
+        e = {"note": "n", "rows": [self.row("paper", "early", 1001, 1001, (19, 19), (19, 19)),
+                                    self.row("paper", "safe", 1001, 0, (0, 0), (29, 31))],
+             "corruption": {"crossings": {"fcs": 3, "good": 2}, "segments": {"fcs": 4, "good": 4}, "sent_early": 2,
+                            "poisoned": 3, "numbers_reused": True, "missed": 0, "false": 0}}
+        md = bench.early_md(e)
+        rows = [l for l in md if l.startswith("| paper")]
+        self.assertEqual(rows[0], "| paper | early | 1,001 | 1,001 | 0 | 0 | 0 | True | 19 / 19.0 / 19 | 19 / 19.0 / 19 | 12 / 12.0 / 12 |")
+        self.assertEqual(rows[1].split(" | ")[8], "-")   # no early fire in safe mode: no early T2T
+        self.assertEqual(rows[1].split(" | ")[9], "29 / 30.0 / 31")
+        self.assertTrue(any("poisoned 3" in l and "taken by the next one: True" in l for l in md))
+
+    def test_a_run_without_early_rows_adds_nothing(self):
+        self.assertEqual(bench.early_md(None), [])
+
+
 class ConsoleTally(unittest.TestCase):
     def test_each_order_is_labelled_by_the_stop_that_sent_it(self):
         t = soc_latency.tally_lines(console_log())
