@@ -36,10 +36,12 @@ class LiteEthMac(moduleName: String, verilogFile: String, portsFile: String) ext
     val tx_valid, tx_last = in Bool()
     val tx_data = in Bits (8 bits)
     val tx_ready = out Bool()
+    // (a MAC generated with --tx-poison: read with a frame's last byte, 1 = send it with a bad FCS; hw/liteeth/README.md)
+    val tx_poison = ports.exists(_.name == "tx_poison") generate (in Bool())
   }
   /** The PHY-side pins of this variant, in the generator's order. */
   val phyPins = LinkedHashMap[String, Bits]()
-  for (p <- ports if !LiteEthMac.common.contains(p.name)) {
+  for (p <- ports if !LiteEthMac.common.contains(p.name) && p.name != "tx_poison") {
     val b = if (p.dir == "input") in Bits (p.width bits) else out Bits (p.width bits)
     b.setName(p.name)
     phyPins(p.name) = b
@@ -69,12 +71,16 @@ class LiteEthMac(moduleName: String, verilogFile: String, portsFile: String) ext
     (domain(rxClk, io.eth_rx_rst), domain(txClk, io.eth_tx_rst))
   }
 
-  /** Feeds the MAC's transmit side from a stream of frame bytes (eth_tx domain; last: the frame's last byte). */
-  def txFrom(s: Stream[Fragment[Bits]]): Unit = {
+  /** Feeds the MAC's transmit side from a stream of frame bytes (eth_tx domain; last: the frame's last byte). `poison`,
+    * read with the last byte, sends the frame with a bad FCS: only for a MAC generated with --tx-poison (whose poison
+    * input is tied low when it is not given). */
+  def txFrom(s: Stream[Fragment[Bits]], poison: Option[Bool] = None): Unit = {
     io.tx_valid := s.valid
     io.tx_data := s.fragment
     io.tx_last := s.last
     s.ready := io.tx_ready
+    require(poison.isEmpty || io.tx_poison != null, "LiteEthMac: a poison flag for a MAC generated without --tx-poison")
+    if (io.tx_poison != null) io.tx_poison := poison.getOrElse(False)
   }
 }
 

@@ -1212,7 +1212,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
 
     // -------------------------------------------------------------------------------------------
     // Early fires (early builds, EARLY_CTRL): the first entry of a segment whose crossing qualifies fires at once (lag
-    // 4 after the price's SOH), flagged early; the segment's end gives its verdict (t+2, with the TCP checksum's):
+    // 3 after the price's SOH, in the cycle the crossing is known), flagged early; the segment's end gives its verdict (t+2, with the TCP checksum's):
     // good when the segment is good and the entry is pending then (its message committed: CheckSum and BodyLength
     // verified). The fire sequencer does not fire it again (notEarly); a good verdict disarms a one-shot entry with the
     // other fires (fireCommit), a bad one leaves it armed, the snapshot restored as for any bad segment. Its fire log
@@ -1228,9 +1228,10 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       val (candLow, _) = fireSeq.lowest(cand)
       val go = cfgEarly && E === 0 && cand =/= 0 && fits && scan.isW && !scan.bad
       when(go) { E := candLow }
-      // lag 4: the fire
-      val v = RegNext(go) init False
-      val idx = RegNext(OHToUInt(candLow))
+      // the fire, in the same cycle (lag 3): the order engine's crossing takes it into a register (its queue or its
+      // hold register), so a register here would only add a cycle to every early order
+      val v = go
+      val idx = OHToUInt(candLow)
       val p = OffloadFire()
       p.trigger := idx.resized
       p.template := tmplMem.readAsync(idx)

@@ -35,10 +35,10 @@ class DatapathEarlySpec extends AnyFunSuite {
     assert(res.rows(2).p.hwFires.count(_.early) >= res.rows(2).p.hwFires.length / 2, "coalesced: most fires early")
     // Pinned, measured: trigger (the SOH ending the crossing 270 on the RX pins) to TX_EN of an early order, cycles,
     // the same in every layout; a change in the datapath's latency must be a deliberate edit here.
-    // 19: 6 from the pins through LiteEth's receive path (its FCS check holds 4 bytes back), 6 in the parser (the
-    // scanner's register, the table's lookup and crossing at lag 3, the fire register), 7 from the fire to TX_EN (the
-    // engine's crossing and start, the arbiter, the MAC's transmit path).
-    val ExpectedEarlyT2T = 19
+    // 18: 6 from the pins through LiteEth's receive path (its FCS check holds 4 bytes back), 5 in the parser (the
+    // registered byte, the scanner, the table's lookup and the crossing at lag 3, the fire in that cycle), 7 from the
+    // fire to TX_EN (the engine's crossing and start, the arbiter, the MAC's transmit path). 19 with a fire register.
+    val ExpectedEarlyT2T = 18
     for (w <- res.rows if w.early) {
       val t = w.p.lats.filter(_.early).map(_.t2t)
       assert(t.nonEmpty && t.forall(_ == ExpectedEarlyT2T), s"${w.layout}: early T2T ${w.t2tEarly}")

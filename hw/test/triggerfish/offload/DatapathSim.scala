@@ -54,8 +54,8 @@ class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entri
     arbiter.io.order << engine.io.tx
     arbiter.io.cpu.valid := False
     arbiter.io.cpu.payload.assignDontCare()
-    mac.txFrom(arbiter.io.output)
-    if (early) { arbiter.io.orderPoison := engine.io.txPoison; mac.phyPins("tx_poison") := arbiter.io.outputPoison.asBits }
+    if (early) arbiter.io.orderPoison := engine.io.txPoison
+    mac.txFrom(arbiter.io.output, if (early) Some(arbiter.io.outputPoison) else None)
   }
 
   // ---- simulation only: the GMII RX pins played from a ring the test fills ahead, and captures of io.fire and of
