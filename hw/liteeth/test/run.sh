@@ -8,6 +8,8 @@
 #  2c. gmii variant with --fast-crc-check (used by the board builds): all checks pass, same latencies as 1.
 #  2d. gmii variant as the SoC assembles it (--fast-crc-check --no-tx-crc-buffer): all checks pass, RX latency as 1.,
 #      TX latency exactly one cycle less.
+#  2e. the SoC's assembly with --tx-poison: every check, about half the TX frames (short ones back to back among them)
+#      sent poisoned and each with exactly its last FCS byte inverted, latencies those of 2d.
 #  3. rgmii_ecp5, rgmii_s7, mii, rmii variants: generated and `verilator --lint-only` with port-only primitive stubs;
 #     lists the vendor primitives each one instantiates.
 # Output under build/liteeth/test. Final line: "N passed, M failed"; exit status 1 on any failure.
@@ -32,9 +34,9 @@ gen() { # phy name [flags]
   local phy=$1 name=$2; shift 2
   "$PY" "$HERE/../gen_mac.py" --phy "$phy" --out "$OUT/gen" --name "$name" "$@" > "$OUT/gen_$name.log" 2>&1
 }
-build_tb() { # name
-  local name=$1
-  "$VL" --cc --exe --build -O2 -j 2 -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial fast \
+build_tb() { # name [extra verilator args]
+  local name=$1; shift
+  "$VL" --cc --exe --build -O2 -j 2 -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial fast "$@" \
     --top-module "$name" --prefix Vdut -Mdir "$("$ROOT/tools/nospace.sh" dir "build/liteeth/test/obj_$name")" -o "tb_$name" \
     "$NS/build/liteeth/test/gen/$name.v" "$NS/hw/liteeth/test/tb_gmii.cpp" > "$OUT/build_$name.log" 2>&1
 }
@@ -115,6 +117,25 @@ if gen gmii liteeth_mac_gmii_soc --fast-crc-check --no-tx-crc-buffer && build_tb
   fi
 else
   bad "build_gmii_soc: see $OUT/gen_liteeth_mac_gmii_soc.log / $OUT/build_liteeth_mac_gmii_soc.log"
+fi
+
+# ---- 2e. the SoC's assembly with the poison input (--tx-poison, the early fires' datapath): every check, poisoned
+# frames with their last FCS byte inverted, latencies those of 2d (the flag adds no cycle)
+if gen gmii liteeth_mac_gmii_poison --fast-crc-check --no-tx-crc-buffer --tx-poison && build_tb liteeth_mac_gmii_poison -CFLAGS -DTB_POISON; then
+  "$OUT/obj_liteeth_mac_gmii_poison/tb_liteeth_mac_gmii_poison" $TB_ARGS > "$OUT/tb_gmii_poison.log" 2>&1
+  rc=$?
+  lat_p=$(grep -E '^(PASS|FAIL) (rx|tx)_latency' "$OUT/tb_gmii_poison.log" | sed -E 's/^(PASS|FAIL) //')
+  lat_s=$(grep -E '^(PASS|FAIL) (rx|tx)_latency' "$OUT/tb_gmii_soc.log" 2>/dev/null | sed -E 's/^(PASS|FAIL) //')
+  pl=$(grep -E '^PASS tx_poison' "$OUT/tb_gmii_poison.log")
+  if [ $rc -ne 0 ] || [ -z "$pl" ]; then
+    bad "gmii_poison: $(grep -c '^FAIL' "$OUT/tb_gmii_poison.log") testbench checks failed (or no tx_poison check), see $OUT/tb_gmii_poison.log"
+  elif [ -z "$lat_s" ] || [ "$lat_p" != "$lat_s" ]; then
+    bad "gmii_poison: latencies differ from the same assembly without the flag (2d): $(echo "$lat_p" | tr '\n' ' ')"
+  else
+    ok "gmii_poison: all checks pass with --tx-poison, latencies those of 2d; ${pl#PASS tx_poison: }"
+  fi
+else
+  bad "build_gmii_poison: see $OUT/gen_liteeth_mac_gmii_poison.log / $OUT/build_liteeth_mac_gmii_poison.log"
 fi
 
 # ---- 3. other variants: generate + lint, list primitives

@@ -115,13 +115,20 @@ int main(int argc, char** argv) {
     }
 
     // ---------------------------------------------------------------- TX stimulus
-    struct TxFrame { Bytes data; bool iso; long valid_cycle; };
+    // poison: TB_POISON builds (a MAC generated with --tx-poison) send about half the frames poisoned: tx_poison 1 with
+    // their last byte (and random in every other cycle: it must be read with the last byte only); such a frame must
+    // leave with its last FCS byte inverted and nothing else changed.
+    struct TxFrame { Bytes data; bool iso; long valid_cycle; bool poison = false; };
     std::vector<TxFrame> tx_frames;
     for (int i = 0; i < tx_iso; i++) tx_frames.push_back({rand_frame(i < 5 ? 1 : 14, i < 10 ? 59 : 1514), true, -1});
     for (int i = 0; i < tx_burst; i++) {
         int kind = rnd(0, 9);  // 30% short frames (padding), rest 60..1514
         tx_frames.push_back({kind < 3 ? rand_frame(14, 59) : rand_frame(60, 1514), false, -1});
     }
+    int tx_poisoned = 0, tx_poison_seen = 0;
+#ifdef TB_POISON
+    for (auto& f : tx_frames) { f.poison = rnd(0, 1) == 1; tx_poisoned += f.poison; }
+#endif
 
     // ---------------------------------------------------------------- state
     long rx_cyc = 0, tx_cyc = 0;
@@ -261,6 +268,7 @@ int main(int argc, char** argv) {
                         Bytes exp = {0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0xd5};
                         Bytes wf = with_fcs(pay);
                         exp.insert(exp.end(), wf.begin(), wf.end());
+                        if (tx_frames[mon_idx].poison) exp[exp.size() - 1] ^= 0xff;
                         if (wire.size() != exp.size()) {
                             char m[96]; snprintf(m, sizeof m, "frame %zu: %zu bytes on wire, expected %zu", mon_idx, wire.size(), exp.size());
                             err = m;
@@ -276,7 +284,8 @@ int main(int argc, char** argv) {
                         }
                         if (mon_idx >= (size_t)tx_iso) burst_wire_bytes += exp.size();
                     }
-                    if (err.empty()) tx_ok++; else { tx_badf++; if (tx_first_err.empty()) tx_first_err = err; }
+                    if (err.empty()) { tx_ok++; if (tx_frames[mon_idx].poison) tx_poison_seen++; }
+                    else { tx_badf++; if (tx_first_err.empty()) tx_first_err = err; }
                     mon_idx++;
                     if (mon_idx == tx_frames.size()) { burst_end = c; tx_done = true; }
                 }
@@ -302,10 +311,16 @@ int main(int argc, char** argv) {
                 dut->tx_valid = 1;
                 dut->tx_data = f[tx_pos];
                 dut->tx_last = tx_pos == f.size() - 1;
+#ifdef TB_POISON
+                dut->tx_poison = tx_pos == f.size() - 1 ? tx_frames[tx_idx].poison : rnd(0, 1);
+#endif
             } else {
                 dut->tx_valid = 0;
                 dut->tx_data = 0;
                 dut->tx_last = 0;
+#ifdef TB_POISON
+                dut->tx_poison = rnd(0, 1);
+#endif
             }
             dut->eval();
             tx_cyc++;
@@ -343,6 +358,11 @@ int main(int argc, char** argv) {
     snprintf(m, sizeof m, "%d/%zu frames decoded OK (preamble, SFD, data, padding to 60, FCS)%s%s", tx_ok, tx_frames.size(),
              tx_first_err.empty() ? "" : "; first error: ", tx_first_err.c_str());
     check(tx_ok == (int)tx_frames.size() && tx_badf == 0, "tx_frames", m);
+#ifdef TB_POISON
+    snprintf(m, sizeof m, "%d of %d frames sent with tx_poison left with their last FCS byte inverted, the other %d intact "
+             "(tx_poison random in every other cycle)", tx_poison_seen, tx_poisoned, (int)tx_frames.size() - tx_poisoned);
+    check(tx_poisoned > 0 && tx_poison_seen == tx_poisoned && tx_ok == (int)tx_frames.size(), "tx_poison", m);
+#endif
     snprintf(m, sizeof m, "inter-frame gap (TX_EN low cycles): all %s; back-to-back %s", ifg_all.str().c_str(), ifg_burst.str().c_str());
     check(!ifg_all.v.empty() && ifg_all.mn() >= 12, "tx_ifg", m);
     if (burst_end > burst_start && burst_start >= 0) {
