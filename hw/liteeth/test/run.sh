@@ -8,8 +8,11 @@
 #  2c. gmii variant with --fast-crc-check (used by the board builds): all checks pass, same latencies as 1.
 #  2d. gmii variant as the SoC assembles it (--fast-crc-check --no-tx-crc-buffer): all checks pass, RX latency as 1.,
 #      TX latency exactly one cycle less.
-#  2e. the SoC's assembly with --tx-poison: every check, about half the TX frames (short ones back to back among them)
-#      sent poisoned and each with exactly its last FCS byte inverted, latencies those of 2d.
+#  2e. the SoC's assembly with --tx-poison, testbench in poison mode (+poison=1, built with -DTB_POISON): about half of
+#      the TX frames poisoned with their last byte (isolated, back to back, and short back-to-back ones whose last byte
+#      is taken while the previous FCS is still in the pipeline), tx_poison random in every other cycle; every frame
+#      byte-exact (poisoned: last FCS byte XOR 0xFF); all checks pass, latencies (lat_min) equal to 2d's, and the gap
+#      and line-rate lines identical to 2d's.
 #  3. rgmii_ecp5, rgmii_s7, mii, rmii variants: generated and `verilator --lint-only` with port-only primitive stubs;
 #     lists the vendor primitives each one instantiates.
 # Output under build/liteeth/test. Final line: "N passed, M failed"; exit status 1 on any failure.
@@ -34,9 +37,9 @@ gen() { # phy name [flags]
   local phy=$1 name=$2; shift 2
   "$PY" "$HERE/../gen_mac.py" --phy "$phy" --out "$OUT/gen" --name "$name" "$@" > "$OUT/gen_$name.log" 2>&1
 }
-build_tb() { # name [extra verilator args]
+build_tb() { # name [verilator args, e.g. -CFLAGS -DTB_POISON]
   local name=$1; shift
-  "$VL" --cc --exe --build -O2 -j 2 -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial fast "$@" \
+  "$VL" "$@" --cc --exe --build -O2 -j 2 -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial fast \
     --top-module "$name" --prefix Vdut -Mdir "$("$ROOT/tools/nospace.sh" dir "build/liteeth/test/obj_$name")" -o "tb_$name" \
     "$NS/build/liteeth/test/gen/$name.v" "$NS/hw/liteeth/test/tb_gmii.cpp" > "$OUT/build_$name.log" 2>&1
 }
@@ -119,20 +122,26 @@ else
   bad "build_gmii_soc: see $OUT/gen_liteeth_mac_gmii_soc.log / $OUT/build_liteeth_mac_gmii_soc.log"
 fi
 
-# ---- 2e. the SoC's assembly with the poison input (--tx-poison, the early fires' datapath): every check, poisoned
-# frames with their last FCS byte inverted, latencies those of 2d (the flag adds no cycle)
-if gen gmii liteeth_mac_gmii_poison --fast-crc-check --no-tx-crc-buffer --tx-poison && build_tb liteeth_mac_gmii_poison -CFLAGS -DTB_POISON; then
-  "$OUT/obj_liteeth_mac_gmii_poison/tb_liteeth_mac_gmii_poison" $TB_ARGS > "$OUT/tb_gmii_poison.log" 2>&1
+# ---- 2e. the SoC's assembly with --tx-poison: poison mode; every check, and 2d's latency and gap figures
+if gen gmii liteeth_mac_gmii_poison --fast-crc-check --no-tx-crc-buffer --tx-poison \
+   && build_tb liteeth_mac_gmii_poison -CFLAGS -DTB_POISON=1; then
+  "$OUT/obj_liteeth_mac_gmii_poison/tb_liteeth_mac_gmii_poison" $TB_ARGS +poison=1 > "$OUT/tb_gmii_poison.log" 2>&1
   rc=$?
-  lat_p=$(grep -E '^(PASS|FAIL) (rx|tx)_latency' "$OUT/tb_gmii_poison.log" | sed -E 's/^(PASS|FAIL) //')
-  lat_s=$(grep -E '^(PASS|FAIL) (rx|tx)_latency' "$OUT/tb_gmii_soc.log" 2>/dev/null | sed -E 's/^(PASS|FAIL) //')
-  pl=$(grep -E '^PASS tx_poison' "$OUT/tb_gmii_poison.log")
-  if [ $rc -ne 0 ] || [ -z "$pl" ]; then
-    bad "gmii_poison: $(grep -c '^FAIL' "$OUT/tb_gmii_poison.log") testbench checks failed (or no tx_poison check), see $OUT/tb_gmii_poison.log"
-  elif [ -z "$lat_s" ] || [ "$lat_p" != "$lat_s" ]; then
-    bad "gmii_poison: latencies differ from the same assembly without the flag (2d): $(echo "$lat_p" | tr '\n' ' ')"
+  pline=$(grep -E '^(PASS|FAIL) tx_poison' "$OUT/tb_gmii_poison.log")
+  rx_d=$(lat_min "$OUT/tb_gmii_soc.log" rx 1); rx_p=$(lat_min "$OUT/tb_gmii_poison.log" rx 1)
+  tx_d=$(lat_min "$OUT/tb_gmii_soc.log" tx 1); tx_p=$(lat_min "$OUT/tb_gmii_poison.log" tx 1)
+  da_d=$(lat_min "$OUT/tb_gmii_soc.log" tx 2); da_p=$(lat_min "$OUT/tb_gmii_poison.log" tx 2)
+  gap_d=$(grep -E '^PASS tx_(ifg|line_rate)' "$OUT/tb_gmii_soc.log" 2>/dev/null)
+  gap_p=$(grep -E '^PASS tx_(ifg|line_rate)' "$OUT/tb_gmii_poison.log")
+  if [ $rc -ne 0 ] || [[ "$pline" != PASS* ]]; then
+    bad "gmii_poison: $(grep -c '^FAIL' "$OUT/tb_gmii_poison.log") testbench checks failed (${pline:-no tx_poison line}), see $OUT/tb_gmii_poison.log"
+  elif [ -z "$rx_d" ] || [ -z "$tx_d" ] || [ -z "$da_d" ] || [ "$rx_p" != "$rx_d" ] || [ "$tx_p" != "$tx_d" ] \
+       || [ "$da_p" != "$da_d" ]; then
+    bad "gmii_poison: latencies rx $rx_p, tx_valid -> TX_EN $tx_p, -> DA $da_p; without --tx-poison (2d) ${rx_d:-?}, ${tx_d:-?}, ${da_d:-?}"
+  elif [ -z "$gap_d" ] || [ "$gap_p" != "$gap_d" ]; then
+    bad "gmii_poison: gap / line-rate figures differ from 2d's: $(echo "$gap_p" | tr '\n' ' ')"
   else
-    ok "gmii_poison: all checks pass with --tx-poison, latencies those of 2d; ${pl#PASS tx_poison: }"
+    ok "gmii_poison: all checks pass with --tx-poison; ${pline#PASS tx_poison: }; rx $rx_p, tx_valid -> TX_EN $tx_p, -> first DA byte $da_p cycles, gap and line rate as without it (2d)"
   fi
 else
   bad "build_gmii_poison: see $OUT/gen_liteeth_mac_gmii_poison.log / $OUT/build_liteeth_mac_gmii_poison.log"

@@ -10,6 +10,13 @@
 // beat happens in cycle c if valid (& ready) are seen just before edge c. Latencies are differences of
 // cycle numbers in the same domain.
 // Plusargs: +seed=N +rx_good=N +rx_bad=N +tx_iso=N +tx_burst=N
+// Poison mode (+poison=1, only in a build with -DTB_POISON, for a DUT generated with --tx-poison): about half of the
+// TX frames are sent with tx_poison = 1 on their last byte's handshake; tx_poison is random in every other cycle
+// (including a last byte held while tx_ready is low). Expected on the wire: the normal frame with its last FCS byte
+// XOR 0xFF. After the back-to-back frames come +tx_short=N (default 100) more, back to back and 1..20 bytes long,
+// so that a frame's last byte is taken while the previous frame's FCS is still in the pipeline; they are left out of
+// the gap and line-rate figures, and the poison draws use their own generator, so that every latency and gap figure
+// is the one the same seed gives without poison.
 // Prints "PASS name ..." / "FAIL name ..." lines, exit code 1 if any FAIL.
 
 #include "Vdut.h"
@@ -25,6 +32,10 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#ifndef TB_POISON
+#define TB_POISON 0
+#endif
 
 typedef std::vector<uint8_t> Bytes;
 
@@ -78,7 +89,15 @@ int main(int argc, char** argv) {
     const int rx_bad   = arg_int("rx_bad", 50);
     const int tx_iso   = arg_int("tx_iso", 20);
     const int tx_burst = arg_int("tx_burst", 200);
+    const bool poison  = arg_int("poison", 0) != 0;
+    const int tx_short = poison ? arg_int("tx_short", 100) : 0;
+    if (poison && !TB_POISON) {
+        printf("FAIL poison: +poison=1 needs a testbench built with -DTB_POISON (a DUT with the tx_poison port)\n");
+        return 1;
+    }
     std::mt19937 rng(seed);
+    std::mt19937 prng(seed * 7919u + 13u);  // poison mode only: leaves rng's sequence (the stimulus) alone
+    auto prnd = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(prng); };
     auto rnd = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     auto rand_frame = [&](int lo, int hi) {
         Bytes f(rnd(lo, hi));
@@ -115,20 +134,20 @@ int main(int argc, char** argv) {
     }
 
     // ---------------------------------------------------------------- TX stimulus
-    // poison: TB_POISON builds (a MAC generated with --tx-poison) send about half the frames poisoned: tx_poison 1 with
-    // their last byte (and random in every other cycle: it must be read with the last byte only); such a frame must
-    // leave with its last FCS byte inverted and nothing else changed.
-    struct TxFrame { Bytes data; bool iso; long valid_cycle; bool poison = false; };
+    struct TxFrame { Bytes data; bool iso; long valid_cycle; bool poison; };
     std::vector<TxFrame> tx_frames;
-    for (int i = 0; i < tx_iso; i++) tx_frames.push_back({rand_frame(i < 5 ? 1 : 14, i < 10 ? 59 : 1514), true, -1});
+    for (int i = 0; i < tx_iso; i++) tx_frames.push_back({rand_frame(i < 5 ? 1 : 14, i < 10 ? 59 : 1514), true, -1, false});
     for (int i = 0; i < tx_burst; i++) {
         int kind = rnd(0, 9);  // 30% short frames (padding), rest 60..1514
-        tx_frames.push_back({kind < 3 ? rand_frame(14, 59) : rand_frame(60, 1514), false, -1});
+        tx_frames.push_back({kind < 3 ? rand_frame(14, 59) : rand_frame(60, 1514), false, -1, false});
     }
-    int tx_poisoned = 0, tx_poison_seen = 0;
-#ifdef TB_POISON
-    for (auto& f : tx_frames) { f.poison = rnd(0, 1) == 1; tx_poisoned += f.poison; }
-#endif
+    const size_t tx_main = tx_frames.size();  // iso + burst: the frames of the latency, gap and line-rate figures
+    for (int i = 0; i < tx_short; i++) {
+        Bytes f(prnd(1, 20));
+        for (auto& x : f) x = prnd(0, 255);
+        tx_frames.push_back({f, false, -1, false});
+    }
+    if (poison) for (auto& f : tx_frames) f.poison = prnd(0, 1);
 
     // ---------------------------------------------------------------- state
     long rx_cyc = 0, tx_cyc = 0;
@@ -154,6 +173,8 @@ int main(int argc, char** argv) {
     Stats tx_lat_en, tx_lat_da, ifg_all, ifg_burst;
     long burst_start = -1, burst_end = -1;
     long burst_wire_bytes = 0;
+    int pois_ok[3] = {0, 0, 0}, pois_n[3] = {0, 0, 0}, clean_ok = 0, clean_n = 0;  // [iso, burst, short]
+    long poison_garbage = 0;  // cycles with tx_poison random (not a last-byte handshake)
 
     bool rst_seen_rx = false, rst_seen_tx = false, rst_stuck = false;
     dut->rst = 1;
@@ -164,6 +185,9 @@ int main(int argc, char** argv) {
     dut->tx_valid = 0;
     dut->tx_data = 0;
     dut->tx_last = 0;
+#if TB_POISON
+    dut->tx_poison = 0;
+#endif
     dut->eval();
 
     const long MAX_CYCLES = 50000000;
@@ -245,7 +269,7 @@ int main(int argc, char** argv) {
                 if (en && !prev_en) {
                     en_rise = c;
                     wire.clear();
-                    if (last_fall >= 0) {
+                    if (last_fall >= 0 && mon_idx < tx_main) {
                         ifg_all.add(c - last_fall);
                         if (mon_idx > (size_t)tx_iso) ifg_burst.add(c - last_fall);
                     }
@@ -268,7 +292,7 @@ int main(int argc, char** argv) {
                         Bytes exp = {0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0xd5};
                         Bytes wf = with_fcs(pay);
                         exp.insert(exp.end(), wf.begin(), wf.end());
-                        if (tx_frames[mon_idx].poison) exp[exp.size() - 1] ^= 0xff;
+                        if (tx_frames[mon_idx].poison) exp.back() ^= 0xff;  // poisoned: last FCS byte inverted
                         if (wire.size() != exp.size()) {
                             char m[96]; snprintf(m, sizeof m, "frame %zu: %zu bytes on wire, expected %zu", mon_idx, wire.size(), exp.size());
                             err = m;
@@ -277,17 +301,21 @@ int main(int argc, char** argv) {
                                 if (wire[i] != exp[i]) {
                                     char m[128];
                                     const char* part = i < 7 ? "preamble" : i == 7 ? "SFD" : i < 8 + f.size() ? "data" : i < 8 + pay.size() ? "padding" : "FCS";
-                                    snprintf(m, sizeof m, "frame %zu (len %zu): wire byte %zu (%s) %02x != %02x", mon_idx, f.size(), i, part, wire[i], exp[i]);
+                                    snprintf(m, sizeof m, "frame %zu (len %zu%s): wire byte %zu (%s) %02x != %02x", mon_idx, f.size(),
+                                             tx_frames[mon_idx].poison ? ", poisoned" : "", i, part, wire[i], exp[i]);
                                     err = m;
                                     break;
                                 }
                         }
-                        if (mon_idx >= (size_t)tx_iso) burst_wire_bytes += exp.size();
+                        if (mon_idx >= (size_t)tx_iso && mon_idx < tx_main) burst_wire_bytes += exp.size();
+                        int grp = tx_frames[mon_idx].iso ? 0 : mon_idx < tx_main ? 1 : 2;
+                        if (tx_frames[mon_idx].poison) { pois_n[grp]++; if (err.empty()) pois_ok[grp]++; }
+                        else { clean_n++; if (err.empty()) clean_ok++; }
                     }
-                    if (err.empty()) { tx_ok++; if (tx_frames[mon_idx].poison) tx_poison_seen++; }
-                    else { tx_badf++; if (tx_first_err.empty()) tx_first_err = err; }
+                    if (err.empty()) tx_ok++; else { tx_badf++; if (tx_first_err.empty()) tx_first_err = err; }
                     mon_idx++;
-                    if (mon_idx == tx_frames.size()) { burst_end = c; tx_done = true; }
+                    if (mon_idx == tx_main) burst_end = c;
+                    if (mon_idx == tx_frames.size()) tx_done = true;
                 }
                 prev_en = en;
             }
@@ -311,18 +339,21 @@ int main(int argc, char** argv) {
                 dut->tx_valid = 1;
                 dut->tx_data = f[tx_pos];
                 dut->tx_last = tx_pos == f.size() - 1;
-#ifdef TB_POISON
-                dut->tx_poison = tx_pos == f.size() - 1 ? tx_frames[tx_idx].poison : rnd(0, 1);
-#endif
             } else {
                 dut->tx_valid = 0;
                 dut->tx_data = 0;
                 dut->tx_last = 0;
-#ifdef TB_POISON
-                dut->tx_poison = rnd(0, 1);
-#endif
             }
             dut->eval();
+#if TB_POISON
+            // tx_ready for cycle c+1 is settled now (it does not depend on tx_poison): the frame's verdict only on
+            // its last byte's handshake, random garbage in every other cycle.
+            if (poison) {
+                if (dut->tx_valid && dut->tx_last && dut->tx_ready) dut->tx_poison = tx_frames[tx_idx].poison;
+                else { dut->tx_poison = prnd(0, 1); poison_garbage++; }
+                dut->eval();
+            }
+#endif
             tx_cyc++;
         }
         // ---------------- falling edges
@@ -336,8 +367,10 @@ int main(int argc, char** argv) {
         }
     }
 
-    printf("RX: %d good frames sent, %d with a corrupted FCS; TX: %d isolated + %d back-to-back frames\n",
+    printf("RX: %d good frames sent, %d with a corrupted FCS; TX: %d isolated + %d back-to-back frames",
            rx_good, rx_bad, tx_iso, tx_burst);
+    if (poison) printf(" + %d short back-to-back frames; poison mode", tx_short);
+    printf("\n");
     char m[768];
     check(rst_seen_rx && rst_seen_tx && !rst_stuck, "resets",
           (std::string("eth_rx_rst/eth_tx_rst asserted during rst: ") + (rst_seen_rx ? "yes/" : "NO/") + (rst_seen_tx ? "yes" : "NO") +
@@ -358,11 +391,6 @@ int main(int argc, char** argv) {
     snprintf(m, sizeof m, "%d/%zu frames decoded OK (preamble, SFD, data, padding to 60, FCS)%s%s", tx_ok, tx_frames.size(),
              tx_first_err.empty() ? "" : "; first error: ", tx_first_err.c_str());
     check(tx_ok == (int)tx_frames.size() && tx_badf == 0, "tx_frames", m);
-#ifdef TB_POISON
-    snprintf(m, sizeof m, "%d of %d frames sent with tx_poison left with their last FCS byte inverted, the other %d intact "
-             "(tx_poison random in every other cycle)", tx_poison_seen, tx_poisoned, (int)tx_frames.size() - tx_poisoned);
-    check(tx_poisoned > 0 && tx_poison_seen == tx_poisoned && tx_ok == (int)tx_frames.size(), "tx_poison", m);
-#endif
     snprintf(m, sizeof m, "inter-frame gap (TX_EN low cycles): all %s; back-to-back %s", ifg_all.str().c_str(), ifg_burst.str().c_str());
     check(!ifg_all.v.empty() && ifg_all.mn() >= 12, "tx_ifg", m);
     if (burst_end > burst_start && burst_start >= 0) {
@@ -373,6 +401,14 @@ int main(int argc, char** argv) {
         check(cyc <= ideal + (tx_burst - 1), "tx_line_rate", m);
     } else {
         check(false, "tx_line_rate", "burst not observed");
+    }
+    if (poison) {
+        int pn = pois_n[0] + pois_n[1] + pois_n[2], pok = pois_ok[0] + pois_ok[1] + pois_ok[2];
+        snprintf(m, sizeof m, "%d/%d poisoned frames with the last FCS byte inverted (isolated %d/%d, back-to-back %d/%d, "
+                 "short back-to-back %d/%d), %d/%d clean frames good; tx_poison random in the other %ld cycles",
+                 pok, pn, pois_ok[0], pois_n[0], pois_ok[1], pois_n[1], pois_ok[2], pois_n[2], clean_ok, clean_n, poison_garbage);
+        check(pok == pn && clean_ok == clean_n && pois_n[0] > 0 && pois_n[1] > 0 && pois_n[2] > 0 && clean_n > 0
+              && pn + clean_n == (int)tx_frames.size(), "tx_poison", m);
     }
     snprintf(m, sizeof m, "tx_valid -> TX_EN rising: %s cycles; tx_valid -> first DA byte on pins: %s cycles (edge sampling "
              "the first tx_valid to the edge where the PHY samples TX_EN=1 / the DA byte; pins change %ld / %ld cycles after the "
