@@ -30,9 +30,7 @@ OFFLOAD_ENTRIES := 16
 # Ethernet receive slots (2 KiB each, one block RAM): 4, as on the i5 (the simulation SoC has 8)
 ETH_RX_SLOTS := 4
 CLOCKS      := sys=clk_sys eth_tx=pll_CLKOP|clk_eth_tx|soc_1.eth_mac_eth_tx_clk eth_rx=rgmii_rx_clk|soc_1.eth_mac_eth_rx_clk
-# seed 1 first. With the early-fire edits' renamed netlist (dae200ba, logic as ad1e2e8's; docs/DESIGN.md "Capacity of the
-# Colorlights") seeds 1 and 4 miss eth_tx (122.01, 122.70 MHz) and seed 2 meets every domain (sys 45.73, eth_tx 125.55,
-# eth_rx 141.48 MHz). At hardware ad1e2e8 (the MAC without its TX CRC buffer, the arbiter's registered ready, the padding
+# seed 1 first: at hardware ad1e2e8 (the MAC without its TX CRC buffer, the arbiter's registered ready, the padding
 # inserter's registered compare) seed 1 meets every domain (sys 45.08, eth_tx 133.83, eth_rx 134.55 MHz); without that inserter eth_tx missed (124.83).
 # At hardware 396afeb (the template RAM's output register, the output byte through enables) seed 1 met
 # every domain (sys 46.48, eth_tx 132.89, eth_rx 136.11 MHz); at 483000b it missed eth_tx (123.70 MHz; seed 4 120.08).

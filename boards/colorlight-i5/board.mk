@@ -35,8 +35,7 @@ ETH_RX_SLOTS := 4
 # clock domains that must meet timing: domain=net as nextpnr names it
 CLOCKS      := sys=clk_sys eth_tx=pll_CLKOP|clk_eth_tx|soc_1.eth_mac_eth_tx_clk eth_rx=rgmii_rx_clk|soc_1.eth_mac_eth_rx_clk
 # nextpnr seeds tried in order until every domain meets timing (each miss costs about 5 to 20 minutes of nextpnr). 4
-# first: with the early-fire edits' renamed netlist (737feaab, logic as ad1e2e8's) seed 4 meets every domain (sys 41.80,
-# eth_tx 136.13, eth_rx 140.83 MHz). At hardware ad1e2e8 (the MAC without its TX CRC buffer, the arbiter's registered ready) seed 4 meets every domain
+# first: at hardware ad1e2e8 (the MAC without its TX CRC buffer, the arbiter's registered ready) seed 4 meets every domain
 # (sys 44.59, eth_tx 140.47, eth_rx 136.87 MHz). At hardware 396afeb (the template RAM's output register, the output byte through enables) seed 4 meets every
 # domain (sys 42.77, eth_tx 138.79, eth_rx 138.75 MHz). At hardware a60d422 (the arbiter's frame ends, table programming
 # one-hot) seed 4 meets every domain (sys 43.41, eth_tx 131.25, eth_rx 137.21 MHz). At hardware d6d93bd (eth_rx and eth_tx paths cut, docs/DESIGN.md "Capacity of the Colorlights") seed 4 meets

@@ -39,8 +39,7 @@ case class OffloadRxConfig(
   fireLogDepth: Int = 16,    // fire records waiting for the CPU (sys)
   eventFifoDepth: Int = 8,   // per-segment counter events eth_rx -> sys (one per segment of our connection)
   digest: Boolean = false,   // market-data digestion (DigestRx, docs/DESIGN.md): its registers, CMD DIGEST_SYNC
-  digestDepth: Int = 16,     // digest descriptors waiting for the CPU (sys)
-  early: Boolean = false     // early fires (docs/DESIGN.md "Early trigger"): EARLY_CTRL, io.fireEarly, io.verdict
+  digestDepth: Int = 16, early: Boolean = false   // digest descriptors waiting for the CPU (sys); early: early fires (EARLY_CTRL, io.fireEarly, io.verdict; "Early fires" below)
 ) {
   require(isPow2(digestDepth) && digestDepth >= 4)
   require(isPow2(entries) && entries >= 2 && entries <= 64, "entries: a power of two in 2..64")
@@ -100,10 +99,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
     val rxCycle = out UInt (32 bits)                  // rxCd: the cycle counter the stamps use
     // rxCd, digestion builds, about the frame whose last beat was on io.rx `OffloadRx.digestedLatency` cycles before:
     // digested, a segment whose descriptor is queued (the frame buffers drop it); checked, its sums are good (`sums`)
-    val digested = config.digest generate out(Bool()); val checked = config.digest generate out(Bool())
-    // rxCd, early builds: fireEarly, with fire.valid, marks an early fire (at the price, its segment not yet verified);
-    // verdict, one per early fire (True: its segment verified and its message committed), after the segment's end
-    val fireEarly = config.early generate out(Bool()); val verdict = config.early generate master(Flow(Bool()))
+    val digested = config.digest generate out(Bool()); val checked = config.digest generate out(Bool()); val fireEarly = config.early generate out(Bool()); val verdict = config.early generate master(Flow(Bool()))   // early builds: "Early fires" below
   }
   val sysCd = ClockDomain.current
   val factory = new PipelinedMemoryBusSlaveFactory(io.bus)
@@ -180,15 +176,6 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       }
     }
 
-    // Early fires' switch (staged, applied by CONFIG).
-    val ea = config.early generate new Area {
-      val on = RegInit(False)
-      regs.wo("EARLY_CTRL", 0x028, on, "staged, applied by CMD CONFIG: bit 0 EARLY: an entry fires at the SOH that ends the crossing price, before its segment is verified, when the segment is in order, the message a well-formed W so far whose symbol matched and whose end (BodyLength) is in this segment, and no entry fired early in this segment yet; the order engine settles it with the segment's verdict")
-      val xOn = RegInit(False)
-      xOn.addTag(crossClockDomain)
-      def take(): Unit = xOn := on
-    }
-
     // The transfer registers: a copy taken when a command is accepted, stable until it is acknowledged.
     val xOp = Reg(UInt(4 bits)) init 0
     val xEntry = Reg(UInt(6 bits)) init 0
@@ -223,7 +210,6 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
         xRcvNxt := rcvNxt.asUInt; xSym := sym1 ## sym0; xStop := (stopHi ## stopLo).asUInt
         xSell := eSell; xOneShot := eOneShot; xArm := eArm; xTmpl := eTmpl
         if (config.digest) dg.take()
-        if (config.early) ea.take()
         busy := True; reqToggle := !reqToggle; refused := False
       } otherwise { refused := True }
     }
@@ -255,7 +241,6 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
 
     // Configuration in force (applied from the transfer registers between frames).
     val cfgEnable = RegInit(False)
-    val cfgEarly = config.early generate RegInit(False)
     val cfgOurMac = Reg(Bits(48 bits)) init 0
     val cfgOurIp = Reg(Bits(32 bits)) init 0
     val cfgOurPort = Reg(Bits(16 bits)) init 0
@@ -991,8 +976,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       val elig = snapshotted(Reg(Bits(N bits)) init 0)       // armed since the message in progress started
       val trig = snapshotted(Vec.fill(N)(Reg(UInt(4 bits)) init 0)) // trade log slot of the first crossing (15: none)
       val P = Reg(Bits(N bits)) init 0                        // pending: committed in this segment
-      val NP = Reg(Bits(N bits)) init 0                       // what the message in progress would add to P
-      val E = config.early generate (Reg(Bits(N bits)) init 0) // the entry fired early in this segment (early builds)
+      val NP = Reg(Bits(N bits)) init 0; val E = config.early generate (Reg(Bits(N bits)) init 0)   // NP: what the message in progress would add to P; E: the entry fired early in this segment (early builds)
       val armed = Reg(Bits(N bits)) init 0
       val oneShot = Reg(Bits(N bits)) init 0
       val sell = Reg(Bits(N bits)) init 0                     // sell stops (a negative price crosses them all)
@@ -1091,10 +1075,8 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
         val low3 = RegNext(l3) init 0
         val rest3 = RegNext(r3) init 0
       }
-      // (an entry fired early in this segment is not fired again at its end)
-      def notEarly(x: Bits): Bits = if (config.early) x & ~E else x
-      val prepP = new Prep(notEarly(P))
-      val prepPN = new Prep(notEarly(P | (S & (C | crossR) & elig)))
+      val prepP = new Prep(if (config.early) P & ~E else P)   // (an entry fired early in this segment is not fired again at its end)
+      val prepPN = new Prep(if (config.early) (P | (S & (C | crossR) & elig)) & ~E else P | (S & (C | crossR) & elig))
       val commitNow = feed && scan.evCommit
       val commit1 = RegNext(commitNow) init False
       val commit2 = RegNext(commit1) init False
@@ -1208,61 +1190,6 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
       val drops = Reg(UInt(4 bits)) init 0     // fire records lost (log full), Gray-coded to sys
       when(fireFifo.io.push.valid && !fireFifo.io.push.ready) { drops := drops + 1 }
       val dropsGray = RegNext(toGray(drops)) init 0
-    }
-
-    // -------------------------------------------------------------------------------------------
-    // Early fires (early builds, EARLY_CTRL): the first entry of a segment whose crossing qualifies fires at once (lag
-    // 3 after the price's SOH, in the cycle the crossing is known), flagged early; the segment's end gives its verdict (t+2, with the TCP checksum's):
-    // good when the segment is good and the entry is pending then (its message committed: CheckSum and BodyLength
-    // verified). The fire sequencer does not fire it again (notEarly); a good verdict disarms a one-shot entry with the
-    // other fires (fireCommit), a bad one leaves it armed, the snapshot restored as for any bad segment. Its fire log
-    // record goes in at the verdict, when good. Other crossings in the segment fire at its end, as without early fires.
-    val early = config.early generate new Area {
-      import table._
-      // The message's end (BodyLength, then "10=ccc|") is within the datagram: the difference of the two counts is
-      // the same at every body byte, so this register, a few cycles after the price's SOH, still says it.
-      val fits = RegNext(scan.mode === M_BODY && (scan.bodyLeft.resize(18) + 7) <= hdr.ipLeft.resize(18)) init False
-      // lag 3: new crossings of entries whose symbol this message matched (S is final once the 55 field has ended:
-      // a crossing is evaluated only after it)
-      val cand = crossR & S & ~C & ~P
-      val (candLow, _) = fireSeq.lowest(cand)
-      val go = cfgEarly && E === 0 && cand =/= 0 && fits && scan.isW && !scan.bad
-      when(go) { E := candLow }
-      // the fire, in the same cycle (lag 3): the order engine's crossing takes it into a register (its queue or its
-      // hold register), so a register here would only add a cycle to every early order
-      val v = go
-      val idx = OHToUInt(candLow)
-      val p = OffloadFire()
-      p.trigger := idx.resized
-      p.template := tmplMem.readAsync(idx)
-      p.ackSeq := hdr.nextSeq
-      p.price := 0                      // (not logged yet: the fire log record, with the price, comes with the verdict)
-      p.stamp := scan.endStamp
-      p.recordValid := True
-      assert(!(v && fireSeq.fireV), "OffloadRx: an early fire and a segment's fire together", FAILURE)
-      io.fire.valid.removeAssignments(); io.fire.payload.removeAssignments()
-      io.fire.valid := fireSeq.fireV || v
-      io.fire.payload := v ? p | fireSeq.fireP
-      io.fireEarly := v
-      // t+2: the verdict of the segment's early fire, and its fire log record when good
-      val settle = fireSeq.eofRR && E =/= 0
-      val good = hdr.eofAccept && hdr.segGood2 && (P & E) =/= 0
-      io.verdict.valid := settle
-      io.verdict.payload := good
-      when(fireSeq.eofRR) { E := 0 }
-      val slotE = fireSeq.slotOf(E)
-      val idxE = OHToUInt(E)
-      val logNow = settle && good
-      assert(!(logNow && fireSeq.fireV), "OffloadRx: an early fire's record and a segment's fire together", FAILURE)
-      val rec = tradeLog.readAsync(slotE)
-      when(logNow) {
-        fireFifo.io.push.valid := True
-        fireFifo.io.push.trigger := idxE.resized
-        fireFifo.io.push.template := tmplMem.readAsync(idxE)
-        fireFifo.io.push.recordValid := slotE =/= logSlots - 1
-        fireFifo.io.push.price := rec(OffloadFire.priceWidth + 31 downto 32).asUInt
-        fireFifo.io.push.stamp := rec(31 downto 0).asUInt
-      }
     }
 
     // -------------------------------------------------------------------------------------------
@@ -1383,7 +1310,6 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
             switch(x.xOp) {
               is(Op.CONFIG) {
                 when(decimalsBad) { result := 1 } otherwise {
-                  if (config.early) cfgEarly := sysCmd.ea.xOn
                   cfgEnable := x.xEnable; cfgOurMac := x.xOurMac; cfgOurIp := x.xOurIp; cfgOurPort := x.xOurPort
                   cfgPeerIp := x.xPeerIp; cfgPeerPort := x.xPeerPort; cfgDecimals := x.xDecimals; cfgTradeType := x.xTradeType
                   maxIntDigits := maxIntNew
@@ -1726,6 +1652,77 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
     for (t <- 0 until 3) {
       regs.ro(s"BOOK_${names(t)}_LO", 0x128 + 8 * t, o.px(t).mag(31 downto 0), s"the ${names(t).toLowerCase} price's digits, up to DECIMALS past the point (MAG), bits 31:0")
       regs.ro(s"BOOK_${names(t)}_HI", 0x12C + 8 * t, o.px(t).mag(BookRx.magWidth - 1 downto 32), "bits 46:32")
+    }
+  }
+
+  val ea = config.early generate new Area {   // (sys) the switch, staged; taken with a command as the others are
+    val on = RegInit(False)
+    regs.wo("EARLY_CTRL", 0x028, on, "staged, applied by CMD CONFIG: bit 0 EARLY: an entry fires at the SOH that ends the crossing price, before its segment is verified, when the segment is in order, the message a well-formed W so far whose symbol matched and whose end (BodyLength) is in this segment, and no entry fired early in this segment yet; the order engine settles it with the segment's verdict")
+    val xOn = RegInit(False)
+    xOn.addTag(crossClockDomain)
+    when(sysCmd.cmd.valid && !sysCmd.busy && sysCmd.opOk) { xOn := on }
+  }
+  val earlyCfg = config.early generate new ClockingArea(rxCd) {   // applied by CONFIG, with the rest of the configuration
+    val on = RegInit(False)
+    when(rx.ctl.st === EngState.PRE_APPLY && sysCmd.xOp === Op.CONFIG && !rx.ctl.decimalsBad) { on := ea.xOn }
+  }
+  // =============================================================================================
+  // Early fires (early builds; docs/DESIGN.md "Early trigger"). All of it is here, at the end of the component, so that
+  // the parser without it (the boards') keeps its Verilog names (README "Boards": SpinalHDL names a `when` by its
+  // source line); the one-line hooks above: the config flag, the two ports, E and the sequencer's mask.
+  // The switch: EARLY_CTRL, staged, taken with a command and applied by CONFIG. The first entry of a segment whose
+  // crossing qualifies fires at once, flagged early (io.fireEarly with fire.valid): lag 3 after the price's SOH, in
+  // the cycle the crossing is known. The segment's end gives its verdict (io.verdict, t+2, with the TCP checksum's):
+  // good when the segment is good and the entry is pending then (its message committed: CheckSum and BodyLength
+  // verified). The fire sequencer does not fire it again (E masks both prepared sets); a good verdict disarms a
+  // one-shot entry with the other fires (fireCommit), a bad one leaves it armed, the snapshot restored as for any bad
+  // segment. Its fire log record goes in at the verdict, when good. Other crossings in the segment fire at its end.
+  val early = config.early generate new ClockingArea(rxCd) {
+    import rx._
+    import table._
+    // The message's end (BodyLength, then "10=ccc|") is within the datagram: the difference of the two counts is
+    // the same at every body byte, so this register, a few cycles after the price's SOH, still says it.
+    val fits = RegNext(scan.mode === M_BODY && (scan.bodyLeft.resize(18) + 7) <= hdr.ipLeft.resize(18)) init False
+    // lag 3: new crossings of entries whose symbol this message matched (S is final once the 55 field has ended:
+    // a crossing is evaluated only after it)
+    val cand = crossR & S & ~C & ~P
+    val (candLow, _) = fireSeq.lowest(cand)
+    val go = earlyCfg.on && E === 0 && cand =/= 0 && fits && scan.isW && !scan.bad
+    when(go) { E := candLow }
+    // the fire, in the same cycle (lag 3): the order engine's crossing takes it into a register (its queue or its
+    // hold register), so a register here would only add a cycle to every early order
+    val v = go
+    val idx = OHToUInt(candLow)
+    val p = OffloadFire()
+    p.trigger := idx.resized
+    p.template := tmplMem.readAsync(idx)
+    p.ackSeq := hdr.nextSeq
+    p.price := 0                      // (not logged yet: the fire log record, with the price, comes with the verdict)
+    p.stamp := scan.endStamp
+    p.recordValid := True
+    assert(!(v && fireSeq.fireV), "OffloadRx: an early fire and a segment's fire together", FAILURE)
+    io.fire.valid.removeAssignments(); io.fire.payload.removeAssignments()
+    io.fire.valid := fireSeq.fireV || v
+    io.fire.payload := v ? p | fireSeq.fireP
+    io.fireEarly := v
+    // t+2: the verdict of the segment's early fire, and its fire log record when good
+    val settle = fireSeq.eofRR && E =/= 0
+    val good = hdr.eofAccept && hdr.segGood2 && (P & E) =/= 0
+    io.verdict.valid := settle
+    io.verdict.payload := good
+    when(fireSeq.eofRR) { E := 0 }
+    val slotE = fireSeq.slotOf(E)
+    val idxE = OHToUInt(E)
+    val logNow = settle && good
+    assert(!(logNow && fireSeq.fireV), "OffloadRx: an early fire's record and a segment's fire together", FAILURE)
+    val rec = tradeLog.readAsync(slotE)
+    when(logNow) {
+      fireFifo.io.push.valid := True
+      fireFifo.io.push.trigger := idxE.resized
+      fireFifo.io.push.template := tmplMem.readAsync(idxE)
+      fireFifo.io.push.recordValid := slotE =/= logSlots - 1
+      fireFifo.io.push.price := rec(OffloadFire.priceWidth + 31 downto 32).asUInt
+      fireFifo.io.push.stamp := rec(31 downto 0).asUInt
     }
   }
 

@@ -62,8 +62,7 @@ import triggerfish.soc.{RegField, RegMap}
 case class OrderEngineConfig(
   rxQueueDepth: Int = 16,   // fires waiting in eth_rx while the engine is busy (power of two)
   logWords: Int = 512,      // fire log capacity in 32-bit words (8 per record): 512 = 64 records, one block RAM
-  obufDepth: Int = 8, riskGate: Option[triggerfish.risk.RiskGateConfig] = None,   // obuf: bytes between the template RAM pipeline and the output register; riskGate: OrderEngineRisk.scala
-  early: Boolean = false    // early fires (docs/DESIGN.md "Early trigger"): the order's end waits for its segment's verdict
+  obufDepth: Int = 8, riskGate: Option[triggerfish.risk.RiskGateConfig] = None, early: Boolean = false   // obuf: bytes between the template RAM pipeline and the output register; riskGate: OrderEngineRisk.scala; early: early fires, OrderEngineEarly.scala
 ) {
   require(isPow2(rxQueueDepth) && rxQueueDepth >= 2 && rxQueueDepth <= 256)
   require(isPow2(logWords) && logWords >= 32)
@@ -76,8 +75,7 @@ case class OrderFireRec(withEarly: Boolean = false) extends Bundle {
   val trigger = UInt(6 bits)
   val template = UInt(4 bits)
   val ackSeq = UInt(32 bits)
-  val stamp = UInt(32 bits)
-  val early = withEarly generate Bool()   // an early fire: its frame's end waits for the verdict (OrderEngineConfig.early)
+  val stamp = UInt(32 bits); val early = withEarly generate Bool()   // early: an early fire (OrderEngineConfig.early)
 }
 
 /** What crosses from sys to eth_tx for one SEND register write (the send queue). */
@@ -117,11 +115,7 @@ case class OrderEngineTxArbiter(withPoison: Boolean = false) extends Component {
   val io = new Bundle {
     val order = slave(Stream(Fragment(Bits(8 bits))))
     val cpu = slave(Stream(Fragment(Bits(8 bits))))
-    val output = master(Stream(Fragment(Bits(8 bits))))
-    // withPoison: `order`'s poison flag (valid with its last beat: the MAC is to send the frame with a bad FCS), passed
-    // to the output's last beat through the same registers as the byte (CPU frames are never poisoned).
-    val orderPoison = withPoison generate (in Bool())
-    val outputPoison = withPoison generate (out Bool())
+    val output = master(Stream(Fragment(Bits(8 bits)))); val orderPoison = withPoison generate (in Bool()); val outputPoison = withPoison generate (out Bool())   // withPoison: OrderEngineEarly.scala
   }
   // The CPU's stream through a ready-registered stage (no latency: its bytes pass through while it is empty), so that
   // the CPU's ready, which follows the order's valid (the engine's start register) through the selection, ends in
@@ -187,15 +181,7 @@ case class OrderEngineTxArbiter(withPoison: Boolean = false) extends Component {
   }
   when(!sValid) { sPayload := merged.payload }   // (unused until sValid: its enable does not wait for tx_ready)
   io.output.valid := oValid
-  io.output.payload := oPayload
-  val poison = withPoison generate new Area {
-    val m = selOrder && io.orderPoison
-    val o = RegInit(False)
-    val s = RegInit(False)
-    when(!oValid || io.output.ready) { o := sValid ? s | m }
-    when(!sValid) { s := m }
-    io.outputPoison := o
-  }
+  io.output.payload := oPayload; val poison = withPoison generate new ArbiterPoison(this)   // (OrderEngineEarly.scala)
 }
 
 object OrderEngineTxArbiter {
@@ -222,9 +208,7 @@ object OrderEngine {
   val PayloadOff = 54
   val MinLen = 55
   /** Fire log record status. */
-  object St { val SENT = 1; val SUPPRESSED_WIDTH = 3; val SUPPRESSED_TEMPLATE = 4; val REFUSED = 5; val SENT_EARLY = 6; val POISONED = 7; val width = 4
-    /** The record's frame went out (a good FCS, or for POISONED a bad one). */
-    def framed(status: Int): Boolean = status == SENT || status == SENT_EARLY || status == POISONED }   // (2: unused since the lock went; 5: the risk gate's; 6, 7: early fires')
+  object St { val SENT = 1; val SUPPRESSED_WIDTH = 3; val SUPPRESSED_TEMPLATE = 4; val REFUSED = 5; val SENT_EARLY = 6; val POISONED = 7; val width = 4; def framed(status: Int): Boolean = status == SENT || status == SENT_EARLY || status == POISONED }   // (2: unused since the lock went; 5: the risk gate's; 6, 7: early fires'; framed: the record's frame went out)
   /** SEND register modes. */
   object SendMode { val NUMBER = 0; val KEEP = 1; val RAW = 2 }
   /** Fire log record word 7 (the header): field positions. A fire record has template 0..15 (bit 26 = 0) and its
@@ -307,13 +291,7 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val bus = slave(PipelinedMemoryBus(busConfig))
     val fire = slave(Flow(OffloadFire()))             // rxCd
     val tx = master(Stream(Fragment(Bits(8 bits))))   // txCd
-    val interrupt = out Bool()
-    // Early fires (config.early): `fireEarly` with fire.valid marks the fire early; `verdict` gives, in order, one
-    // verdict per early fire (True: its segment verified); `txPoison`, valid with tx's last beat, asks the MAC to send
-    // the frame with a bad FCS.
-    val fireEarly = config.early generate (in Bool())      // rxCd
-    val verdict = config.early generate slave(Flow(Bool())) // rxCd
-    val txPoison = config.early generate (out Bool())      // txCd
+    val interrupt = out Bool(); val fireEarly = config.early generate (in Bool()); val verdict = config.early generate slave(Flow(Bool())); val txPoison = config.early generate (out Bool())   // early fires (rxCd, rxCd, txCd): OrderEngineEarly.scala
   }
   val sysCd = ClockDomain.current
 
@@ -405,11 +383,10 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     val seenSync = BufferCC(xFireSeen, False)
     val free = toggle === seenSync
     val incoming = OrderFireRec(config.early)
-    if (config.early) incoming.early := io.fireEarly
     incoming.trigger := io.fire.trigger
     incoming.template := io.fire.template
     incoming.ackSeq := io.fire.ackSeq
-    incoming.stamp := io.fire.stamp
+    incoming.stamp := io.fire.stamp; if (config.early) incoming.early := io.fireEarly
     val head = queue.readAsync(rd(aw - 1 downto 0))
     when(free) {
       when(!empty) { hold := head; rd := rd + 1; toggle := !toggle }
@@ -1223,7 +1200,9 @@ case class OrderEngine(config: OrderEngineConfig, rxCd: ClockDomain, txCd: Clock
     when(push.valid) { qWr := qWr + 1 }
   }
 
-  // Early fires, when configured (OrderEngineEarly.scala), added after the rest of the engine like the risk gate.
+  // Early fires, when configured (OrderEngineEarly.scala), added after the rest of the engine like the risk gate. Their
+  // hooks above (the config flag, the fire record's bit, the ports, the arbiter's poison path) sit on lines that were
+  // there before them: a line added above a statement the boards use renames it in their Verilog (README "Boards").
   val early = config.early generate new OrderEngineEarly(this)
 
   // The pre-trade risk gate on the fire path, when configured (OrderEngineRisk.scala). It is added here, after every

@@ -97,3 +97,17 @@ class OrderEngineEarly(e: OrderEngine) extends Area {
     e.regs.ro("EARLY_FAULT", 0x078, BufferCC(rxEarly.fault, False), "sticky: a verdict came with no early fire waiting, or too many early fires were waiting (never expected)")
   }
 }
+
+/** The TX arbiter's poison path (OrderEngineTxArbiter built `withPoison`): `order`'s poison flag, valid with its last
+  * beat, to the output's last beat through registers beside the byte's (the skid and the output register); CPU frames
+  * are never poisoned. Here rather than in the arbiter's body, and instantiated from the end of its last line, so that
+  * the arbiter without it (the boards') keeps its Verilog names (README "Boards": SpinalHDL names a `when` by its
+  * source line). */
+class ArbiterPoison(a: OrderEngineTxArbiter) extends Area {
+  val m = a.selOrder && a.io.orderPoison
+  val o = RegInit(False)
+  val s = RegInit(False)
+  when(!a.oValid || a.io.output.ready) { o := a.sValid ? s | m }
+  when(!a.sValid) { s := m }
+  a.io.outputPoison := o
+}
