@@ -49,7 +49,7 @@ class OrderEngineEarly(e: OrderEngine) extends Area {
     when(t.sGoR || t.sSkipR) { recEarly := False }
     val vHave = RegInit(False)             // the current early frame's verdict is in
     val vGood = RegInit(False)
-    val discard = Reg(UInt(log2Up(2 * e.config.rxQueueDepth) + 2 bits)) init 0   // verdicts to drop before the next one
+    val discard = Reg(UInt(log2Up(rxEarly.depth) + 2 bits)) init 0   // verdicts to drop before the next one
     val vTake = verdictCC.io.valid && (discard =/= 0 || (t.sending && recEarly && !vHave))
     verdictCC.io.take := vTake
     when(vTake && discard === 0) { vHave := True; vGood := verdictCC.io.payload }
@@ -59,17 +59,16 @@ class OrderEngineEarly(e: OrderEngine) extends Area {
     val padLeft = Reg(UInt(11 bits)) init 0   // pad bytes the frame may still take (frame <= 1,514 bytes)
     when(t.startNow) { padLeft := U(1514, 11 bits) - t.metaH.len.resize(11) }
     val lastReal = t.oPos(2) && t.obHead(8)   // the byte oData loads now is the order's last
-    val endLoad = t.oTake && recEarly && (padding ? (vHave || padLeft === 1) | (lastReal && vHave))
-    when(t.oTake && recEarly) {
+    val atEnd = t.oTake && recEarly && (padding || lastReal)   // oData loads the order's last byte or a pad byte
+    val ends = vHave || (padding && padLeft === 1)            // ... and it ends the frame: the verdict is in, or byte 1,514
+    val endLoad = atEnd && ends
+    when(atEnd) {
+      t.oLast := ends
       when(padding) {
         t.oData := 0
-        t.oLast := vHave || padLeft === 1
         padLeft := padLeft - 1
         t.obPop := False; t.underrunNow := False   // (nothing comes from obuf)
-      } elsewhen (lastReal) {
-        t.oLast := vHave
-        padding := !vHave
-      }
+      } otherwise { padding := !vHave }
     }
     val poisonR = RegInit(False)
     val good = vHave && vGood

@@ -21,7 +21,7 @@ import scala.collection.mutable
 import scala.collection.mutable.ArrayBuffer
 import scala.util.Random
 
-/** early: early fires (OffloadRx and OrderEngine built with them, the MAC with its poison input, DatapathSim.macEarly). */
+/** early: early fires (OffloadRx and OrderEngine built with them, the MAC with its poison input, DatapathSim.macName). */
 class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entries = 64), early: Boolean = false) extends Component {
   import DatapathSim.{PlayWords, TxBytes, CaptureSlots}
   val io = new Bundle {
@@ -30,7 +30,7 @@ class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entri
     val gmii_tx_en = out Bool()
     val gmii_tx_data = out Bits (8 bits)
   }
-  val macName = if (early) DatapathSim.macEarly else "liteeth_mac_gmii"
+  val macName = DatapathSim.macName(early)
   val mac = new LiteEthMac(macName, s"$macDir/$macName.v", s"$macDir/$macName.ports.txt")
   mac.io.rst := ClockDomain.current.readResetWire
   val clk = ClockDomain.current.readClockWire
@@ -100,9 +100,10 @@ class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entri
 
 object DatapathSim {
   val macDir = "build/liteeth"
-  val macEarly = "liteeth_mac_gmii_poison"   // the simulation's MAC with its poison input (Makefile)
+  /** The simulation's MAC (Makefile), with its poison input for early fires. */
+  def macName(early: Boolean): String = if (early) "liteeth_mac_gmii_poison" else "liteeth_mac_gmii"
   private def compile(early: Boolean): SimCompiled[DatapathTop] = {
-    val mac = if (early) macEarly else "liteeth_mac_gmii"
+    val mac = macName(early)
     val rc = scala.sys.process.Process(Seq("make", "-s", s"$macDir/$mac.v")).!
     require(rc == 0, s"could not generate $macDir/$mac.v (make deps?)")
     TfSim.config.normalOptimisation.addSimulatorFlag("-Wno-fatal -Wno-lint -Wno-style -Wno-UNOPTFLAT -Wno-COMBDLY")
@@ -332,7 +333,6 @@ class DatapathRun(val dut: DatapathTop, seed: Int, var crossEvery: Int = 50) {
     if (corrupt.isDefined || fcsBad) {
       require(fires.isEmpty, s"frame $id: a corrupted segment fires in the model")
       if (kind == RxKind.INORDER) rxSeq = (rxSeq + payload.length) & 0xFFFFFFFFL   // (a bad FIX CheckSum: a good segment)
-      corrupted += id
       return GenFrame(id, bytes, msgs.length, Map.empty, fcsBad)
     }
     rxSeq = (rxSeq + payload.length) & 0xFFFFFFFFL
@@ -345,7 +345,6 @@ class DatapathRun(val dut: DatapathTop, seed: Int, var crossEvery: Int = 50) {
     GenFrame(id, bytes, msgs.length, intent.toMap)
   }
   var unintended = 0
-  val corrupted = mutable.Set[Int]()   // frame ids built corrupted
   val early: Boolean = dut.offRx.config.early
 
   /** The next message: every crossEvery-th one crosses the stop of an available entry (if any is). */
@@ -450,7 +449,7 @@ class DatapathRun(val dut: DatapathTop, seed: Int, var crossEvery: Int = 50) {
         val r = FireRecord.decode((0 until 8).map(_ => txBus.read(LOG_DATA)))
         records += r
         import OrderEngine.St
-        if (r.status == St.SENT || r.status == St.SENT_EARLY || r.status == St.POISONED) {
+        if (St.framed(r.status)) {
           // the template is disarmed (one-shot) and so is the entry, unless the order was poisoned (its segment's
           // verdict was bad: the entry is still armed, as its segment never happened): re-arm both
           txWaitCmd(); txBus.write(ARM_SET, 1L << r.template); txWaitCmd()

@@ -87,7 +87,6 @@ class OrderEngineSpec extends AnyFunSuite {
     // The verdicts of early fires, in order (the parser's: one per early fire, at its segment's end).
     val verdictQueue = mutable.Queue[Fire]()
     if (cfg.early) fork {
-      var rxCycle = 0L
       while (true) {
         val v = verdictQueue.headOption
         if (v.exists(f => f.time >= 0 && simTime() >= f.time + f.verdictDelay.toLong * clocks.rx)) {
@@ -99,7 +98,6 @@ class OrderEngineSpec extends AnyFunSuite {
           dut.io.verdict.valid #= false
           dut.io.verdict.payload #= rnd.nextBoolean()   // garbage while not valid
         } else dut.rxCd.waitSampling()
-        rxCycle += 1
       }
     }
     def fireGroup(templates: Seq[Int], ack: => Long = rnd.nextLong() & M32): Seq[Fire] = {
