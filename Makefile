@@ -49,21 +49,26 @@ build/liteeth/liteeth_mac_%.v build/liteeth/liteeth_mac_%.ports.txt &: hw/liteet
 	@echo "== generating the LiteEth MAC ($*)"
 	$(VENV)/bin/python hw/liteeth/gen_mac.py --phy $* --out build/liteeth $(SIM_MAC_FLAGS) > /dev/null
 
-# The same with its poison input (--tx-poison: an order's FCS made bad on the way out), for the datapath with early fires
-# (hw/test/triggerfish/offload/DatapathEarlySpec.scala).
+# The same with its poison input (--tx-poison: an order's FCS made bad on the way out), for early fires: the
+# simulation's SoC and the datapath's tests (hw/test/triggerfish/offload/DatapathEarlySpec.scala).
 build/liteeth/liteeth_mac_gmii_poison.v build/liteeth/liteeth_mac_gmii_poison.ports.txt &: hw/liteeth/gen_mac.py
 	@echo "== generating the LiteEth MAC (gmii, with its poison input)"
 	$(VENV)/bin/python hw/liteeth/gen_mac.py --phy gmii --name liteeth_mac_gmii_poison --out build/liteeth $(SIM_MAC_FLAGS) --tx-poison > /dev/null
 
-SIM_MAC_V    := build/liteeth/liteeth_mac_gmii.v
+# The simulation SoC has early fires (--early yes below), so its MAC is the variant with the poison input.
+SIM_MAC_V    := build/liteeth/liteeth_mac_gmii_poison.v
 # The simulation SoC digests market data (the offload's DigestRx and the frame buffers' veto; firmware turns it on
-# with `offload digest on`), with 96 KiB of RAM and 16 receive slots: firmware's half of digestion does not fit the
+# with `offload digest on`), with 100 KiB of RAM (96 until early fires' firmware came) and 16 receive slots: firmware's half of digestion does not fit the
 # Colorlights' 80 KiB (docs/DESIGN.md "Digesting market data"); of the boards only the Zynq ones digest (board.mk DIGEST).
 # Digestion brings the hardware top of book (DESIGN.md "Top of book"; --book says so here).
 # --risk: the pre-trade risk gate in the order engine (hw/src/triggerfish/risk; off until firmware's `risk on`); no
 # board has it while it does not meet 125 MHz.
-SIM_SOC_FLAGS := --digest yes --ram-kib 96 --eth-rx-slots 16 --book yes --risk yes
-build/hw/sim/Soc.v build/hw/sim/soc.h build/hw/sim/memory.ld &: $(HW_SRCS) build/cpu/VexRiscv.v build.sc $(SIM_MAC_V)
+# --early: early fires (docs/DESIGN.md "Early trigger"; off until firmware's `offload early on`); no board has them yet.
+SIM_SOC_FLAGS := --digest yes --ram-kib 100 --eth-rx-slots 16 --book yes --risk yes --early yes
+# (the flags as a prerequisite: a file rewritten only when they change, so that changing them regenerates the SoC)
+SIM_SOC_STAMP := build/hw/sim/flags.txt
+$(shell mkdir -p build/hw/sim && { echo '$(SIM_SOC_FLAGS)' | cmp -s - $(SIM_SOC_STAMP) || echo '$(SIM_SOC_FLAGS)' > $(SIM_SOC_STAMP); })
+build/hw/sim/Soc.v build/hw/sim/soc.h build/hw/sim/memory.ld &: $(HW_SRCS) build/cpu/VexRiscv.v build.sc $(SIM_MAC_V) $(SIM_SOC_STAMP)
 	@echo "== generating the SoC for simulation"
 	$(MILL) hw.runMain triggerfish.soc.GenSoc --target sim --out build/hw/sim --version $(HW_VERSION) $(SIM_SOC_FLAGS)
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app/fixclient.h"
+#include "app/offload.h"
 #include "app/netif.h"
 #include "app/stops.h"
 #include "drivers/offload_rx.h"
@@ -104,16 +105,27 @@ void digestion_poll(void) {
     if (ofl_digest_waiting(&dg.d) || !fix_session_rx_at_boundary(s)) return;
     uint64_t now = netif_stack()->now_ms; /* this main-loop pass's (netif_poll): no timer division every pass */
     bool want = wanted();
-    if (want != dg.on) { /* switch at the parser's own position: CONFIG and LOAD_SEQ there lose nothing */
+#ifdef TF_HAS_EARLY
+    bool early = offload_early_pending(); /* early fires' switch (offload.c) is the parser's CONFIG too */
+#else
+    bool early = false;
+#endif
+    if (want != dg.on || early) { /* switch at the parser's own position: CONFIG and LOAD_SEQ there lose nothing */
         uint32_t seq, res;
         if (now == dg.sync_try_ms || !offload_rx_state(&seq, &res) || seq != tcp_hw_rcv_nxt(c)) {
             dg.sync_try_ms = now;
             return;
         }
+        bool was = dg.on;
         dg.on = stage(want);
         if (!offload_rx_digest_apply(seq)) printf("offload: the parser refused digestion's CONFIG\n");
-        printf("offload: digestion %s\n", dg.on ? "on" : "off");
-        mp_event("offload.digest", "on:b", dg.on);
+        if (dg.on != was || want != was) {
+            printf("offload: digestion %s\n", dg.on ? "on" : "off");
+            mp_event("offload.digest", "on:b", dg.on);
+        }
+#ifdef TF_HAS_EARLY
+        if (early) offload_early_applied();
+#endif
         dg.d.disagree = false;
         ofl_digest_at_boundary(&dg.d);
         return;

@@ -78,6 +78,55 @@ static struct {
     uint64_t lat_sum;
 } ofl;
 
+#ifdef TF_HAS_EARLY
+#ifndef TF_HAS_DIGESTION
+#error "early fires are switched on a connection by digestion's parser switch (fw/app/digestion.c digestion_poll)"
+#endif
+/* Early fires: a setting (kept across connections) and the per-minute cap of poisoned orders (Eurex-style etiquette:
+ * an exchange counts the frames it drops). At the cap, early fires turn themselves off and say so. */
+#define EARLY_CAP_DEFAULT 10u
+static struct {
+    bool want;           /* asked for (EARLY_CTRL staged to this) */
+    bool on;             /* applied by the parser's last CONFIG */
+    uint32_t cap;        /* poisoned orders a minute that turn early fires off (0: no cap) */
+    uint32_t sent, poisoned;  /* this connection's SENT_EARLY and POISONED records */
+    uint32_t win_n;      /* poisoned in the current minute */
+    uint64_t win_ms;     /* its start */
+    uint32_t capped;     /* times the cap turned early fires off */
+} early = {.cap = EARLY_CAP_DEFAULT};
+
+static void early_want(bool on) {
+    early.want = on;
+    offload_rx_early_stage(on);
+}
+
+bool offload_early_pending(void) { return early.want != early.on; }
+
+void offload_early_applied(void) {
+    early.on = early.want;
+    if (!mp_in_request) printf("offload: early fires %s\n", early.on ? "on" : "off");
+    mp_event("offload.early", "on:b", early.on);
+}
+
+/* A POISONED record: the early order went out with a bad FCS (its segment's verdict was bad or late), nothing of it
+ * counts: no number was taken, the parser's entry is still armed and the engine armed the template again, so the
+ * stop stays loaded and the retransmitted segment fires it again. A stop cancelled meanwhile (no longer loaded: the
+ * cancel found the entry armed) has its template disarmed again. */
+static void early_poisoned(unsigned i) {
+    early.poisoned++;
+    if (!(ofl.loaded & (1u << i))) (void)order_tx_arm(1u << i, false);
+    uint64_t now = timer_ms();
+    if (early.win_n == 0 || now - early.win_ms >= 60000u) early.win_ms = now, early.win_n = 0;
+    early.win_n++;
+    if (early.cap && early.win_n >= early.cap && early.want) {
+        early_want(false);
+        early.capped++;
+        printf("offload: early fires off: %lu poisoned in a minute (cap)\n", (unsigned long)early.win_n);
+        mp_event("offload.early_cap", "poisoned:u cap:u", early.win_n, early.cap);
+    }
+}
+#endif
+
 static ofl_template_t tp; /* scratch: building a template, or rebuilding what was sent (in place) */
 /* Digits of the MsgSeqNum field in the orders of stops loaded from now on (`offload digits`; 0: the template's
  * default): a setting, so not in ofl, which each connection clears. */
@@ -232,6 +281,14 @@ static void handle_send(const order_tx_record_t *r) {
 
 static void unload(unsigned i);
 
+#ifdef TF_HAS_EARLY
+#define POISONED_N early.poisoned
+#define ORDER_SENT_EARLY(status) ((status) == ORDER_TX_REC_STATUS_SENT_EARLY) /* sent after a good verdict: as SENT */
+#else
+#define POISONED_N 0u
+#define ORDER_SENT_EARLY(status) false
+#endif
+
 /* One fire-log record. */
 static void handle(const order_tx_record_t *r) {
     if (r->is_send) {
@@ -242,6 +299,13 @@ static void handle(const order_tx_record_t *r) {
     stop_t *st = stops_slot(i);
     unsigned trig;
     int64_t px = -1;
+#ifdef TF_HAS_EARLY
+    if (r->status == ORDER_TX_REC_STATUS_POISONED) { /* (the parser logs an early fire at a good verdict only) */
+        early_poisoned(i);
+        return;
+    }
+    if (r->status == ORDER_TX_REC_STATUS_SENT_EARLY) early.sent++;
+#endif
     while (offload_rx_pop_fire(&trig, &px, &ofl.stamp_scratch) && trig != i) px = -1; /* the parser's record: the price */
 #ifdef TF_HAS_RISK
     if (r->status == ORDER_TX_REC_STATUS_REFUSED) { /* the risk gate refused it: nothing sent, no number taken */
@@ -259,7 +323,7 @@ static void handle(const order_tx_record_t *r) {
         return;
     }
 #endif
-    if (r->status != ORDER_TX_REC_STATUS_SENT) {
+    if (r->status != ORDER_TX_REC_STATUS_SENT && !ORDER_SENT_EARLY(r->status)) {
         /* The engine could not send it (a MsgSeqNum wider than the template's field, bad metadata), and took no
          * number: the template leaves the engine and its bytes the TCP lease, and the crossing is not lost:
          * firmware sends the stop's order itself (a repeating stop is then loaded again, with the number now). */
@@ -331,6 +395,10 @@ static void fire_account(fire_counts_t *a) {
 
 void offload_conn_up(void) {
     memset(&ofl, 0, sizeof ofl);
+#ifdef TF_HAS_EARLY
+    early.on = early.want; /* (offload_rx_follow's CONFIG applied what is staged) */
+    early.sent = early.poisoned = early.win_n = 0;
+#endif
     fire_counts(&ofl.fires0);
     order_tx_enable(false);
     (void)order_tx_arm(0xFFFFu, false);
@@ -631,7 +699,24 @@ static int cmd_offload(int argc, char **argv) {
                    digestion_wanted() ? " (firmware stops and `md` get no digested market data; it waits while a firmware stop is armed)" : "");
         return 0;
     }
+#ifdef TF_HAS_EARLY
+    if (argc == 3 && strcmp(argv[1], "early") == 0 && (strcmp(argv[2], "on") == 0 || strcmp(argv[2], "off") == 0)) {
+        early_want(strcmp(argv[2], "on") == 0);
+        return 0; /* (offload_early_applied says when it is applied: at a message boundary, or a connection's start) */
+    }
+    if (argc == 4 && strcmp(argv[1], "early") == 0 && strcmp(argv[2], "cap") == 0) {
+        uint32_t n;
+        if (!tf_parse_u32(argv[3], &n) || n > 100000u) {
+            printf("usage: offload early cap <0..100000>\n");
+            return 1;
+        }
+        early.cap = n;
+        return 0;
+    }
+#define OFFLOAD_USAGE "usage: offload [digest on|off | early on|off | early cap <n> | digits <1..10>]\n"
+#else
 #define OFFLOAD_USAGE "usage: offload [digest on|off | digits <1..10>]\n"
+#endif
 #else
 #define OFFLOAD_USAGE "usage: offload [digits <1..10>]\n"
 #endif
@@ -657,6 +742,10 @@ static int cmd_offload(int argc, char **argv) {
                  (uint32_t)a.eng.not_armed, (uint32_t)a.eng.log_drops, (uint32_t)a.eng.rx_overflow, ofl.errors, ofl.late_cancels,
                  ofl.fw_frames, ofl.fw_bytes, ofl.ring_waits,
                  ofl.lat_n, ofl.lat_min, ofl.lat_n ? (uint32_t)(ofl.lat_sum / ofl.lat_n) : 0u, ofl.lat_max);
+#ifdef TF_HAS_EARLY
+        mp_event("counters", "group:s want:b on:b cap:u sent_early:u poisoned:u minute:u capped:u", "early", early.want,
+                 early.on, early.cap, early.sent, early.poisoned, early.win_n, early.capped);
+#endif
 #ifdef TF_HAS_DIGESTION
         digestion_report();
 #endif
@@ -667,12 +756,17 @@ static int cmd_offload(int argc, char **argv) {
            (unsigned long)order_tx_armed());
     printf("offload: orders sent by hardware %lu, triggered but not sent %lu, errors %lu, late cancels %lu\n",
            (unsigned long)ofl.sent, (unsigned long)ofl.not_sent, (unsigned long)ofl.errors, (unsigned long)ofl.late_cancels);
-    printf("offload: this connection's fires of the trigger table %lu: sent %lu, logged not sent %lu, ignored %u, "
+    printf("offload: this connection's fires of the trigger table %lu: sent %lu, logged not sent %lu, poisoned %lu, ignored %u, "
            "template not armed %u, log full %u, fire queue full %u\n", (unsigned long)a.fires, (unsigned long)ofl.sent,
-           (unsigned long)ofl.not_sent, (unsigned)a.eng.ignored, (unsigned)a.eng.not_armed, (unsigned)a.eng.log_drops,
+           (unsigned long)ofl.not_sent, (unsigned long)POISONED_N, (unsigned)a.eng.ignored, (unsigned)a.eng.not_armed, (unsigned)a.eng.log_drops,
            (unsigned)a.eng.rx_overflow);
     printf("offload: parser resynchronised %lu times; firmware frames sent by the engine %lu (%lu bytes), ring full %lu times\n",
            (unsigned long)ofl.resyncs, (unsigned long)ofl.fw_frames, (unsigned long)ofl.fw_bytes, (unsigned long)ofl.ring_waits);
+#ifdef TF_HAS_EARLY
+    printf("offload: early fires %s (asked %s), cap %lu a minute (hit %lu times); sent early %lu, poisoned %lu (%lu this minute)\n",
+           early.on ? "on" : "off", early.want ? "on" : "off", (unsigned long)early.cap, (unsigned long)early.capped,
+           (unsigned long)early.sent, (unsigned long)early.poisoned, (unsigned long)early.win_n);
+#endif
     if (ofl.lat_n)
         printf("offload: trade price SOH on the parser -> order byte 0 at the MAC: min %lu avg %lu max %lu cycles\n",
                (unsigned long)ofl.lat_min, (unsigned long)(ofl.lat_sum / ofl.lat_n), (unsigned long)ofl.lat_max);
@@ -681,7 +775,9 @@ static int cmd_offload(int argc, char **argv) {
 #endif
     return 0;
 }
-#ifdef TF_HAS_DIGESTION
+#if defined(TF_HAS_DIGESTION) && defined(TF_HAS_EARLY)
+#define OFFLOAD_HELP_DIGEST "; offload digest|early on|off; offload early cap <n>"
+#elif defined(TF_HAS_DIGESTION)
 #define OFFLOAD_HELP_DIGEST "; offload digest on|off"
 #else
 #define OFFLOAD_HELP_DIGEST ""

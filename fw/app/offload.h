@@ -49,6 +49,13 @@ void offload_resync(void);
 void offload_fire_pending(void);
 /* Disarms stop i's entry and template, safe against a fire in flight. Returns false if it had fired. */
 bool offload_cancel(unsigned i);
+#ifdef TF_HAS_EARLY
+/* Early fires (`offload early on|off`; DESIGN.md "Early trigger"): the setting is staged in the parser's EARLY_CTRL at
+ * once and applied by its next CONFIG: the connection's (offload_rx_follow) or, on a connection, the parser switch at
+ * a message boundary (digestion_poll), which asks offload_early_pending and reports with offload_early_applied. */
+bool offload_early_pending(void);
+void offload_early_applied(void);
+#endif
 #endif
 
 #endif

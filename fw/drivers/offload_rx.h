@@ -43,6 +43,10 @@ bool offload_rx_state(uint32_t *rcv_nxt, uint32_t *result);
 /* Sets the parser's expected sequence number (LOAD_SEQ; at a FIX message boundary): resynchronising it. */
 bool offload_rx_load_seq(uint32_t rcv_nxt);
 
+#ifdef OFFLOAD_RX_EARLY_CTRL
+/* Early fires (DESIGN.md "Early trigger"), staged for the next CONFIG (offload_rx_follow, offload_rx_digest_apply). */
+static inline void offload_rx_early_stage(bool on) { tf_write32(OFFLOAD_RX_BASE + OFFLOAD_RX_EARLY_CTRL, on ? 1u : 0u); }
+#endif
 #ifdef OFFLOAD_RX_DIGEST
 #include "offload/digest.h"
 /* Market-data digestion (DESIGN.md "Digesting market data"): staged for the next CONFIG (offload_rx_follow, or

@@ -175,6 +175,30 @@ void EthPort::from_backend(const uint8_t *p, size_t n) {
     }
     st_.rx_from_backend++;
     if (pcap_host_.is_open()) { pcap_host_.add(last_ns_, p, n); pcap_host_.release(UINT64_MAX); }
+    std::vector<uint8_t> flipped;
+    if (corrupt_rx_match_ > 0 && n >= 34 && p[12] == 0x08 && p[13] == 0x00 &&
+        std::search(p, p + n, corrupt_rx_pattern_.begin(), corrupt_rx_pattern_.end()) != p + n) {
+        // the IPv4 datagram's last byte, bit 0 flipped: after every field of the segment's last message
+        size_t at = 14 + (((size_t)p[16] << 8) | p[17]) - 1;
+        if (at < n) {
+            corrupt_rx_match_--;
+            st_.rx_corrupted_ctl++;
+            logf(last_ns_, "corrupt-rx-match: a %zu-byte frame from the host, byte %zu bit 0 flipped, %s (%llu more)", n, at,
+                 corrupt_rx_fcs_ ? "bad FCS" : "FCS recomputed (TCP checksum bad)", (unsigned long long)corrupt_rx_match_);
+            if (corrupt_rx_fcs_) {   // the FCS of the frame as the host sent it: the SoC's MAC sees a bad FCS
+                std::vector<uint8_t> wire = make_wire(p, n, kMinFrame, false);
+                wire[at] ^= 1u;
+                send_to_soc(wire.data(), wire.size(), Kind::kRaw, backend_ ? backend_->name() : "backend");
+                rxq_.back().frame.assign(wire.begin(), wire.end() - 4);
+                rxq_.back().status = "corrupt-match-bad-fcs";
+                rxq_.back().log = true;
+                return;
+            }
+            flipped.assign(p, p + n);
+            flipped[at] ^= 1u;
+            p = flipped.data();
+        }
+    }
     if (imp_rx_.active() || imp_rx_.queued()) {
         uint64_t id = imp_rx_.stats().offered + 1;
         std::vector<Impairment::Frame> fs = imp_rx_.offer(p, n, last_ns_);
@@ -283,11 +307,11 @@ void EthPort::rx_complete() {
     size_t after_len = rx_wire_.size() - kPreambleLen - 1;
     // pcap: without FCS; raw frames lose their last 4 bytes only when they are a correct FCS
     size_t plen = m.kind == Kind::kRaw ? (fcs_ok(after_sfd, after_len) ? after_len - 4 : after_len) : m.frame.size();
+    if (m.status) plen = m.frame.size();  // corrupted on the way (impaired wire, corrupt-rx-match): without its FCS
     pcap_.add(rx_sof_ns_, after_sfd, plen);
     pcap_release();
     const char *status = m.status ? m.status : m.kind == Kind::kBadFcs ? "bad-fcs" : m.kind == Kind::kRaw ? "raw" : "ok";
     bool runt = m.kind != Kind::kRaw && m.frame.size() < kMinFrame;
-    if (m.status) plen = m.frame.size();  // corrupted by the impaired wire: the frame without its FCS
     if (flog_)
         fprintf(flog_, "rx,%llu,%llu,%llu,%llu,%llu,%zu,%s,%s\n", (unsigned long long)m.seq,
                 (unsigned long long)rx_sof_ns_, (unsigned long long)eof_ns, (unsigned long long)rx_sof_cycle_,
@@ -636,6 +660,21 @@ bool EthPort::exec(const std::string &line, uint64_t now_ns) {
         logf(now_ns, "ctl: gpio-in: the SoC's input pins are 0x%x", gpio_in_);
         return true;
     }
+    if (cmd == "corrupt-rx-match") {
+        uint64_t n;
+        std::istringstream in(rest);
+        std::string count, how, pat;
+        in >> count >> how;
+        std::getline(in >> std::ws, pat);
+        if (!parse_u64(count, n) || (how != "fcs" && how != "tcp") || pat.empty())
+            return fail("want 'corrupt-rx-match <n> fcs|tcp <text>'");
+        corrupt_rx_match_ = n;
+        corrupt_rx_fcs_ = how == "fcs";
+        corrupt_rx_pattern_ = pat;
+        logf(now_ns, "ctl: corrupt-rx-match: the next %llu IPv4 frames from the host containing '%s' get their datagram's "
+             "last byte corrupted (%s)", (unsigned long long)n, pat.c_str(), how == "fcs" ? "bad FCS" : "bad TCP checksum");
+        return true;
+    }
     if (cmd == "drop-tx-match") {
         uint64_t n;
         std::string count = rest.substr(0, rest.find(' '));
@@ -750,6 +789,8 @@ bool EthPort::exec(const std::string &line, uint64_t now_ns) {
                 "  flood off              stop it (stats counts its frames)\n"
                 "  drop-tx <n> | drop-rx <n>  drop the next n frames from the SoC | from the host\n"
                 "  drop-tx-match <n> <text>   drop the next n frames from the SoC whose bytes contain text\n"
+                "  corrupt-rx-match <n> fcs|tcp <text>  flip bit 0 of the IPv4 datagram's last byte in the next n host\n"
+                "                             frames containing text; fcs: the FCS as sent (bad), tcp: recomputed\n"
                 "  gpio-in <value>            set the SoC's GPIO input pins (bit 7: the risk gate's kill pin, if it has one)\n"
                 "  ifg <n>                idle byte times between frames to the SoC (default 12)\n"
                 "  impair rx|tx|both <k=v,...>  impaired wire (loss dup reorder corrupt corrupt-bits corrupt-fcs\n"
@@ -769,10 +810,10 @@ void EthPort::print_stats(FILE *f) const {
     auto u = [](uint64_t v) { return (unsigned long long)v; };
     fprintf(f,
             "eth: to SoC:   %llu frames, %llu bytes (from %s %llu, injected %llu: bad-fcs %llu, runt %llu, raw %llu); "
-            "dropped: queue full %llu, drop-rx %llu\n",
+            "dropped: queue full %llu, drop-rx %llu; corrupt-rx-match %llu\n",
             u(s.rx_frames), u(s.rx_bytes), backend_ ? backend_->name() : "host", u(s.rx_from_backend), u(s.rx_injected),
             u(s.rx_injected_badfcs), u(s.rx_injected_runt), u(s.rx_injected_raw), u(s.rx_dropped_overflow),
-            u(s.rx_dropped_ctl));
+            u(s.rx_dropped_ctl), u(s.rx_corrupted_ctl));
     fprintf(f,
             "eth: from SoC: %llu frames, %llu good (%llu bytes), BAD FCS %llu, bad preamble %llu, too short %llu, runts %llu, "
             "odd preamble %llu, short gap %llu; forwarded %llu, drop-tx %llu, host errors %llu\n",

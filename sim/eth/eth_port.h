@@ -90,6 +90,7 @@ struct EthStats {
     uint64_t rx_from_backend = 0, rx_injected = 0;
     uint64_t rx_injected_badfcs = 0, rx_injected_runt = 0, rx_injected_raw = 0;
     uint64_t rx_dropped_overflow = 0, rx_dropped_ctl = 0;
+    uint64_t rx_corrupted_ctl = 0;          // corrupt-rx-match
     uint64_t rx_flood = 0;                  // frames of the `flood` command (other traffic on the wire)
     // from the SoC
     uint64_t tx_frames = 0;                 // bursts with tx_en high
@@ -194,6 +195,9 @@ private:
     std::vector<uint8_t> rx_wire_;
     std::vector<uint64_t> rx_byte_ns_;
     uint64_t drop_rx_ = 0;
+    uint64_t corrupt_rx_match_ = 0;  // corrupt-rx-match: how many more host frames containing corrupt_rx_pattern_
+    bool corrupt_rx_fcs_ = true;     // ... sent with the FCS of the frame before the flip (else the FCS recomputed)
+    std::string corrupt_rx_pattern_;
 
     // TX decoder
     GmiiDeserializer des_;

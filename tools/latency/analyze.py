@@ -744,8 +744,9 @@ class Capture:
                 continue
             if not seg.ip_ok or not seg.tcp_ok:
                 what = "IPv4 header" if not seg.ip_ok else "TCP"
-                fr.note = f"bad {what} checksum"
+                fr.note = f"bad {what} checksum: not used (the receiver drops it)"
                 self.bad[fr.note] = self.bad.get(fr.note, 0) + 1
+                continue
             key = (fr.dir, seg.conn)
             st = live.get(key)
             if st is not None and seg.flags & 2 and st.has_data and ((seg.seq + 1) & M32) != st.base:

@@ -341,6 +341,23 @@ class TestTrigger(Base):
         doc, _, _ = self.analyze_json(c)
         self.assertEqual(self.order(doc, "ORD1")["trigger_rx_seq"], 1)
 
+    def test_bad_tcp_checksum_copy_is_no_trigger(self):
+        # a W whose first copy arrives with a bad TCP checksum (the receiver drops it) and then its retransmission:
+        # the retransmission is the trigger
+        c = Capture()
+        w = md("MSFT", 4, ["100.5"])
+        seq = c.rx_seq
+        bad = bytearray(c.rx(1000, w))
+        bad[-1] ^= 1
+        c.frames[-1]["data"] = bytes(bad)
+        f = c.rx(3000, w, seq=seq)
+        c.tx(4000, nos("ORD1", "MSFT", 1, 3))
+        doc, _, err = self.analyze_json(c)
+        r = self.order(doc, "ORD1")
+        self.assertEqual(r["trigger_rx_seq"], 2)
+        self.assertEqual(r["trigger_k"], soh_after(f, b"269=2\x01270=100.5"))
+        self.assertIn("bad TCP checksum", err)
+
     def test_negative_eof2sof(self):
         c = Capture()
         w = md("MSFT", 4, ["100.5"])

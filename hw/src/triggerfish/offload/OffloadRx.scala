@@ -1705,6 +1705,9 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
     io.fire.valid := fireSeq.fireV || v
     io.fire.payload := v ? p | fireSeq.fireP
     io.fireEarly := v
+    // FIRES counts early fires too (poisoned or not: every fire the order engine gets): the segment's count, which
+    // starts at its end (the sequencer's fires come after it), starts at its early fire's (E still says it then)
+    when(eofR) { hk.ev.fires := U(E =/= 0).resized }
     // t+2: the verdict of the segment's early fire, and its fire log record when good
     val settle = fireSeq.eofRR && E =/= 0
     val good = hdr.eofAccept && hdr.segGood2 && (P & E) =/= 0

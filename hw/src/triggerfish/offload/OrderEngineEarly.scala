@@ -5,8 +5,10 @@
 // to a 1,514-byte frame. A good verdict ends the frame normally (record SENT_EARLY); a bad one, or none by the 1,514th
 // byte, ends it poisoned (io.txPoison with the last beat, through the TX arbiter: the MAC inverts the FCS, every
 // receiver drops the frame), the numbers the frame took go back to the record's (the next frame reuses them) and the
-// record says POISONED. The template stays disarmed (one-shot, as for any commit): firmware re-arms it or not. Never a
-// good FCS before a good verdict.
+// record says POISONED. A poisoned order's template is armed again as the frame ends (its fire, unverified, did not
+// happen: the parser's entry is still armed too, and the segment's retransmission fires it again without waiting for
+// firmware); firmware, told by the POISONED record, disarms it if the stop was cancelled meanwhile. Never a good FCS
+// before a good verdict.
 //
 // The verdicts cross to eth_tx one at a time (ToggleCC), in order, only for early fires the queue accepted (an early
 // fire dropped on a full queue has its verdict dropped here). The engine takes each verdict for the record it belongs
@@ -75,8 +77,10 @@ class OrderEngineEarly(e: OrderEngine) extends Area {
     when(endLoad) {
       poisonR := !good
       t.recStatus := good ? U(St.SENT_EARLY, St.width bits) | U(St.POISONED, St.width bits)
-      when(!good) {   // the numbers go back to the record's
+      when(!good) {   // the numbers go back to the record's, the template is armed again (after the commit's clear and
+        // the commands: last assignment wins; the commit's clear was a frame ago)
         t.nextSeq := t.recSeq; t.nextMsgBin := t.recMsgBin; t.nextMsgBcd := t.recMsgBcd; t.ipId := t.recIpId
+        t.armed(t.tmplReg(3 downto 0)) := True
       }
     }
     when(t.oStart) { padding := False; poisonR := False }

@@ -2,7 +2,7 @@
 //   <out>/Soc.v (+ TfRam inline), <out>/soc.h (address map, registers, build constants), <out>/memory.ld
 // Usage: runMain triggerfish.soc.GenSoc --target sim|ecp5 --out DIR [--version HEX] [--ram-init HEX]
 //        [--cpu VexRiscv.v] [--eth-phy gmii|rgmii_ecp5|mii|rmii|none] [--mac-dir DIR]
-//        [--offload yes|no] [--offload-entries N] [--eth-rx-slots N] [--digest yes|no] [--ram-kib N] [--book yes|no] [--risk yes|no]
+//        [--offload yes|no] [--offload-entries N] [--eth-rx-slots N] [--digest yes|no] [--ram-kib N] [--book yes|no] [--risk yes|no] [--early yes|no]
 // The SoC options (the last line) are GenBoard's too, read and checked by GenArgs: --digest yes puts market-data
 // digestion in the offload and the frame buffers' veto (SocEthConfig.offloadDigest), with the hardware top of
 // book beside it (SocEthConfig.offloadBook) unless --book no; an option left out stays as

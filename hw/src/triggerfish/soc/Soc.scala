@@ -24,10 +24,12 @@ case class SocEthConfig(
   offloadEntries: Int = 64,    // trigger table entries of the receive parser (OffloadRxConfig.entries)
   offloadDigest: Boolean = false, // market-data digestion (OffloadRxConfig.digest), the frame buffers' veto (DESIGN.md)
   offloadBook: Int = 0,           // hardware top of book: slots (OffloadRx bookSlots, BookRx), 0 or 4, with digestion
-  riskGate: Boolean = false       // the pre-trade risk gate in the order engine (OrderEngineConfig.riskGate; eth_tx: EthPhyClock)
+  riskGate: Boolean = false,      // the pre-trade risk gate in the order engine (OrderEngineConfig.riskGate; eth_tx: EthPhyClock)
+  early: Boolean = false          // early fires (OffloadRxConfig.early, OrderEngineConfig.early; the MAC with its poison input)
 ) {
   require(!offloadDigest || offload, "offloadDigest needs the offload"); require(!riskGate || offload, "riskGate needs the offload"); require(offloadBook == 0 || offloadDigest, "offloadBook needs offloadDigest")
-  def macName = s"liteeth_mac_$phy"
+  require(!early || offload, "early needs the offload")
+  def macName = s"liteeth_mac_$phy" + (if (early) "_poison" else "")   // (Makefile: gen_mac.py --tx-poison)
   def macVerilog = s"$macDir/$macName.v"
   def macPorts = s"$macDir/$macName.ports.txt"
 }
@@ -243,9 +245,9 @@ class Soc(val config: SocConfig) extends Component {
 
     // The stop-order offload: the parser listens at the same tap point; its fires go to the order engine,
     // whose frames enter the transmit arbiter's order input.
-    val offRx = if (e.offload) Some(OffloadRx(OffloadRxConfig(entries = e.offloadEntries, digest = e.offloadDigest), rxCd, e.offloadBook, bookRef = e.riskGate)) else None
+    val offRx = if (e.offload) Some(OffloadRx(OffloadRxConfig(entries = e.offloadEntries, digest = e.offloadDigest, early = e.early), rxCd, e.offloadBook, bookRef = e.riskGate)) else None
     val engine = if (e.offload) Some(OrderEngine(OrderEngineConfig(riskGate =
-      if (e.riskGate) Some(triggerfish.risk.RiskGateConfig(clockHz = triggerfish.eth.EthPhyClock.hz(e.phy))) else None), rxCd, txCd)) else None
+      if (e.riskGate) Some(triggerfish.risk.RiskGateConfig(clockHz = triggerfish.eth.EthPhyClock.hz(e.phy))) else None, early = e.early), rxCd, txCd)) else None
     // The risk gate's kill pin: the last GPIO input (a button on a board; the harness's gpio-in in simulation).
     for (g <- engine; r <- g.risk) r.killPin := io.gpio_in(config.gpioWidth - 1)
     // Its market reference: the hardware top of book's last trades (none without a book).
@@ -256,6 +258,7 @@ class Soc(val config: SocConfig) extends Component {
     for (r <- offRx; g <- engine) {
       r.io.rx << rxTap
       g.io.fire << r.io.fire
+      if (e.early) { g.io.fireEarly := r.io.fireEarly; g.io.verdict << r.io.verdict }   // (the early fires' flag and verdicts)
       if (e.offloadDigest) {
         buffers.io.rxVeto := r.io.digested     // a digested segment takes no receive slot
         buffers.io.rxChecked := r.io.checked   // a passed one's sums are known good (RX_STATUS.CHECKED)
@@ -276,11 +279,13 @@ class Soc(val config: SocConfig) extends Component {
         case Some(g) => orderPort << g.io.tx
         case None => orderPort.valid := False; orderPort.payload.assignDontCare()
       }
-      val arbiter = OrderEngineTxArbiter()
+      val arbiter = OrderEngineTxArbiter(withPoison = e.early)
       arbiter.addAttribute("keep_hierarchy")
       arbiter.io.order << orderPort
       arbiter.io.cpu << buffers.io.tx
-      mac.txFrom(arbiter.io.output)
+      // Early fires: an order whose verdict was bad leaves with its poison flag, and the MAC sends it with a bad FCS.
+      for (g <- engine if e.early) arbiter.io.orderPoison := g.io.txPoison
+      mac.txFrom(arbiter.io.output, if (e.early) Some(arbiter.io.outputPoison) else None)
     }
   }
 

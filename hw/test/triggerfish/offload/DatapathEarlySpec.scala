@@ -26,6 +26,7 @@ class DatapathEarlySpec extends AnyFunSuite {
       assert(p.missed == 0 && p.falseFires == 0 && p.cleanOrders && p.unintended == 0, s"$what: missed ${p.missed}, false ${p.falseFires}, byte-exact ${p.cleanOrders}")
       assert(p.hwFires.length >= 20 && p.poisoned.isEmpty, s"$what: ${p.hwFires.length} fires, ${p.poisoned.length} poisoned")
       assert(p.rxCounters("SEG_BAD") == 0 && p.rxCounters("FIX_ERRORS") == 0)
+      assert(p.rxCounters("FIRES") == p.hwFires.length, s"$what: FIRES ${p.rxCounters("FIRES")}, fires ${p.hwFires.length} (early ones counted too)")
       if (!w.early) assert(p.hwFires.forall(!_.early) && p.sent.forall(_.status == OrderEngine.St.SENT), s"$what: an early fire in safe mode")
       assert(w.ok)
     }
@@ -57,6 +58,7 @@ class DatapathEarlySpec extends AnyFunSuite {
       s"poisoned ${p.poisoned.length}, sent ${p.sent.length}, crossings ${c.crossings}")
     assert(p.sent.forall(_.status == OrderEngine.St.SENT_EARLY))
     assert(c.numbersOk, "a poisoned order's numbers are the next order's")
+    assert(p.rxCounters("FIRES") == p.hwFires.length, s"FIRES ${p.rxCounters("FIRES")}, fires ${p.hwFires.length} (poisoned ones counted too)")
     assert(p.rxCounters("SEG_BAD") == c.segments("fcs") + c.segments("tcp") && p.rxCounters("FIX_ERRORS") == c.segments("fixsum"),
       s"SEG_BAD ${p.rxCounters("SEG_BAD")}, FIX_ERRORS ${p.rxCounters("FIX_ERRORS")}, segments ${c.segments}")
     assert(c.ok)
