@@ -451,7 +451,8 @@ class DatapathRun(val dut: DatapathTop, seed: Int, var crossEvery: Int = 50) {
         import OrderEngine.St
         if (St.framed(r.status)) {
           // the template is disarmed (one-shot) and so is the entry, unless the order was poisoned (its segment's
-          // verdict was bad: the entry is still armed, as its segment never happened): re-arm both
+          // verdict was bad: the entry is still armed, as its segment never happened, and the engine armed the
+          // template again): re-arm both (ARM_SET of an armed template changes nothing)
           txWaitCmd(); txBus.write(ARM_SET, 1L << r.template); txWaitCmd()
           templBusy(r.template) = false
           rxCmd(OffloadRx.Op.ARM, r.trigger); model.arm(r.trigger)
