@@ -13,6 +13,9 @@ field's SOH).
  4. The poisoned-order cap, set two above the minute's count: after two more poisoned orders early fires turn
     themselves off (offload.early_cap, offload.early off), and the next fire is a safe one (sent after the segment's
     end), filled.
+ 5. With the risk gate: early fires on again without firmware's cap, the gate's poisoned-frame cap one above the
+    poisoned orders so far; one more poisoned order reaches it, and the retransmission's early fire is refused by the
+    gate (POISON): no order, the stop retired.
 Checked on the exchange's log: every order accepted, no Reject, no ResendRequest, the SoC's MsgSeqNums without a
 gap, each ClOrdID once (a poisoned order never reached it); the harness's count of bad-FCS frames from the SoC is the
 firmware's count of poisoned orders. From the capture: each early order's first byte on the TX pins exactly 18 cycles
@@ -67,7 +70,7 @@ with rig:
 
     # The capture's analysis (tools/latency/analyze.py) pairs a stop with the first crossing trade after it was armed,
     # which it knows from an order sent after that: each stop after the first is armed once the last fill's own trade
-    # (100.25, which crosses it too) is out, then a resting console order (buy 10 @ 90.00) marks the moment.
+    # (100.25, which crosses it too) is out, then a resting console order (buy 10 @ 96.00, inside the risk gate's collar of step 5) marks the moment.
     markers, stops_json = [], []
 
     def stop(n_want):
@@ -77,7 +80,7 @@ with rig:
         rig.check(n == n_want, f"stop got number {n}, want {n_want}")
         rig.wait("stop.loaded", 20, f"stop {n} loaded into the hardware", lambda e: e["stop"] == n)
         since = rig.last_seq()
-        k = tf.orders.send("buy", "MSFT", 10, "90.00")
+        k = tf.orders.send("buy", "MSFT", 10, "96.00")
         mk = rig.wait("order.new", 30, "the marker order's New", lambda e: e["order"] == k, since)
         markers.append(mk["clordid"])
         stops_json.append({"symbol": "MSFT", "side": "buy", "stop": "100.10", "armed_after": mk["clordid"]})
@@ -135,11 +138,38 @@ with rig:
     e = early_counters()
     rig.check((e["want"], e["on"], e["sent_early"], e["poisoned"], e["capped"]) == (False, False, 3, poisoned, 1),
               f"after the cap: {e}")
-    ofl = rig.counters("offload")["offload"]
-    rig.check((ofl["sent"], ofl["not_sent"], ofl["errors"], ofl["table_fires"]) == (4, 0, 0, 4 + poisoned),
-              f"offload counters: {ofl} (want 4 sent, none not sent, no error, {4 + poisoned} fires of the trigger table: "
-              "the poisoned ones too)")
+    # 5. early fires with the risk gate (the simulation's SoC has it): its poisoned-frame cap counts the engine's
+    #    poisoned orders (every one since reset: the gate's minute is 60 x 125 M eth_tx cycles, longer than this
+    #    test). Set one above the count so far, with early fires on again (no firmware cap) and the gate on: the next
+    #    poisoned order reaches the cap, and the retransmission's early fire is refused (POISON): no order, the stop
+    #    retired (stop.refused)
+    rig.console("offload early cap 0")
+    since = rig.last_seq()
+    rig.console("offload early on")
+    rig.wait("offload.early", 60, "early fires on again", lambda e: e["on"] is True, since)
+    for line in ("risk set max-qty 150", "risk set max-notional 11000.00", "risk set collar-bps 500",
+                 "risk set max-credit 50000.00", "risk set max-orders-per-s 1000", "risk set burst 10",
+                 "risk set max-long MSFT 1000", "risk set max-short MSFT 1000", "risk set ref MSFT 100.00",
+                 f"risk set poison-cap {poisoned + 1}", "risk on"):
+        rig.console(line)
+    n = stop(4)
+    since = rig.last_seq()
+    rig.ctl(f"corrupt-rx-match 1 fcs 270=100.15")
+    ref = rig.wait("risk.refused", 120, "the gate's refusal of the early fire after the poisoned one",
+                   lambda e: e["ticket"] == n, since)
+    rig.check(ref["reason"] == "poison", f"stop {n}'s order refused for {ref['reason']}, expected poison: {ref.data}")
+    rig.wait("stop.refused", 10, f"stop {n}'s stop.refused", lambda e: e["stop"] == n, since)
+    poisoned += 1
+    e = early_counters()
+    rig.check((e["sent_early"], e["poisoned"]) == (3, poisoned), f"after the gate's refusal: {e}")
+    rig.check(not [f for f in rig.find("stop.fired", since=since) if f["stop"] == n], f"stop {n} fired an order")
+    risk = rig.counters("risk")["risk"]
+    rig.check(risk["refused"] == 1, f"risk counters: {risk} (want 1 refused)")
     harness_bad = bad_fcs_from_soc()
+    ofl = rig.counters("offload")["offload"]
+    rig.check((ofl["sent"], ofl["not_sent"], ofl["errors"], ofl["table_fires"]) == (4, 0, 0, 5 + poisoned),
+              f"offload counters: {ofl} (want 4 sent, none not sent, no error, {5 + poisoned} fires of the trigger table: "
+              "the poisoned ones and the refused one too)")
     rig.check(harness_bad == poisoned, f"the harness saw {harness_bad} bad-FCS frames from the SoC, firmware counted "
               f"{poisoned} poisoned orders")
 
@@ -179,4 +209,5 @@ with rig:
     print(f"   | early fires: {len(fires)} orders (3 early, 1 safe after the cap), {poisoned} poisoned orders dropped by "
           f"the harness as bad-FCS frames, the session without a gap; (T2T, EOF2SOF) cycles of each: {got}")
     rig.ok("early fires (an early order filled; a bad-FCS and a bad-TCP-checksum segment poisoned their orders and "
-           "the retransmissions fired again; the cap turned early fires off)")
+           "the retransmissions fired again; the cap turned early fires off; the risk gate's poisoned-frame cap refused "
+           "the next)")

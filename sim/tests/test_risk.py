@@ -28,7 +28,7 @@ Checked on the exchange's log: exactly the six accepted orders (four stops, two 
 Reject, MsgSeqNums without a gap (a refused console order took no number); from the capture, each accepted
 hardware order exactly 1 cycle later than without the gate (EOF2SOF 13, T2T 32 with the market's layout: the gate has
 pre-checked the stop's ticket since its state last changed).
-Every limit is breached but the poisoned-frame cap (no speculative frames exist yet: issue 16).
+Every limit is breached but the poisoned-frame cap, which sim/tests/test_early.py (step 5) breaches with early fires.
 """
 import re
 import time

@@ -27,7 +27,7 @@
 //           StreamCCByToggle and becomes, one register later, the reference price of the symbol a MAP job tied the
 //           slot to (RiskGate.refUpdate: its collar bands follow the market as they follow a REFERENCE write).
 //
-// Not done yet (issue 17): no poisoned frames exist yet (issue 16).
+// Poisoned frames: the early engine's (OrderEngineEarly.scala), in the simulation's SoC (sim/tests/test_early.py).
 // This file is separate, and OrderEngine instantiates it after all of its own logic, so that an engine without the
 // gate (every board's but the PYNQ-Z1's, while the gate does not meet 125 MHz: hw/src/triggerfish/risk/README.md) elaborates exactly
 // as before, line numbers and signal names included, and the boards' netlists and build caches stay as they are.
