@@ -10,7 +10,8 @@ field's SOH).
     engine ends the order with a bad FCS (the harness, as a NIC, drops it: its BAD FCS count), no number is taken,
     the template is armed again; the exchange's kernel retransmits the segment, which fires the same stop again, and
     that order is sent early and filled. The same with a bad TCP checksum (the FCS recomputed).
- 4. The poisoned-order cap, set two above the minute's count: after two more poisoned orders early fires turn
+ 4. Digestion on (the hardware digests the market data from here on). The poisoned-order cap, set two above the
+    minute's count: after two more poisoned orders early fires turn
     themselves off (offload.early_cap, offload.early off), and the next fire is a safe one (sent after the segment's
     end), filled.
  5. With the risk gate: early fires on again without firmware's cap, the gate's poisoned-frame cap one above the
@@ -123,6 +124,11 @@ with rig:
     # 4. the cap: two more poisoned orders within the minute turn early fires off; the next fire is safe
     #    (the cap counts within a minute of firmware time, which the two poisoned orders above started: in the
     #    simulation's scaled time base that minute outlasts this test, so the cap is set two above its count)
+    #    From here on the hardware digests the market data (`offload digest on`, the configuration early fires are for:
+    #    bursts of market data): the switches of early fires below are the parser's CONFIG with digestion on.
+    since = rig.last_seq()
+    rig.console("offload digest on")
+    rig.wait("offload.digest", 60, "digestion on", lambda e: e["on"] is True, since)
     minute = early_counters()["minute"]
     rig.check(minute == 2, f"poisoned orders in this minute: {minute} (want the 2 above)")
     rig.console(f"offload early cap {minute + 2}")
@@ -163,6 +169,9 @@ with rig:
     e = early_counters()
     rig.check((e["sent_early"], e["poisoned"]) == (3, poisoned), f"after the gate's refusal: {e}")
     rig.check(not [f for f in rig.find("stop.fired", since=since) if f["stop"] == n], f"stop {n} fired an order")
+    dg = rig.counters("offload")["digest"]
+    rig.check(dg["on"] is True and dg["digested"] > 0 and dg["garbled"] == 0,
+              f"digestion during steps 4 and 5: {dg} (want on, W digested by the hardware, none garbled)")
     risk = rig.counters("risk")["risk"]
     rig.check(risk["refused"] == 1, f"risk counters: {risk} (want 1 refused)")
     harness_bad = bad_fcs_from_soc()
