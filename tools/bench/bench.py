@@ -472,6 +472,11 @@ def main(argv=None):
     ap.add_argument("--risk-minutes", type=float, default=10, help="wall-clock limit of each of the risk phase's runs")
     ap.add_argument("--risk-only", action="store_true", help="run the risk phase alone and put its figures into the "
                     "report of --out (report.json's \"risk\", report.md's risk section)")
+    ap.add_argument("--soc-early-fires", type=int, default=1000, help="hardware fires in each of the whole-SoC early "
+                    "phase's two runs (early fires off, then on); 0: no such phase")
+    ap.add_argument("--soc-early-minutes", type=float, default=25, help="wall-clock limit of each of its runs")
+    ap.add_argument("--soc-early-only", action="store_true", help="run the whole-SoC early phase alone and put its "
+                    "figures into the report of --out (report.json's \"soc_early\", report.md's section)")
     ap.add_argument("--soak-only", action="store_true", help="run the long soak alone and put its figures into the "
                     "report.json and report.md already in --out (or new ones)")
     ap.add_argument("--fuzz-minutes", type=float, default=5, help="minutes per firmware fuzzer in the fuzzing phase "
@@ -485,6 +490,8 @@ def main(argv=None):
         return soak_only(args)
     if args.risk_only:
         return risk_only(args)
+    if args.soc_early_only:
+        return soc_early_only(args)
     if args.fuzz_only:
         out = os.path.abspath(args.out)
         f = fuzz.run(args.fuzz_minutes, os.path.join(out, "fuzz"))
@@ -517,6 +524,8 @@ def main(argv=None):
         fuzz.run(args.fuzz_minutes, os.path.join(out, "fuzz"))
     if not args.report_only and args.risk_fires > 0:
         run_risk(args, out)
+    if not args.report_only and args.soc_early_fires > 0:
+        run_soc_early(args, out)
     found = [bc for bc in (board_clock(b, args.boards_dir) for b in args.board.split(",") if b) if bc is not None]
     bc = next((b for b in found if b["with_offload_and_met"]), found[0] if found else None)
     note = clock_note(bc)
@@ -570,6 +579,10 @@ def main(argv=None):
     if rk is not None:
         report["risk"] = rk
         lines += risk_md(rk)
+    se = soc_early_load(out)
+    if se is not None:
+        report["soc_early"] = se
+        lines += soc_early_md(se)
     f = fuzz.load(os.path.join(out, "fuzz")) if args.report_only or args.fuzz_minutes > 0 else None
     if f is not None:
         report["fuzz"] = f
@@ -592,15 +605,43 @@ RISK_HEADING = "## Risk gate"
 SOAK_HEADING = "## Long soak through an impaired wire"
 
 
+def run_pair(args, rdir, fires, minutes, flag):
+    """Two short hardware phases of the same build into RDIR/soc-off and RDIR/soc-on, the second with soc_latency.py's
+    FLAG (--risk, --early): a setting's cost or gain on the whole SoC, measured in one bench run."""
+    os.makedirs(rdir, exist_ok=True)
+    for tag in ("off", "on"):
+        run([sys.executable, os.path.join(ROOT, "tools/bench/soc_latency.py"), "--paths", "hw", "--fires", str(fires),
+             "--step-ms", str(args.step_ms), "--timeout", str(minutes * 60), "--clock-mhz", str(ETH_MHZ),
+             "--out", os.path.relpath(os.path.join(rdir, f"soc-{tag}"), ROOT)] + ([flag] if tag == "on" else []))
+
+
+def pair_figures(rdir, what, extra):
+    """A pair's figures from its two runs' files: per run the hardware orders' T2T and EOF2SOF (cycles, ns), the fires,
+    and extra(console log path) merged in; the difference (on - off) of each statistic's min and median."""
+    runs = {}
+    for tag in ("off", "on"):
+        d = os.path.join(rdir, f"soc-{tag}")
+        try:
+            res = soc_latency.soc_result(load_json(os.path.join(d, "latency.json"), f"the {what} phase's {tag} latency JSON"),
+                                         soc_latency.tally_log(os.path.join(d, "soc.log")), ETH_MHZ)
+            more = extra(os.path.join(d, "soc.log"))
+        except soc_latency.ConsoleError as e:
+            raise SystemExit(f"bench: {e}")
+        runs[tag] = {m: res["paths"]["hw"][m] for m in ("t2t", "eof2sof")}
+        runs[tag]["fires"] = res["console"]["fires"]["hw"]
+        runs[tag].update(more)
+    # (min and median: a maximum is a fire in a segment the exchange's kernel joined, whose T2T is the wire time after
+    # its price: it depends on the market, not on the setting)
+    diff = {m: {k: runs["on"][m]["cycles"][k] - runs["off"][m]["cycles"][k] for k in ("min", "median")}
+            for m in ("t2t", "eof2sof") if runs["on"][m]["count"] and runs["off"][m]["count"]}
+    return {"off": runs["off"], "on": runs["on"], "cost_cycles": diff}
+
+
 def run_risk(args, out):
     """Two short hardware phases of the same build, the gate off and then on (soc_latency.py --risk: limits no order
     reaches, every check made), then the gate alone through tools/synth-risk-gate.sh; writes OUT/risk/risk.json."""
     rdir = os.path.join(out, "risk")
-    os.makedirs(rdir, exist_ok=True)
-    for tag in ("off", "on"):
-        run([sys.executable, os.path.join(ROOT, "tools/bench/soc_latency.py"), "--paths", "hw", "--fires", str(args.risk_fires),
-             "--step-ms", str(args.step_ms), "--timeout", str(args.risk_minutes * 60), "--clock-mhz", str(ETH_MHZ),
-             "--out", os.path.relpath(os.path.join(rdir, f"soc-{tag}"), ROOT)] + (["--risk"] if tag == "on" else []))
+    run_pair(args, rdir, args.risk_fires, args.risk_minutes, "--risk")
     r = subprocess.run(["bash", os.path.join(ROOT, "tools/synth-risk-gate.sh")], cwd=ROOT, capture_output=True, text=True)
     with open(os.path.join(rdir, "synth.txt"), "w") as f:
         f.write(r.stdout + r.stderr)
@@ -615,23 +656,9 @@ def run_risk(args, out):
 def risk_figures(rdir, synth):
     """The risk phase's figures from its two runs' files and the synthesis summary: per run the hardware orders'
     T2T and EOF2SOF (cycles, ns), the fires and the gate's refusals; the cost (on - off) of each statistic."""
-    runs = {}
-    for tag in ("off", "on"):
-        d = os.path.join(rdir, f"soc-{tag}")
-        try:
-            res = soc_latency.soc_result(load_json(os.path.join(d, "latency.json"), f"the risk phase's {tag} latency JSON"),
-                                         soc_latency.tally_log(os.path.join(d, "soc.log")), ETH_MHZ)
-            refused = soc_latency.risk_refusals(os.path.join(d, "soc.log"))
-        except soc_latency.ConsoleError as e:
-            raise SystemExit(f"bench: {e}")
-        runs[tag] = {m: res["paths"]["hw"][m] for m in ("t2t", "eof2sof")}
-        runs[tag]["fires"] = res["console"]["fires"]["hw"]
-        runs[tag]["refused"] = refused
-    # (min and median: a maximum is a fire in a segment the exchange's kernel joined, whose T2T is the wire time after
-    # its price: it depends on the market, not on the gate)
-    cost = {m: {k: runs["on"][m]["cycles"][k] - runs["off"][m]["cycles"][k] for k in ("min", "median")}
-            for m in ("t2t", "eof2sof") if runs["on"][m]["count"] and runs["off"][m]["count"]}
-    return {"off": runs["off"], "on": runs["on"], "cost_cycles": cost, "gate": synth}
+    r = pair_figures(rdir, "risk", lambda log: {"refused": soc_latency.risk_refusals(log)})
+    r["gate"] = synth
+    return r
 
 
 def risk_load(out):
@@ -676,6 +703,73 @@ def risk_only(args):
     report = report_merge.merge(out, "risk", r, lambda md: report_merge.replace_section(md, RISK_HEADING, risk_md(r)))
     print("\n".join(risk_md(r)))
     print(f"\nbench: {os.path.relpath(out, ROOT)}/report.md, report.json (risk)")
+    return report
+
+
+# ---- early fires on the whole SoC (issue 16): the same build's hardware path, safe then early ----------------------
+SOC_EARLY_HEADING = "## Early fires on the whole SoC"
+
+
+def run_soc_early(args, out):
+    """Two short hardware phases of the same build, early fires off (safe) and on (soc_latency.py --early); writes
+    OUT/soc-early/soc_early.json."""
+    rdir = os.path.join(out, "soc-early")
+    run_pair(args, rdir, args.soc_early_fires, args.soc_early_minutes, "--early")
+    r = soc_early_figures(rdir)
+    with open(os.path.join(rdir, "soc_early.json"), "w") as f:
+        json.dump(r, f, indent=1)
+    return r
+
+
+def soc_early_figures(rdir):
+    """The early phase's figures: pair_figures with each run's early counts (sent early, poisoned: none expected, the
+    market data is not corrupted here); a run without them (a SoC without early fires) is an error."""
+    def counts(log):
+        c = soc_latency.early_counts(log)
+        if c is None:
+            raise soc_latency.ConsoleError(f"{log}: no early fires' counts in its `offload` report (a SoC without them?)")
+        return c
+    return pair_figures(rdir, "early", counts)
+
+
+def soc_early_load(out):
+    p = os.path.join(out, "soc-early", "soc_early.json")
+    return load_json(p, "the early phase's JSON") if os.path.exists(p) else None
+
+
+def soc_early_md(r):
+    lines = ["", SOC_EARLY_HEADING, "",
+             "The same build's hardware path, two runs: early fires off (safe: the order after the segment is verified), "
+             "then on (`offload early on`, `tools/bench/soc_latency.py --early`: the order starts at the crossing price). "
+             "Cycles of the 125 MHz Ethernet clock, min / median / max; the datapath alone per layout is DatapathBench's "
+             "part 3 (above).", "",
+             "| early | fires | T2T orders | T2T cycles | EOF2SOF cycles | sent early | poisoned |", "|---|---|---|---|---|---|---|"]
+    for tag in ("off", "on"):
+        x = r[tag]
+        t, e = x["t2t"], x["eof2sof"]
+        cyc = lambda d: f"{d['cycles']['min']} / {d['cycles']['median']} / {d['cycles']['max']}" if d["count"] else "-"
+        lines.append(f"| {tag} | {x['fires']} | {t['count']} | {cyc(t)} | {cyc(e)} | {x['sent_early']} | {x['poisoned']} |")
+    if r["cost_cycles"]:
+        lines += ["", "Early minus safe (min / median): " +
+                  ", ".join(f"{m.upper()} {c['min']:+d} / {c['median']:+d} cycles" for m, c in r["cost_cycles"].items()) + "."]
+    return lines
+
+
+def soc_early_only(args):
+    """--soc-early-only: the early phase alone; its figures replace report["soc_early"] and its report.md section."""
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    if args.report_only:
+        rdir = os.path.join(out, "soc-early")
+        r = soc_early_figures(rdir)
+        with open(os.path.join(rdir, "soc_early.json"), "w") as f:
+            json.dump(r, f, indent=1)
+    else:
+        r = run_soc_early(args, out)
+    report = report_merge.merge(out, "soc_early", r,
+                                lambda md: report_merge.replace_section(md, SOC_EARLY_HEADING, soc_early_md(r)))
+    print("\n".join(soc_early_md(r)))
+    print(f"\nbench: {os.path.relpath(out, ROOT)}/report.md, report.json (soc_early)")
     return report
 
 

@@ -159,7 +159,8 @@ COUNTER_RES = [
     # `offload` (fw/app/offload.c cmd_offload), the patterns the whole-SoC run reads it with
     (soc_latency.ORDERS_RE, ("hw_orders", "hw_not_sent", "hw_errors", "hw_late_cancels")),
     (soc_latency.FIRES_RE,
-     ("table_fires", "table_fires_sent", "table_fires_logged_not_sent", "table_fires_ignored", "table_fires_not_armed",
+     ("table_fires", "table_fires_sent", "table_fires_logged_not_sent", "table_fires_poisoned", "table_fires_ignored",
+      "table_fires_not_armed",
       "table_fires_log_drops", "table_fires_rx_overflow")),
 ]
 # `net -a`: the stack's counters, one "net: <name> <value>" line each (fw/app/netif.c, fw/net/counters.h)
@@ -184,7 +185,7 @@ def parse_counters(lines):
             m = rx.search(line)
             if m:
                 for k, v in zip(names, m.groups()):
-                    out[k] = int(v) if v.isdigit() else v
+                    out[k] = 0 if v is None else int(v) if v.isdigit() else v   # (None: an optional field not printed)
         m = NET_LINE_RE.search(line)
         if m:
             out[m.group(1)] = int(m.group(2))

@@ -45,6 +45,10 @@ RISK_LINES = ("risk set max-qty 1000", "risk set max-notional 1000000.00", "risk
               "risk set poison-cap 65535", "risk set max-long MSFT 4000000000", "risk set max-short MSFT 4000000000",
               "risk set ref MSFT 100.00", "risk on")
 RISK_REFUSED_RE = re.compile(r"^risk: refused ticket")
+# --early: `offload early on` after the logon (firmware says "offload: early fires on" when the parser has it); the
+# counts come from `offload`'s line at the end (fw/app/offload.c cmd_offload)
+EARLY_RE = re.compile(r"^offload: early fires (?:on|off) \(asked (?:on|off)\), cap \d+ a minute \(hit (\d+) times\); "
+                      r"sent early (\d+), poisoned (\d+)")
 
 
 def write_path(path, step_ms):
@@ -71,9 +75,10 @@ FIRE_RE = re.compile(r"stop (\d+): fired by (hardware|firmware) on trade (\S+): 
 ORDERS_RE = re.compile(r"offload: orders sent by hardware (\d+), triggered but not sent (\d+), errors (\d+), "
                        r"late cancels (\d+)")
 ORDERS_KEYS = ("sent", "not_sent", "errors", "late_cancels")
+# (poisoned: early fires' orders sent poisoned, since early fires came; 0 on a line without it)
 FIRES_RE = re.compile(r"offload: this connection's fires of the trigger table (\d+): sent (\d+), logged not sent (\d+), "
-                      r"ignored (\d+), template not armed (\d+), log full (\d+), fire queue full (\d+)")
-FIRES_KEYS = ("trigger_fires", "sent", "logged_not_sent", "ignored", "not_armed", "log_drops", "rx_overflow")
+                      r"(?:poisoned (\d+), )?ignored (\d+), template not armed (\d+), log full (\d+), fire queue full (\d+)")
+FIRES_KEYS = ("trigger_fires", "sent", "logged_not_sent", "poisoned", "ignored", "not_armed", "log_drops", "rx_overflow")
 NOT_SENT_KEYS = FIRES_KEYS[2:]   # the reasons a fire of the trigger table did not become an order
 LABELS = ("hw", "fw")
 TARGET_MIN_FIRES = 1000          # issue 15: 0 fires not sent over at least 1,000 hardware fires
@@ -117,7 +122,7 @@ class ConsoleTally:
             return None
         m = FIRES_RE.search(line)
         if m:
-            self.counter = dict(zip(FIRES_KEYS, map(int, m.groups())))
+            self.counter = dict(zip(FIRES_KEYS, (int(v or 0) for v in m.groups())))
             self.counter_at = self.n
             return None
         m = FIRE_RE.search(line)
@@ -202,6 +207,21 @@ def risk_refusals(path):
         raise ConsoleError(f"cannot read the SoC's console log {path}: {e.strerror}")
 
 
+def early_counts(path):
+    """Early fires' counts in a run's console log: the last `offload` report's {"sent_early", "poisoned", "capped"}
+    (this connection's SENT_EARLY and POISONED records, times the cap turned them off), or None without one (a SoC
+    without early fires)."""
+    try:
+        with open(path, errors="replace") as f:
+            found = [m for m in map(EARLY_RE.search, f) if m]
+    except OSError as e:
+        raise ConsoleError(f"cannot read the SoC's console log {path}: {e.strerror}")
+    if not found:
+        return None
+    m = found[-1]
+    return {"sent_early": int(m.group(2)), "poisoned": int(m.group(3)), "capped": int(m.group(1))}
+
+
 def tally_log(path):
     """The tally of a run's console log (OUT/soc.log)."""
     try:
@@ -282,6 +302,10 @@ class SocBench(demo.Demo):
             for line in RISK_LINES:
                 self.console(line)
             demo.say("soc: the risk gate is on")
+        if self.args.early:
+            self.console("offload early on")
+            self.wait_for(r"^offload: early fires on", 60, "early fires applied")
+            demo.say("soc: early fires are on")
         for path in self.args.paths:
             t = time.monotonic()
             self.phase(path, self.args.fires, self.args.timeout)
@@ -409,6 +433,8 @@ def main(argv=None):
     ap.add_argument("--paths", default="hw,fw", help="phases to run, in order (hw, fw or both)")
     ap.add_argument("--risk", action="store_true", help="turn the pre-trade risk gate on after the logon, with limits no "
                     "order of the run reaches (RISK_LINES): the hardware orders go through it (bench.py's risk phase)")
+    ap.add_argument("--early", action="store_true", help="turn early fires on after the logon (`offload early on`: "
+                    "the hardware orders start at the crossing price; bench.py's early phase)")
     ap.add_argument("--analyze-only", action="store_true", help="run nothing: pair and summarise again the capture, "
                     "frame log and console log a run left in --out (its latency.json, console.json, fires.csv, "
                     "stops.json and latency.png are written again)")

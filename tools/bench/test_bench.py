@@ -217,7 +217,7 @@ class ConsoleTally(unittest.TestCase):
         sup = s["suppressed"]
         self.assertTrue(sup["counter_line"])
         self.assertEqual((sup["trigger_fires"], sup["sent_by_engine"], sup["count"]), (8, 8, 0))
-        self.assertEqual(sup["not_sent"], {"logged_not_sent": 0, "ignored": 0, "not_armed": 0, "log_drops": 0,
+        self.assertEqual(sup["not_sent"], {"logged_not_sent": 0, "poisoned": 0, "ignored": 0, "not_armed": 0, "log_drops": 0,
                                            "rx_overflow": 0})
         self.assertEqual(sup["pct_of_trigger_fires"], 0.0)
         self.assertTrue(sup["accounted"])
@@ -232,7 +232,7 @@ class ConsoleTally(unittest.TestCase):
         c = dict(fires=12, sent=8, logged_not_sent=1, ignored=1, not_armed=0, log_drops=1, rx_overflow=1)
         sup = soc_latency.tally_lines(console_log(c)).summary()["suppressed"]
         self.assertEqual((sup["trigger_fires"], sup["sent_by_engine"], sup["count"]), (12, 8, 4))
-        self.assertEqual(sup["not_sent"], {"logged_not_sent": 1, "ignored": 1, "not_armed": 0, "log_drops": 1,
+        self.assertEqual(sup["not_sent"], {"logged_not_sent": 1, "poisoned": 0, "ignored": 1, "not_armed": 0, "log_drops": 1,
                                            "rx_overflow": 1})
         self.assertEqual(sup["pct_of_trigger_fires"], round(100 * 4 / 12, 1))   # 33.3
         self.assertTrue(sup["accounted"])
@@ -289,7 +289,7 @@ class ConsoleTally(unittest.TestCase):
         sup = soc_latency.tally_lines(console_log(dict(fires=9, sent=8, rx_overflow=1))).summary()["suppressed"]
         self.assertEqual(soc_latency.suppressed_line(sup),
                          "hardware phase: 9 fires of the trigger table, 8 sent by the engine, 1 not sent (logged_not_sent "
-                         "0, ignored 0, not_armed 0, log_drops 0, rx_overflow 1); every fire accounted for; 8 \"fired by "
+                         "0, poisoned 0, ignored 0, not_armed 0, log_drops 0, rx_overflow 1); every fire accounted for; 8 \"fired by "
                          "hardware\" lines (the same as the engine's sent); target (0 not sent over at least 1,000 fires) "
                          "NOT met")
         sup = soc_latency.tally_lines(console_log(None, None)).summary()["suppressed"]
@@ -304,8 +304,8 @@ class ConsoleTally(unittest.TestCase):
         lines = [re.sub(r"%l?[ud]", lambda m: str(next(nums)), f) for f in fmts]
         t = soc_latency.tally_lines(lines)
         self.assertEqual(t.orders, {"sent": 101, "not_sent": 102, "errors": 103, "late_cancels": 104})
-        self.assertEqual(t.counter, {"trigger_fires": 105, "sent": 106, "logged_not_sent": 107, "ignored": 108,
-                                     "not_armed": 109, "log_drops": 110, "rx_overflow": 111})
+        self.assertEqual(t.counter, {"trigger_fires": 105, "sent": 106, "logged_not_sent": 107, "poisoned": 108,
+                                     "ignored": 109, "not_armed": 110, "log_drops": 111, "rx_overflow": 112})
 
     def test_a_reused_slot_takes_its_new_kind(self):
         lines = [armed(0, True), hw_fire(0, 1, "T-1"), "stop 0: canceled", armed(0, False), fw_fire(0, 2, "T-2")]
@@ -438,6 +438,48 @@ class RiskPhase(unittest.TestCase):
         text = "# R\n\n## Risk gate\nold\n\n## Next\ny\n"
         new = bench.report_merge.replace_section(text, bench.RISK_HEADING, ["", bench.RISK_HEADING, "", "new"])
         self.assertEqual(new, "# R\n\n## Risk gate\n\nnew\n\n## Next\ny\n")
+
+
+# ---- the whole-SoC early phase: two hardware runs (early fires off, on) -------------------------------------------
+EARLY_LINE = ("offload: early fires {on} (asked {on}), cap 10 a minute (hit 0 times); sent early {n}, poisoned {p} "
+              "(0 this minute)")
+
+
+class SocEarlyPhase(unittest.TestCase):
+    def run_dirs(self, root, gain, early_lines=True):
+        for tag, add, n, p in (("off", 0, 0, 0), ("on", -gain, 8, 1)):
+            d = os.path.join(root, f"soc-{tag}")
+            os.makedirs(d)
+            doc = latency_doc()
+            doc["orders"] = [dict(o, t2t_cycles=o["t2t_cycles"] + add, eof2sof_cycles=o["eof2sof_cycles"] + add)
+                             if o["path"] == "hw" and o["t2t_cycles"] is not None else o for o in doc["orders"]]
+            with open(os.path.join(d, "latency.json"), "w") as f:
+                json.dump(doc, f)
+            # two `offload` reports: the last one counts
+            extra = [EARLY_LINE.format(on="on", n=0, p=0), EARLY_LINE.format(on="on" if tag == "on" else "off", n=n, p=p)]
+            with open(os.path.join(d, "soc.log"), "w") as f:
+                f.write("\n".join(console_log() + (extra if early_lines else [])) + "\n")
+
+    def test_gain_is_early_minus_safe_and_the_counts_are_the_last_report(self):
+        with tempfile.TemporaryDirectory() as root:
+            self.run_dirs(root, 13)
+            r = bench.soc_early_figures(root)
+        self.assertEqual(r["off"]["t2t"]["cycles"]["median"], 32)
+        self.assertEqual(r["on"]["t2t"]["cycles"]["median"], 19)
+        self.assertEqual(r["cost_cycles"]["t2t"], {"min": -13, "median": -13})
+        self.assertEqual((r["off"]["sent_early"], r["on"]["sent_early"], r["on"]["poisoned"]), (0, 8, 1))
+        md = "\n".join(bench.soc_early_md(r))
+        self.assertIn(f"| off | 8 | 8 | {min(HW_T2T)} / 32 / {max(HW_T2T)} |", md)
+        self.assertIn(f"| on | 8 | 8 | {min(HW_T2T) - 13} / 19 / {max(HW_T2T) - 13} |", md)
+        self.assertIn("| 8 | 1 |", md)
+        self.assertIn("Early minus safe (min / median): T2T -13 / -13 cycles, EOF2SOF -13 / -13 cycles.", md)
+
+    def test_a_run_without_early_counts_is_an_error(self):
+        with tempfile.TemporaryDirectory() as root:
+            self.run_dirs(root, 13, early_lines=False)
+            with self.assertRaises(SystemExit) as e:
+                bench.soc_early_figures(root)
+        self.assertIn("no early fires' counts", str(e.exception))
 
 
 # ---- the datapath's aggregates (datapath.json as DatapathBench writes it) --------------------------------------------
