@@ -722,7 +722,10 @@ def load_fires(path):
 class Capture:
     """Frames + TCP streams + FIX messages of one capture."""
 
-    def __init__(self, frames, warn):
+    def __init__(self, frames, warn, drop_bad_checksums=False):
+        """drop_bad_checksums: a frame with a bad IPv4 header or TCP checksum is not used (a wire capture, as the
+        simulation's: the receiver drops it, and its retransmission is the copy that counts); otherwise it is used
+        and counted (a capture on a host with checksum offload has checksums the NIC fills in later)."""
         self.frames = frames
         self.streams = []
         self.warn = warn
@@ -744,9 +747,10 @@ class Capture:
                 continue
             if not seg.ip_ok or not seg.tcp_ok:
                 what = "IPv4 header" if not seg.ip_ok else "TCP"
-                fr.note = f"bad {what} checksum: not used (the receiver drops it)"
+                fr.note = f"bad {what} checksum" + (": not used (the receiver drops it)" if drop_bad_checksums else "")
                 self.bad[fr.note] = self.bad.get(fr.note, 0) + 1
-                continue
+                if drop_bad_checksums:
+                    continue
             key = (fr.dir, seg.conn)
             st = live.get(key)
             if st is not None and seg.flags & 2 and st.has_data and ((seg.seq + 1) & M32) != st.base:
@@ -863,12 +867,12 @@ def crosses(side, stop, px):
 
 
 def analyze(frames, stops=None, path_label=None, fires=None, warn=None, clock_mhz=125.0, console=None,
-            hw_offset=HW_FIRE_LOG_TO_T2T, hw_tolerance=HW_TOLERANCE):
+            hw_offset=HW_FIRE_LOG_TO_T2T, hw_tolerance=HW_TOLERANCE, drop_bad_checksums=False):
     """frames: Frames matched with the frame log (cycles). stops: load_stops() or None; path_label: hw|fw
     or None; fires: load_fires() or None; console: load_console() or None. Returns (per-order records
     (dicts, RECORD_KEYS), the Capture, the number of TX segments that only repeated bytes already sent)."""
     warn = warn or Warnings()
-    cap = Capture(frames, warn)
+    cap = Capture(frames, warn, drop_bad_checksums)
     trades = {}  # symbol -> [Trade] in the order their SOH was on the pins
     for m in cap.messages("rx"):
         if m.msg_type != "W":
@@ -1389,6 +1393,9 @@ def main(argv=None, out=None, err=None):
     ap.add_argument("--quiet", action="store_true", help="no per-order lines")
     ap.add_argument("--strict", action="store_true", help="exit 3 when an order has no trigger, a pairing disagrees "
                     "with the fire log, or there are no orders")
+    ap.add_argument("--drop-bad-checksums", action="store_true", help="frames with a bad IPv4 header or TCP checksum "
+                    "are not used, as their receiver drops them (a wire capture: the simulation's); without it they are "
+                    "used and counted (a host's capture with checksum offload)")
     ap.add_argument("--dump", action="store_true", help="list frames and the FIX messages starting in them")
     ap.add_argument("--soc-mac", default=DEFAULT_SOC_MAC, help="direction without a frame log (default %(default)s)")
     a = ap.parse_args(argv)
@@ -1419,7 +1426,7 @@ def main(argv=None, out=None, err=None):
             raise InputError("--console or --events, not both (both name the fires)")
         console = load_console(a.console) if a.console else load_fire_events(a.events) if a.events else None
         records, cap, dup_tx = analyze(frames, stops, a.path, fires, warn, a.clock_mhz, console, a.hw_offset,
-                                       a.hw_tolerance)
+                                       a.hw_tolerance, a.drop_bad_checksums)
     except InputError as e:
         print(f"analyze: error: {e}", file=err)
         return EXIT_INPUT
