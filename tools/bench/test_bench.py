@@ -399,21 +399,27 @@ class SocResult(unittest.TestCase):
 
 
 # ---- the risk phase: two hardware runs (the gate off, on) and the gate's synthesis summary ----------------------------
+def write_run(root, tag, add, extra_lines):
+    """One run's files of a pair (bench.run_pair) in root/soc-<tag>: the test capture's analysis with every hardware
+    order's T2T and EOF2SOF moved by add cycles, and the test console with extra_lines after it."""
+    d = os.path.join(root, f"soc-{tag}")
+    os.makedirs(d)
+    doc = latency_doc()
+    doc["orders"] = [dict(o, t2t_cycles=o["t2t_cycles"] + add, eof2sof_cycles=o["eof2sof_cycles"] + add)
+                     if o["path"] == "hw" and o["t2t_cycles"] is not None else o for o in doc["orders"]]
+    with open(os.path.join(d, "latency.json"), "w") as f:
+        json.dump(doc, f)
+    with open(os.path.join(d, "soc.log"), "w") as f:
+        f.write("\n".join(console_log() + extra_lines) + "\n")
+
+
 class RiskPhase(unittest.TestCase):
     SYNTH = {"gate": {"lut4": 2922, "ff": 2424, "ccu2c": 1089, "dpr16x4": 205, "dp16kd": 0, "mult18": 0},
              "fmax_mhz": 96.25, "constraint_mhz": 125.0, "seed": 1}
 
     def run_dirs(self, root, extra_on):
         for tag, add, refused in (("off", 0, []), ("on", extra_on, ["risk: refused ticket 3 buy MSFT 100 @ 100.4: collar"])):
-            d = os.path.join(root, f"soc-{tag}")
-            os.makedirs(d)
-            doc = latency_doc()
-            doc["orders"] = [dict(o, t2t_cycles=o["t2t_cycles"] + add, eof2sof_cycles=o["eof2sof_cycles"] + add)
-                             if o["path"] == "hw" and o["t2t_cycles"] is not None else o for o in doc["orders"]]
-            with open(os.path.join(d, "latency.json"), "w") as f:
-                json.dump(doc, f)
-            with open(os.path.join(d, "soc.log"), "w") as f:
-                f.write("\n".join(console_log() + refused) + "\n")
+            write_run(root, tag, add, refused)
 
     def test_cost_is_on_minus_off_and_the_report_shows_both_runs(self):
         with tempfile.TemporaryDirectory() as root:
@@ -448,17 +454,9 @@ EARLY_LINE = ("offload: early fires {on} (asked {on}), cap 10 a minute (hit 0 ti
 class SocEarlyPhase(unittest.TestCase):
     def run_dirs(self, root, gain, early_lines=True):
         for tag, add, n, p in (("off", 0, 0, 0), ("on", -gain, 8, 1)):
-            d = os.path.join(root, f"soc-{tag}")
-            os.makedirs(d)
-            doc = latency_doc()
-            doc["orders"] = [dict(o, t2t_cycles=o["t2t_cycles"] + add, eof2sof_cycles=o["eof2sof_cycles"] + add)
-                             if o["path"] == "hw" and o["t2t_cycles"] is not None else o for o in doc["orders"]]
-            with open(os.path.join(d, "latency.json"), "w") as f:
-                json.dump(doc, f)
             # two `offload` reports: the last one counts
             extra = [EARLY_LINE.format(on="on", n=0, p=0), EARLY_LINE.format(on="on" if tag == "on" else "off", n=n, p=p)]
-            with open(os.path.join(d, "soc.log"), "w") as f:
-                f.write("\n".join(console_log() + (extra if early_lines else [])) + "\n")
+            write_run(root, tag, add, extra if early_lines else [])
 
     def test_gain_is_early_minus_safe_and_the_counts_are_the_last_report(self):
         with tempfile.TemporaryDirectory() as root:
