@@ -396,7 +396,7 @@ static void fire_account(fire_counts_t *a) {
 void offload_conn_up(void) {
     memset(&ofl, 0, sizeof ofl);
 #ifdef TF_HAS_EARLY
-    early.on = early.want; /* (offload_rx_follow's CONFIG applied what is staged) */
+    if (early.on != early.want) offload_early_applied(); /* (offload_rx_follow's CONFIG applied what is staged) */
     early.sent = early.poisoned = early.win_n = 0;
 #endif
     fire_counts(&ofl.fires0);
