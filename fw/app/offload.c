@@ -399,6 +399,11 @@ void offload_conn_up(void) {
     if (early.on != early.want) offload_early_applied(); /* (offload_rx_follow's CONFIG applied what is staged) */
     early.sent = early.poisoned = early.win_n = 0;
 #endif
+#ifdef TF_HAS_RISK
+    /* no send-ring slot is gated (ofl.gated is 0 again): the engine's mask too, or a slot an earlier connection's
+     * order left gated would have this connection's first frames in it (its Logout...) refused as tickets */
+    order_tx_risk_send_gated(0);
+#endif
     fire_counts(&ofl.fires0);
     order_tx_enable(false);
     (void)order_tx_arm(0xFFFFu, false);

@@ -188,9 +188,8 @@ with rig:
     rig.wait("logout", 30, "the Logout answer", since=since)
     rig.wait("disconnected", 30, "the TCP connection's end after the Logout", since=since)
     # 6. the setting outlives the connection: turned off while there is none, it is applied at the next one's start.
-    #    (The gate off first: with it on, the second session's first frames were refused as tickets without a symbol
-    #    and its Logout got no answer; not early fires' doing, noted in issue 17.)
-    rig.console("risk off")
+    #    (With the gate still on: the marker orders left their send-ring slots gated, and firmware once forgot to clear
+    #    the engine's mask at a new connection, so the second session's Logout was refused as a ticket.)
     rig.console("offload early off")
     e = early_counters()
     rig.check((e["want"], e["on"]) == (False, True), f"early fires turned off between connections: {e} (want asked off, "
