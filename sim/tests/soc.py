@@ -398,6 +398,18 @@ class Rig:
     def exchange_msgs(self):
         return fix_msgs(self.exch_msglog) if self.exch_msglog.exists() else []
 
+    def check_exchange_log(self):
+        """The exchange's message log against the SoC's session: no Reject (35=3 or 35=j) sent to the SoC, no
+        ResendRequest to it, the SoC's MsgSeqNums without a gap. Fails the test otherwise; returns the messages."""
+        msgs = self.exchange_msgs()
+        rej = [m for m in msgs if re.search(r"\|35=(3|j)\|.*\|49=EXCH\|", m)]
+        self.check(not rej, f"exchange log: {len(rej)} Reject(s) sent to the SoC: {rej[:2]}")
+        resends = sum(1 for m in msgs if "|35=2|" in m and "|49=EXCH|" in m)
+        self.check(resends == 0, f"exchange log: {resends} ResendRequest(s) to the SoC")
+        ok, seqtext = seq_check(self.exch_msglog, "TFISH1")
+        self.check(ok, f"exchange log: the SoC's MsgSeqNums are not continuous: {seqtext}")
+        return msgs
+
     def session_log_problems(self, msgs):
         """What the exchange's message log (msgs: exchange_msgs) says against a session that ended cleanly: a gap in
         either side's MsgSeqNums (sim/tests/seqnums.py), or a Logout other than the SoC's final one and its answer.

@@ -637,6 +637,24 @@ def pair_figures(rdir, what, extra):
     return {"off": runs["off"], "on": runs["on"], "cost_cycles": diff}
 
 
+def pair_table(r, setting, extra):
+    """A pair's table for report.md: a row per run (off, on) with its fires, the T2T orders, T2T and EOF2SOF cycles
+    (min / median / max) and the extra columns [(heading, key)]."""
+    cyc = lambda d: f"{d['cycles']['min']} / {d['cycles']['median']} / {d['cycles']['max']}" if d["count"] else "-"
+    lines = ["| " + " | ".join([setting, "fires", "T2T orders", "T2T cycles", "EOF2SOF cycles"] + [h for h, _ in extra]) + " |",
+             "|" + "---|" * (5 + len(extra))]
+    for tag in ("off", "on"):
+        x = r[tag]
+        t, e = x["t2t"], x["eof2sof"]
+        lines.append("| " + " | ".join([tag, str(x["fires"]), str(t["count"]), cyc(t), cyc(e)] + [str(x[k]) for _, k in extra]) + " |")
+    return lines
+
+
+def pair_diff(cost):
+    """A pair's differences (pair_figures' cost_cycles) as text: "T2T +2 / +2 cycles, EOF2SOF ..." (min / median)."""
+    return ", ".join(f"{m.upper()} {c['min']:+d} / {c['median']:+d} cycles" for m, c in cost.items())
+
+
 def run_risk(args, out):
     """Two short hardware phases of the same build, the gate off and then on (soc_latency.py --risk: limits no order
     reaches, every check made), then the gate alone through tools/synth-risk-gate.sh; writes OUT/risk/risk.json."""
@@ -670,15 +688,9 @@ def risk_md(r):
     lines = ["", RISK_HEADING, "",
              "The same build's hardware path, two runs: the gate off, then on with limits no order reaches (every check made "
              "on every order; `tools/bench/soc_latency.py --risk`). Cycles of the 125 MHz Ethernet clock, min / median / max.",
-             "", "| gate | fires | T2T orders | T2T cycles | EOF2SOF cycles | refused |", "|---|---|---|---|---|---|"]
-    for tag in ("off", "on"):
-        x = r[tag]
-        t, e = x["t2t"], x["eof2sof"]
-        cyc = lambda d: f"{d['cycles']['min']} / {d['cycles']['median']} / {d['cycles']['max']}" if d["count"] else "-"
-        lines.append(f"| {tag} | {x['fires']} | {t['count']} | {cyc(t)} | {cyc(e)} | {x['refused']} |")
+             ""] + pair_table(r, "gate", [("refused", "refused")])
     if r["cost_cycles"]:
-        lines += ["", "Cost of the gate (on minus off, min / median): " +
-                  ", ".join(f"{m.upper()} {c['min']:+d} / {c['median']:+d} cycles" for m, c in r["cost_cycles"].items()) +
+        lines += ["", "Cost of the gate (on minus off, min / median): " + pair_diff(r["cost_cycles"]) +
                   ". (Not the maximum: that is a fire in a segment the exchange's kernel joined, whose T2T is the wire time "
                   "after its price.)"]
     g = r["gate"]
@@ -742,16 +754,9 @@ def soc_early_md(r):
              "The same build's hardware path, two runs: early fires off (safe: the order after the segment is verified), "
              "then on (`offload early on`, `tools/bench/soc_latency.py --early`: the order starts at the crossing price). "
              "Cycles of the 125 MHz Ethernet clock, min / median / max; the datapath alone per layout is DatapathBench's "
-             "part 3 (above).", "",
-             "| early | fires | T2T orders | T2T cycles | EOF2SOF cycles | sent early | poisoned |", "|---|---|---|---|---|---|---|"]
-    for tag in ("off", "on"):
-        x = r[tag]
-        t, e = x["t2t"], x["eof2sof"]
-        cyc = lambda d: f"{d['cycles']['min']} / {d['cycles']['median']} / {d['cycles']['max']}" if d["count"] else "-"
-        lines.append(f"| {tag} | {x['fires']} | {t['count']} | {cyc(t)} | {cyc(e)} | {x['sent_early']} | {x['poisoned']} |")
+             "part 3 (above).", ""] + pair_table(r, "early", [("sent early", "sent_early"), ("poisoned", "poisoned")])
     if r["cost_cycles"]:
-        lines += ["", "Early minus safe (min / median): " +
-                  ", ".join(f"{m.upper()} {c['min']:+d} / {c['median']:+d} cycles" for m, c in r["cost_cycles"].items()) + "."]
+        lines += ["", "Early minus safe (min / median): " + pair_diff(r["cost_cycles"]) + "."]
     return lines
 
 
