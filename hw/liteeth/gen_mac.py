@@ -10,6 +10,7 @@
 # Usage:
 #   gen_mac.py --phy {gmii,rgmii_ecp5,rgmii_s7,mii,rmii} --out DIR [--name NAME] [--no-crc-buffers] [--no-crc-fix]
 #              [--tx-delay NS] [--rx-delay NS] [--fast-crc-check] [--no-tx-skid] [--no-tx-crc-buffer] [--tx-poison]
+#              [--rx-raw]
 #   --no-crc-buffers  drop LiteEthMACCore's pipeline buffers before the CRC checker/inserter (-1 cycle each way)
 #   --no-crc-fix      stock liteeth 2024.12 RX behaviour (bad FCS never flagged); for the test only
 #   --tx-delay NS     RGMII only: delay of TXC against TX_CTL/TXD added by the FPGA (default 2.0; 0 when the
@@ -19,6 +20,7 @@
 #                     timing path (see FastCRC32Checker); the board builds use it
 #   --no-tx-skid      no skid register at the TX input (tx_ready combinational through the TX pipeline)
 #   --tx-poison       one more input, tx_poison (below): a frame sent with a bad FCS on request, no added latency
+#   --rx-raw          three more outputs, rx_raw_* (below): the received bytes before the CRC checker's hold-back
 # writes DIR/<NAME>.v (default NAME: liteeth_mac_<phy>) and DIR/<NAME>.ports.txt
 # (one port per line: direction width name).
 #
@@ -61,6 +63,12 @@
 #   input         tx_poison    read with a frame's last byte (tx_valid && tx_ready && tx_last): 1 = send that frame
 #                              poisoned: its last FCS byte inverted (all 8 bits), so that every receiver drops it.
 #                              Nothing else changes (bytes, padding, timing); no cycle is added.
+# With --rx-raw only (after those):
+#   output        rx_raw_valid the preamble checker's output, eth_rx, no backpressure: the frame's bytes from the first
+#   output [7:0]  rx_raw_data  destination-MAC byte to the last FCS byte (rx_raw_last), 5 cycles ahead of rx_data (the
+#   output        rx_raw_last  buffer in front of the CRC checker, 1, and its 4-byte hold-back). No verdict: the FCS's
+#                              verdict is rx_error with the frame's rx_last, which follows rx_raw_last. For a consumer
+#                              that knows where the frame's data ends (the offload's EthRxLeanTap: the IPv4 length).
 # Variant gmii (simulation build; 125 MHz, 1000 Mb/s only):
 #   input         gmii_rx_clk       PHY RX_CLK -> eth_rx clock
 #   input         gmii_rx_dv
@@ -139,7 +147,8 @@ class RawMAC(LiteXModule):
     """LiteEth PHY + MAC blocks (8-bit) with raw streams in eth_rx / eth_tx."""
 
     def __init__(self, phy, crc_fix=True, rx_crc_buffer=True, tx_crc_buffer=True, tx_delay=2e-9, rx_delay=2e-9,
-                 fast_crc_check=False, tx_skid=True, tx_poison=False):
+                 fast_crc_check=False, tx_skid=True, tx_poison=False,
+                 rx_raw=False):
         self.ios = ios = []
 
         def port(name, width=1):
@@ -163,6 +172,8 @@ class RawMAC(LiteXModule):
         tx_last    = port("tx_last")
         tx_ready   = port("tx_ready")
         tx_poison_in = port("tx_poison") if tx_poison else None
+        if rx_raw:
+            rx_raw_valid, rx_raw_data, rx_raw_last = port("rx_raw_valid"), port("rx_raw_data", 8), port("rx_raw_last")
 
         # Clock domains (explicit) -------------------------------------------------------------
         self.cd_eth_rx = ClockDomain("eth_rx")
@@ -311,6 +322,9 @@ class RawMAC(LiteXModule):
         rx_first = Signal(reset=1)
         self.sync.eth_rx += If(pre_src.valid & pre_src.ready, rx_first.eq(pre_src.last))
         self.comb += rx_sof.eq(pre_src.valid & pre_src.ready & rx_first)
+        if rx_raw:  # the same beats, before the CRC checker's buffer and hold-back (a tap: nothing else changes)
+            self.comb += [rx_raw_valid.eq(pre_src.valid & pre_src.ready), rx_raw_data.eq(pre_src.data),
+                          rx_raw_last.eq(pre_src.last)]
 
         # TX datapath: sink -> padding -> CRC32 inserter -> preamble inserter -> gap -> PHY ------
         tx_sink = stream.Endpoint(eth_phy_description(8))
@@ -568,6 +582,9 @@ def main():
     ap.add_argument("--tx-poison", action="store_true",
         help="one more input, tx_poison, read with a frame's last byte: 1 sends that frame with its last FCS byte "
              "inverted (every receiver drops it); no added latency. For the order engine's early fires")
+    ap.add_argument("--rx-raw", action="store_true",
+        help="three more outputs, rx_raw_valid/_data/_last: the received bytes before the CRC checker's buffer and "
+             "4-byte hold-back (FCS included, no verdict), 5 cycles ahead of rx_data. For the offload's lean tap")
     ap.add_argument("--no-tx-skid", action="store_true",
         help="omit the skid register at the TX input (tx_ready then combinational through the TX pipeline); "
              "for comparison only")
@@ -579,7 +596,8 @@ def main():
     top = RawMAC(args.phy, crc_fix=not args.no_crc_fix, rx_crc_buffer=not args.no_crc_buffers,
                  tx_crc_buffer=not (args.no_crc_buffers or args.no_tx_crc_buffer),
                  tx_delay=args.tx_delay * 1e-9, rx_delay=args.rx_delay * 1e-9,
-                 fast_crc_check=args.fast_crc_check, tx_skid=not args.no_tx_skid, tx_poison=args.tx_poison)
+                 fast_crc_check=args.fast_crc_check, tx_skid=not args.no_tx_skid, tx_poison=args.tx_poison,
+                 rx_raw=args.rx_raw)
     so = {AsyncResetSynchronizer: _SimResetSync} if args.phy == "gmii" else {}
     conv = platform.get_verilog(top, ios=set(top.ios), name=name, special_overrides=so)
     path = os.path.join(args.out, name + ".v")

@@ -201,7 +201,8 @@ with rig:
                           '{"symbol":"MSFT","side":"buy","stop":"100.20"},{"symbol":"MSFT","side":"sell","stop":"99.80"}]')
     lat = OUT / f"{NAME}.latency.json"
     r = subprocess.run([PY, str(ROOT / "tools/latency/analyze.py"), "--pcap", str(rig.pcap), "--frames", str(frames),
-                        "--stops", str(stops_json), "--events", str(OUT / f"{NAME}.events.jsonl"), "--json", str(lat), "--quiet"],
+                        "--stops", str(stops_json), "--events", str(OUT / f"{NAME}.events.jsonl"), "--json", str(lat), "--quiet",
+                        "--soc-header", str(ROOT / "build/hw/sim/soc.h")],
                        capture_output=True, text=True)
     (OUT / f"{NAME}.latency.txt").write_text(r.stdout + r.stderr)
     if r.returncode == 0:

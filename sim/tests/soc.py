@@ -341,7 +341,8 @@ class Rig:
         fires_csv.write_text("".join(f"{c},hw\n" for c in fires))
         r = subprocess.run([PY, str(ROOT / "tools/latency/analyze.py"), "--pcap", str(self.pcap), "--frames", str(frames),
                             "--stops", str(stops_json), "--fires", str(fires_csv), "--events",
-                            str(OUT / f"{self.name}.events.jsonl"), "--json", str(lat), "--quiet", "--drop-bad-checksums"], capture_output=True, text=True)
+                            str(OUT / f"{self.name}.events.jsonl"), "--json", str(lat), "--quiet", "--drop-bad-checksums",
+                            "--soc-header", str(ROOT / "build/hw/sim/soc.h")], capture_output=True, text=True)
         (OUT / f"{self.name}.latency.txt").write_text(r.stdout + r.stderr)
         self.check(r.returncode == 0, f"analyze.py failed: {(r.stdout + r.stderr).strip().splitlines()[-3:]}")
         self.check(bad_tcp_ok or "bad TCP checksum" not in r.stdout + r.stderr, "the capture has frames with a bad TCP checksum")

@@ -20,9 +20,9 @@ field's SOH).
  6. After the Logout, `offload early off` waits for a connection; the next one's start applies it (offload.early off).
 Checked on the exchange's log: every order accepted, no Reject, no ResendRequest, the SoC's MsgSeqNums without a
 gap, each ClOrdID once (a poisoned order never reached it); the harness's count of bad-FCS frames from the SoC is the
-firmware's count of poisoned orders. From the capture: each early order's first byte on the TX pins exactly 18 cycles
+firmware's count of poisoned orders. From the capture: each early order's first byte on the TX pins exactly 13 cycles
 after its trade price's SOH on the RX pins, and before that frame's end (T2T and EOF2SOF as DESIGN.md defines them;
-DatapathBench's figure for the datapath alone is 18 too), the safe one's T2T 31 and EOF2SOF 12 as in test_offload.py.
+DatapathBench's figure for the datapath alone is 13 too), the safe one's T2T 31 and EOF2SOF 12 as in test_offload.py.
 """
 import re
 from datetime import datetime, timezone
@@ -217,10 +217,11 @@ with rig:
               f"latency: {hw['t2t']['count']} orders with a trigger, {hw['disagrees_with_fire_log']} paired with another "
               "trade than their fire log record's")
     # Exact figures, measured: a change in the datapath's latency must be a deliberate edit here. An early order's
-    # first byte 18 cycles after its price's SOH on the RX pins (6 through LiteEth's receive path, 5 in the parser, 7
-    # from the fire to TX_EN: DatapathEarlySpec's 18), so 1 cycle before the market-data frame's last byte with the
+    # first byte 13 cycles after its price's SOH on the RX pins (1 to the MAC's raw stream, which the lean tap passes to
+    # the parser at once, 5 in the parser, 7 from the fire to TX_EN: DatapathEarlySpec's 13; 18 when the parser read
+    # LiteEth's stream, 4 bytes held back for the FCS), so 6 cycles before the market-data frame's last byte with the
     # market's layout (the price 19 cycles before it); the safe one after the cap as in test_offload.py.
-    EXPECT_EARLY_T2T, EXPECT_EARLY_EOF2SOF, EXPECT_SAFE_T2T, EXPECT_SAFE_EOF2SOF = 18, -1, 31, 12
+    EXPECT_EARLY_T2T, EXPECT_EARLY_EOF2SOF, EXPECT_SAFE_T2T, EXPECT_SAFE_EOF2SOF = 13, -6, 31, 12
     by_id = {o["clordid"]: o for o in hw_orders}
     got = [(by_id[f["clordid"]]["t2t_cycles"], by_id[f["clordid"]]["eof2sof_cycles"]) for f in fires]
     want_lat = [(EXPECT_EARLY_T2T, EXPECT_EARLY_EOF2SOF)] * 3 + [(EXPECT_SAFE_T2T, EXPECT_SAFE_EOF2SOF)]

@@ -421,10 +421,10 @@ def early_md(e):
     def st(d):
         return "-" if not d.get("count") else f"{d['min']} / {d['avg']:.1f} / {d['max']}"
     lines = ["", "### Early fires and safe mode, per layout (docs/DESIGN.md \"Early trigger\")", "", e["note"], "",
-             "| layout | mode | fires | of them early | poisoned | missed | false | byte-exact | T2T early fires | T2T all | EOF2SOF |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| layout | mode | parser reads | fires | of them early | poisoned | missed | false | byte-exact | T2T early fires | T2T all | EOF2SOF |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in e["rows"]:
-        lines.append(f"| {r['layout']} | {r['mode']} | {r['fires']:,} | {r['early_fires']:,} | {r['poisoned']} | {r['missed']} | "
+        lines.append(f"| {r['layout']} | {r['mode']} | {r.get('tap', 'LiteEth')} | {r['fires']:,} | {r['early_fires']:,} | {r['poisoned']} | {r['missed']} | "
                      f"{r['false']} | {r['orders_byte_exact']} | {st(r['t2t_early_cycles'])} | {st(r['t2t_cycles'])} | "
                      f"{st(r['eof2sof_cycles'])} |")
     c = e["corruption"]

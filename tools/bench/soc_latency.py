@@ -334,7 +334,7 @@ class SocBench(demo.Demo):
         j = os.path.join(self.out, "latency.json")
         cmd = [sys.executable, os.path.join(ROOT, "tools/latency/analyze.py"), "--pcap", self.pcap, "--frames", self.frames,
                "--stops", stops, "--fires", fires, "--console", self.log_path, "--json", j,
-               "--clock-mhz", str(self.args.clock_mhz), "--quiet"]
+               "--clock-mhz", str(self.args.clock_mhz), "--quiet", "--soc-header", os.path.join(ROOT, "build/hw/sim/soc.h")]
         r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
         sys.stdout.write(r.stdout)
         sys.stderr.write(r.stderr)

@@ -176,22 +176,25 @@ class EarlyRows(unittest.TestCase):
     """report.md's early-fire table from datapath.json's "early" (DatapathBench part 3), written the way
     DatapathBench.earlyJ writes it."""
     @staticmethod
-    def row(layout, mode, fires, early, t2t_early, t2t):
+    def row(layout, mode, fires, early, t2t_early, t2t, tap="lean"):
         st = lambda lo, hi, n: {"min": lo, "avg": (lo + hi) / 2, "max": hi, "median": lo, "count": n}
-        return {"layout": layout, "mode": mode, "fires": fires, "early_fires": early, "poisoned": 0, "missed": 0,
+        return {"layout": layout, "mode": mode, "tap": tap, "fires": fires, "early_fires": early, "poisoned": 0, "missed": 0,
                 "false": 0, "orders_byte_exact": True, "t2t_early_cycles": st(*t2t_early, early),
                 "t2t_cycles": st(*t2t, fires), "eof2sof_cycles": st(12, 12, fires)}
 
     def test_a_row_per_layout_and_mode_and_the_corruption_line(self):
         e = {"note": "n", "rows": [self.row("paper", "early", 1001, 1001, (19, 19), (19, 19)),
-                                    self.row("paper", "safe", 1001, 0, (0, 0), (29, 31))],
+                                    self.row("paper", "safe", 1001, 0, (0, 0), (29, 31)),
+                                    self.row("paper", "early", 1001, 1001, (24, 24), (24, 24), tap="LiteEth")],
              "corruption": {"crossings": {"fcs": 3, "good": 2}, "segments": {"fcs": 4, "good": 4}, "sent_early": 2,
                             "poisoned": 3, "numbers_reused": True, "missed": 0, "false": 0}}
         md = bench.early_md(e)
         rows = [l for l in md if l.startswith("| paper")]
-        self.assertEqual(rows[0], "| paper | early | 1,001 | 1,001 | 0 | 0 | 0 | True | 19 / 19.0 / 19 | 19 / 19.0 / 19 | 12 / 12.0 / 12 |")
-        self.assertEqual(rows[1].split(" | ")[8], "-")   # no early fire in safe mode: no early T2T
-        self.assertEqual(rows[1].split(" | ")[9], "29 / 30.0 / 31")
+        self.assertEqual(rows[0], "| paper | early | lean | 1,001 | 1,001 | 0 | 0 | 0 | True | 19 / 19.0 / 19 | 19 / 19.0 / 19 | 12 / 12.0 / 12 |")
+        self.assertEqual(rows[1].split(" | ")[9], "-")   # no early fire in safe mode: no early T2T
+        self.assertEqual(rows[1].split(" | ")[10], "29 / 30.0 / 31")
+        self.assertEqual(rows[2].split(" | ")[2], "LiteEth")   # the comparison row: the parser on the MAC's own stream
+        self.assertEqual(rows[2].split(" | ")[9], "24 / 24.0 / 24")
         self.assertTrue(any("poisoned 3" in l and "taken by the next one: True" in l for l in md))
 
     def test_a_run_without_early_rows_adds_nothing(self):

@@ -786,6 +786,23 @@ FIRE_LINE = re.compile(r"stop (\d+): fired by (hardware|firmware) on trade (\S+?
 # hw/src/triggerfish/offload/README.md); TX_EN rises 3 cycles after the tx stamp (README-tx.md "Fire log"; 4 while the
 # MAC had a buffer in front of its TX CRC inserter). So T2T on the pins = cycles + 6 + 3.
 HW_FIRE_LOG_TO_T2T = 9
+HW_TX_STAMP_TO_PINS = 3   # TX_EN after the tx stamp; the rx side is the build's OFFLOAD_RX_STAMP_TO_PINS (--soc-header)
+
+
+def hw_offset_from_header(path):
+    """T2T minus the fire log's cycles for the SoC whose generated C header is `path`: its OFFLOAD_RX_STAMP_TO_PINS (6
+    on LiteEth's stream, 1 on the lean tap of builds with early fires) plus HW_TX_STAMP_TO_PINS."""
+    try:
+        with open(path, errors="replace") as f:
+            text = f.read()
+    except OSError as e:
+        raise InputError(f"cannot read SoC header {path}: {e.strerror}")
+    m = re.search(r"^#define\s+OFFLOAD_RX_STAMP_TO_PINS\s+(\d+)U?\b", text, re.M)
+    if not m:
+        raise InputError(f"{path} defines no OFFLOAD_RX_STAMP_TO_PINS (not a SoC header of a build with the offload)")
+    return int(m.group(1)) + HW_TX_STAMP_TO_PINS
+
+
 HW_TOLERANCE = 2
 
 
@@ -1381,9 +1398,11 @@ def main(argv=None, out=None, err=None):
                     "orders, and cross-check every pairing (trade price; hardware: the fire log's cycles)")
     ap.add_argument("--events", help="the machine protocol's events (one JSON object a line, as `tfctl watch --json` "
                     "writes them): their stop.fired events do what --console's fire lines do (not with --console)")
-    ap.add_argument("--hw-offset", type=int, default=HW_FIRE_LOG_TO_T2T,
-                    help="T2T = fire-log cycles + this (default %(default)s: stamp 6 after the RX pins, TX_EN 3 "
-                         "after the tx stamp)")
+    ap.add_argument("--hw-offset", type=int, default=None,
+                    help=f"T2T = fire-log cycles + this (default {HW_FIRE_LOG_TO_T2T}: stamp 6 after the RX pins, TX_EN 3 "
+                         "after the tx stamp; LiteEth's stream)")
+    ap.add_argument("--soc-header", help="the SoC's generated C header (build/hw/sim/soc.h): the fire log's offset from "
+                    "its OFFLOAD_RX_STAMP_TO_PINS (+3), instead of --hw-offset (the simulation's SoC reads the lean tap: 4)")
     ap.add_argument("--hw-tolerance", type=int, default=HW_TOLERANCE,
                     help="cycles the pairing's T2T may differ from the fire log's (default %(default)s)")
     ap.add_argument("--json", help="write the summary and the per-order records as JSON")
@@ -1405,6 +1424,10 @@ def main(argv=None, out=None, err=None):
             raise InputError("--clock-mhz must be positive")
         if a.hw_tolerance < 0:
             raise InputError("--hw-tolerance must not be negative")
+        if a.soc_header and a.hw_offset is not None:
+            raise InputError("--hw-offset or --soc-header, not both (both give the fire log's offset)")
+        a.hw_offset = hw_offset_from_header(a.soc_header) if a.soc_header else \
+            HW_FIRE_LOG_TO_T2T if a.hw_offset is None else a.hw_offset
         res, recs = read_pcap(a.pcap, warn)
         if a.frames:
             rows = read_frame_log(a.frames)

@@ -543,6 +543,37 @@ class TestRealTrigger(Base):
         self.assertEqual(doc["hw"]["disagrees_with_fire_log"], 0)
         self.assertIn("2 order(s) checked, 0 disagree", out)
 
+    def test_fire_log_offset_from_the_socs_header(self):
+        # The simulation's SoC reads the lean tap: its fire log's stamp is 1 cycle after the RX pins, not 6, so the same
+        # orders show counts 5 higher, and agree only with its header's OFFLOAD_RX_STAMP_TO_PINS
+        c = self.build()
+        lean = FIRE_LOG_PIPE - 5
+        log = self.console([
+            f"stop 0: fired by hardware on trade 1170.60: order 2 A1 sent, MsgSeqNum 3, {962 - lean} cycles from the price to the MAC",
+            f"stop 1: fired by hardware on trade 1169.00: order 3 B1 sent, MsgSeqNum 4, {829 - lean} cycles from the price to the MAC"])
+        hdr = os.path.join(self.tmp, "soc.h")
+        with open(hdr, "w") as f:
+            f.write("#define OFFLOAD_RX_LOG_SLOTS 15U\n#define OFFLOAD_RX_STAMP_TO_PINS         1U             /* lean */\n")
+        doc, out, err = self.analyze_json(c, "--stops", self.stops, "--console", log, "--soc-header", hdr, "--strict")
+        a, b = self.order(doc, "A1"), self.order(doc, "B1")
+        self.assertEqual((a["check"], b["check"]), ("agrees", "agrees"))
+        self.assertEqual((a["fire_log_t2t_cycles"], b["fire_log_t2t_cycles"]), (962, 829))
+        self.assertEqual(doc["meta"]["hw_offset"], 4)
+        doc, out, err = self.analyze_json(c, "--stops", self.stops, "--console", log)   # the default: LiteEth's stream
+        self.assertEqual((self.order(doc, "A1")["check"], self.order(doc, "B1")["check"]), ("disagrees", "disagrees"))
+        pcap, frames = c.write(self.tmp)
+        rc, _, err = run(["--pcap", pcap, "--frames", frames, "--console", log, "--soc-header", hdr, "--hw-offset", "4"])
+        self.assertEqual(rc, 2)
+        self.assertIn("--hw-offset or --soc-header, not both", err)
+        with open(hdr, "w") as f:
+            f.write("#define OFFLOAD_RX_LOG_SLOTS 15U\n")
+        rc, _, err = run(["--pcap", pcap, "--frames", frames, "--console", log, "--soc-header", hdr])
+        self.assertEqual(rc, 2)
+        self.assertIn("defines no OFFLOAD_RX_STAMP_TO_PINS", err)
+        rc, _, err = run(["--pcap", pcap, "--frames", frames, "--console", log, "--soc-header", hdr + ".missing"])
+        self.assertEqual(rc, 2)
+        self.assertIn("cannot read SoC header", err)
+
     def test_fire_events_do_what_the_fire_lines_do(self):
         c = self.build()
         path = os.path.join(self.tmp, "events.jsonl")

@@ -8,7 +8,7 @@
 #  2c. gmii variant with --fast-crc-check (used by the board builds): all checks pass, same latencies as 1.
 #  2d. gmii variant as the SoC assembles it (--fast-crc-check --no-tx-crc-buffer): all checks pass, RX latency as 1.,
 #      TX latency exactly one cycle less.
-#  2e. the SoC's assembly with --tx-poison, testbench in poison mode (+poison=1, built with -DTB_POISON): about half of
+#  2e. the early fires' variant (--tx-poison --rx-raw), testbench in poison mode (+poison=1, built with -DTB_POISON): about half of
 #      the TX frames poisoned with their last byte (isolated, back to back, and short back-to-back ones whose last byte
 #      is taken while the previous FCS is still in the pipeline), tx_poison random in every other cycle; every frame
 #      byte-exact (poisoned: last FCS byte XOR 0xFF); all checks pass, latencies (lat_min) equal to 2d's, and the gap
@@ -122,29 +122,29 @@ else
   bad "build_gmii_soc: see $OUT/gen_liteeth_mac_gmii_soc.log / $OUT/build_liteeth_mac_gmii_soc.log"
 fi
 
-# ---- 2e. the SoC's assembly with --tx-poison: poison mode; every check, and 2d's latency and gap figures
-if gen gmii liteeth_mac_gmii_poison --fast-crc-check --no-tx-crc-buffer --tx-poison \
-   && build_tb liteeth_mac_gmii_poison -CFLAGS -DTB_POISON=1; then
-  "$OUT/obj_liteeth_mac_gmii_poison/tb_liteeth_mac_gmii_poison" $TB_ARGS +poison=1 > "$OUT/tb_gmii_poison.log" 2>&1
+# ---- 2e. the early fires' variant (--tx-poison --rx-raw): poison mode; every check, and 2d's latency and gap figures
+if gen gmii liteeth_mac_gmii_early --fast-crc-check --no-tx-crc-buffer --tx-poison --rx-raw \
+   && build_tb liteeth_mac_gmii_early -CFLAGS -DTB_POISON=1; then
+  "$OUT/obj_liteeth_mac_gmii_early/tb_liteeth_mac_gmii_early" $TB_ARGS +poison=1 > "$OUT/tb_gmii_early.log" 2>&1
   rc=$?
-  pline=$(grep -E '^(PASS|FAIL) tx_poison' "$OUT/tb_gmii_poison.log")
-  rx_d=$(lat_min "$OUT/tb_gmii_soc.log" rx 1); rx_p=$(lat_min "$OUT/tb_gmii_poison.log" rx 1)
-  tx_d=$(lat_min "$OUT/tb_gmii_soc.log" tx 1); tx_p=$(lat_min "$OUT/tb_gmii_poison.log" tx 1)
-  da_d=$(lat_min "$OUT/tb_gmii_soc.log" tx 2); da_p=$(lat_min "$OUT/tb_gmii_poison.log" tx 2)
+  pline=$(grep -E '^(PASS|FAIL) tx_poison' "$OUT/tb_gmii_early.log")
+  rx_d=$(lat_min "$OUT/tb_gmii_soc.log" rx 1); rx_p=$(lat_min "$OUT/tb_gmii_early.log" rx 1)
+  tx_d=$(lat_min "$OUT/tb_gmii_soc.log" tx 1); tx_p=$(lat_min "$OUT/tb_gmii_early.log" tx 1)
+  da_d=$(lat_min "$OUT/tb_gmii_soc.log" tx 2); da_p=$(lat_min "$OUT/tb_gmii_early.log" tx 2)
   gap_d=$(grep -E '^PASS tx_(ifg|line_rate)' "$OUT/tb_gmii_soc.log" 2>/dev/null)
-  gap_p=$(grep -E '^PASS tx_(ifg|line_rate)' "$OUT/tb_gmii_poison.log")
+  gap_p=$(grep -E '^PASS tx_(ifg|line_rate)' "$OUT/tb_gmii_early.log")
   if [ $rc -ne 0 ] || [[ "$pline" != PASS* ]]; then
-    bad "gmii_poison: $(grep -c '^FAIL' "$OUT/tb_gmii_poison.log") testbench checks failed (${pline:-no tx_poison line}), see $OUT/tb_gmii_poison.log"
+    bad "gmii_early: $(grep -c '^FAIL' "$OUT/tb_gmii_early.log") testbench checks failed (${pline:-no tx_poison line}), see $OUT/tb_gmii_early.log"
   elif [ -z "$rx_d" ] || [ -z "$tx_d" ] || [ -z "$da_d" ] || [ "$rx_p" != "$rx_d" ] || [ "$tx_p" != "$tx_d" ] \
        || [ "$da_p" != "$da_d" ]; then
-    bad "gmii_poison: latencies rx $rx_p, tx_valid -> TX_EN $tx_p, -> DA $da_p; without --tx-poison (2d) ${rx_d:-?}, ${tx_d:-?}, ${da_d:-?}"
+    bad "gmii_early: latencies rx $rx_p, tx_valid -> TX_EN $tx_p, -> DA $da_p; without them (2d) ${rx_d:-?}, ${tx_d:-?}, ${da_d:-?}"
   elif [ -z "$gap_d" ] || [ "$gap_p" != "$gap_d" ]; then
-    bad "gmii_poison: gap / line-rate figures differ from 2d's: $(echo "$gap_p" | tr '\n' ' ')"
+    bad "gmii_early: gap / line-rate figures differ from 2d's: $(echo "$gap_p" | tr '\n' ' ')"
   else
-    ok "gmii_poison: all checks pass with --tx-poison; ${pline#PASS tx_poison: }; rx $rx_p, tx_valid -> TX_EN $tx_p, -> first DA byte $da_p cycles, gap and line rate as without it (2d)"
+    ok "gmii_early: all checks pass with --tx-poison --rx-raw; ${pline#PASS tx_poison: }; rx $rx_p, tx_valid -> TX_EN $tx_p, -> first DA byte $da_p cycles, gap and line rate as without them (2d)"
   fi
 else
-  bad "build_gmii_poison: see $OUT/gen_liteeth_mac_gmii_poison.log / $OUT/build_liteeth_mac_gmii_poison.log"
+  bad "build_gmii_early: see $OUT/gen_liteeth_mac_gmii_early.log / $OUT/build_liteeth_mac_gmii_early.log"
 fi
 
 # ---- 3. other variants: generate + lint, list primitives

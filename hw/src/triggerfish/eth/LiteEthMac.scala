@@ -14,6 +14,8 @@ object LiteEthMac {
   /** The ports every variant has (hw/liteeth/README.md, "Port list"). */
   val common = Set("rst", "eth_rx_clk", "eth_rx_rst", "eth_tx_clk", "eth_tx_rst", "rx_valid", "rx_data",
     "rx_last", "rx_error", "rx_sof", "tx_valid", "tx_data", "tx_last", "tx_ready")
+  /** The ports of the optional features (--tx-poison, --rx-raw): typed fields too, never PHY pins. */
+  val extra = Set("tx_poison", "rx_raw_valid", "rx_raw_data", "rx_raw_last")
   def readPorts(portsFile: String): Seq[MacPort] = {
     val src = scala.io.Source.fromFile(portsFile)
     try src.getLines().map(_.trim).filter(_.nonEmpty).map { l =>
@@ -38,10 +40,13 @@ class LiteEthMac(moduleName: String, verilogFile: String, portsFile: String) ext
     val tx_ready = out Bool()
     // (a MAC generated with --tx-poison: read with a frame's last byte, 1 = send it with a bad FCS; hw/liteeth/README.md)
     val tx_poison = ports.exists(_.name == "tx_poison") generate (in Bool())
+    // (a MAC generated with --rx-raw: the received bytes before the CRC checker's hold-back, FCS included)
+    val rx_raw_valid, rx_raw_last = ports.exists(_.name == "rx_raw_valid") generate (out Bool())
+    val rx_raw_data = ports.exists(_.name == "rx_raw_valid") generate (out Bits (8 bits))
   }
   /** The PHY-side pins of this variant, in the generator's order. */
   val phyPins = LinkedHashMap[String, Bits]()
-  for (p <- ports if !LiteEthMac.common.contains(p.name) && p.name != "tx_poison") {
+  for (p <- ports if !LiteEthMac.common.contains(p.name) && !LiteEthMac.extra.contains(p.name)) {
     val b = if (p.dir == "input") in Bits (p.width bits) else out Bits (p.width bits)
     b.setName(p.name)
     phyPins(p.name) = b
@@ -56,6 +61,17 @@ class LiteEthMac(moduleName: String, verilogFile: String, portsFile: String) ext
     f.payload.data := io.rx_data
     f.payload.last := io.rx_last
     f.payload.error := io.rx_error
+    f
+  }
+
+  /** The received bytes before the CRC checker's hold-back (eth_rx; a MAC generated with --rx-raw): every byte of the
+    * frame, FCS included, last = its last FCS byte, 5 cycles ahead of rxFlow's; no verdict (rxFlow's last beat has it). */
+  def rxRawFlow(): Flow[Fragment[Bits]] = {
+    require(io.rx_raw_valid != null, "LiteEthMac: the raw receive stream of a MAC generated without --rx-raw")
+    val f = Flow(Fragment(Bits(8 bits)))
+    f.valid := io.rx_raw_valid
+    f.fragment := io.rx_raw_data
+    f.last := io.rx_raw_last
     f
   }
 

@@ -1736,7 +1736,7 @@ case class OffloadRx(config: OffloadRxConfig, rxCd: ClockDomain, bookSlots: Int 
     ("OFFLOAD_RX_PRICE_DIGITS", s"${maxDigits}U", "fixed-point prices are < 10^this"),
     ("OFFLOAD_RX_MAX_DECIMALS", s"${maxDecimals}U", "implied decimals 0..this"),
     ("OFFLOAD_RX_LOG_SLOTS", s"${logSlots - 1}U", "trade log slots (fires whose price was not logged have RECORD_VALID 0)"),
-    ("OFFLOAD_RX_STAMP_TO_PINS", "6U", "FIRE_STAMP minus this = the eth_rx cycle the byte was on the RX pins (LiteEth default)")) ++
+    ("OFFLOAD_RX_STAMP_TO_PINS", if (config.early) "1U" else "6U", "FIRE_STAMP minus this = the eth_rx cycle the byte was on the RX pins (" + (if (config.early) "the lean tap, EthRxLeanTap, of builds with early fires" else "LiteEth's stream, default build") + ")")) ++
     ((if (config.digest) Seq(("OFFLOAD_RX_DIGEST", "1", "market-data digestion: DIGEST_ registers, CMD DIGEST_SYNC"),
       ("OFFLOAD_RX_DIGEST_COMPID", s"${DigestRx.maxCompId}U", "longest CompID digestion compares")) else Nil) ++
     (if (bookSlots > 0) Seq(("OFFLOAD_RX_BOOK_SLOTS", s"${bookSlots}U", "hardware top of book: slots (BOOK_ registers)")) else Nil))

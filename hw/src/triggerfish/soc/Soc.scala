@@ -25,11 +25,11 @@ case class SocEthConfig(
   offloadDigest: Boolean = false, // market-data digestion (OffloadRxConfig.digest), the frame buffers' veto (DESIGN.md)
   offloadBook: Int = 0,           // hardware top of book: slots (OffloadRx bookSlots, BookRx), 0 or 4, with digestion
   riskGate: Boolean = false,      // the pre-trade risk gate in the order engine (OrderEngineConfig.riskGate; eth_tx: EthPhyClock)
-  early: Boolean = false          // early fires (OffloadRxConfig.early, OrderEngineConfig.early; the MAC with its poison input)
+  early: Boolean = false          // early fires (OffloadRxConfig.early, OrderEngineConfig.early; the MAC's poison input and lean tap)
 ) {
   require(!offloadDigest || offload, "offloadDigest needs the offload"); require(!riskGate || offload, "riskGate needs the offload"); require(offloadBook == 0 || offloadDigest, "offloadBook needs offloadDigest")
   require(!early || offload, "early needs the offload")
-  def macName = s"liteeth_mac_$phy" + (if (early) "_poison" else "")   // (Makefile: gen_mac.py --tx-poison)
+  def macName = s"liteeth_mac_$phy" + (if (early) "_early" else "")   // (Makefile: gen_mac.py --tx-poison --rx-raw)
   def macVerilog = s"$macDir/$macName.v"
   def macPorts = s"$macDir/$macName.ports.txt"
 }
@@ -256,7 +256,7 @@ class Soc(val config: SocConfig) extends Component {
       case None => k.bookRef.setIdle()
     }
     for (r <- offRx; g <- engine) {
-      r.io.rx << rxTap
+      r.io.rx << (if (e.early) triggerfish.eth.EthRxLeanTap.on(mac, rxTap, rxCd) else rxTap)   // (early: the lean tap)
       g.io.fire << r.io.fire
       if (e.early) { g.io.fireEarly := r.io.fireEarly; g.io.verdict << r.io.verdict }   // (the early fires' flag and verdicts)
       if (e.offloadDigest) {

@@ -57,7 +57,9 @@ object DatapathBench {
   }
 
   // ---- 3. early fires
-  case class EarlyRow(layout: String, early: Boolean, p: PhaseResult) {
+  /** tap: what the parser reads, "lean" (EthRxLeanTap, the early builds') or "LiteEth" (the MAC's own stream, the one
+    * comparison row: the lean tap's difference in the same run). */
+  case class EarlyRow(layout: String, early: Boolean, p: PhaseResult, tap: String = "lean") {
     def t2tEarly: Stat = Stat.of(p.lats.filter(l => l.early && l.t2t >= 0).map(_.t2t))
     def ok: Boolean = p.missed == 0 && p.falseFires == 0 && p.cleanOrders && p.unintended == 0 && p.poisoned.isEmpty &&
       (early || p.hwFires.forall(!_.early))
@@ -80,8 +82,8 @@ object DatapathBench {
       p.sent.forall(_.status == OrderEngine.St.SENT_EARLY) &&
       p.rxCounters("SEG_BAD") == segments("fcs") + segments("tcp") && p.rxCounters("FIX_ERRORS") == segments("fixsum")
   }
-  case class EarlyResult(rows: Seq[EarlyRow], corruption: EarlyCorruption) {
-    def ok: Boolean = rows.forall(_.ok) && corruption.ok
+  case class EarlyResult(rows: Seq[EarlyRow], corruption: EarlyCorruption, liteEth: Option[EarlyRow] = None) {
+    def ok: Boolean = rows.forall(_.ok) && corruption.ok && liteEth.forall(_.ok)
   }
   val earlyBody = 256
   def onePerSegment(r: DatapathRun, msgs: Int, size: Int): PhaseResult = {
@@ -150,8 +152,9 @@ object DatapathBench {
     })
     EarlyCorruption(made.toMap.withDefaultValue(0), segs.toMap.withDefaultValue(0), p)
   }
-  /** Part 3 on its own simulation (DatapathTop with early fires): rows of at least `fires` fires each. */
-  def runEarly(fires: Int, crossEvery: Int, seed: Int, log: String => Unit = println): EarlyResult = {
+  /** Part 3 on its own simulation (DatapathTop with early fires): rows of at least `fires` fires each; with `liteEthRow`,
+    * one more simulation with the parser on LiteEth's own stream (no lean tap): the paper layout's early row again. */
+  def runEarly(fires: Int, crossEvery: Int, seed: Int, log: String => Unit = println, liteEthRow: Boolean = false): EarlyResult = {
     var res: EarlyResult = null
     DatapathSim.compiledEarly.doSim("datapath_early", seed = seed) { dut =>
       startClock(dut)
@@ -163,10 +166,22 @@ object DatapathBench {
       r.stopFw = true; r.stopPump = true
       dut.clockDomain.waitSampling(Period * 2)
     }
+    if (liteEthRow) DatapathSim.compiledEarlyLiteEth.doSim("datapath_early_liteeth", seed = seed) { dut =>
+      startClock(dut)
+      val r = new DatapathRun(dut, seed, crossEvery)
+      r.pump(); r.setup(); r.firmware()
+      setEarly(r, true)
+      r.tradeFirst = false
+      val row = EarlyRow(s"paper layout: trade last, one W of $earlyBody per segment", early = true,
+        onePerSegment(r, fires * crossEvery + crossEvery, earlyBody), tap = "LiteEth")
+      res = res.copy(liteEth = Some(row))
+      r.stopFw = true; r.stopPump = true
+      dut.clockDomain.waitSampling(Period * 2)
+    }
     def fmt(s: Stat): String = if (s.count == 0) "-" else f"${s.min}/${s.avg}%.1f/${s.max}"
-    log(f"[datapath] early fires: ${"layout"}%-64s ${"mode"}%5s ${"fires"}%6s ${"early"}%6s ${"T2T early"}%12s ${"T2T all"}%16s ${"EOF2SOF"}%18s")
-    for (w <- res.rows)
-      log(f"[datapath] early fires: ${w.layout}%-64s ${if (w.early) "early" else "safe"}%5s ${w.p.hwFires.length}%6d ${w.p.hwFires.count(_.early)}%6d " +
+    log(f"[datapath] early fires: ${"layout"}%-64s ${"mode"}%5s ${"tap"}%7s ${"fires"}%6s ${"early"}%6s ${"T2T early"}%12s ${"T2T all"}%16s ${"EOF2SOF"}%18s")
+    for (w <- res.rows ++ res.liteEth)
+      log(f"[datapath] early fires: ${w.layout}%-64s ${if (w.early) "early" else "safe"}%5s ${w.tap}%7s ${w.p.hwFires.length}%6d ${w.p.hwFires.count(_.early)}%6d " +
         f"${fmt(w.t2tEarly)}%12s ${fmt(w.p.t2t)}%16s ${fmt(w.p.eof2sof)}%18s" + (if (w.ok) "" else "  <-- FAILED"))
     val c = res.corruption
     log(s"[datapath] early fires, corrupted after the price: crossings ${c.crossings}, segments ${c.segments}; orders sent early " +
@@ -174,7 +189,7 @@ object DatapathBench {
     res
   }
   def earlyJ(e: EarlyResult): String = j(Seq[(String, Any)](
-    "rows" -> e.rows.map(w => RawJ(j(Seq[(String, Any)]("layout" -> w.layout, "mode" -> (if (w.early) "early" else "safe"),
+    "rows" -> (e.rows ++ e.liteEth).map(w => RawJ(j(Seq[(String, Any)]("layout" -> w.layout, "mode" -> (if (w.early) "early" else "safe"), "tap" -> w.tap,
       "early_fires" -> w.p.hwFires.count(_.early), "poisoned" -> w.p.poisoned.length, "ok" -> w.ok,
       "t2t_early_cycles" -> statJ(w.t2tEarly)) ++ phaseJ(w.p)))),
     "corruption" -> Seq[(String, Any)]("crossings" -> e.corruption.crossings.toSeq.sorted, "segments" -> e.corruption.segments.toSeq.sorted,
@@ -182,7 +197,9 @@ object DatapathBench {
       "numbers_reused" -> e.corruption.numbersOk, "ok" -> e.corruption.ok,
       "missed" -> e.corruption.p.missed, "false" -> e.corruption.p.falseFires, "orders_byte_exact" -> e.corruption.p.cleanOrders),
     "note" -> ("early: EARLY_CTRL on (an entry fires at the price, its order's end waits for the segment's verdict); safe: off. " +
-      "t2t from the SOH ending the crossing 270 on RX to TX_EN; a poisoned order leaves with its last FCS byte inverted")))
+      "t2t from the SOH ending the crossing 270 on RX to TX_EN; a poisoned order leaves with its last FCS byte inverted. " +
+      "tap: what the parser reads, lean (EthRxLeanTap, the MAC's bytes before its FCS hold-back) or LiteEth (the MAC's own " +
+      "stream, the bytes 5 cycles later: the comparison row, its own simulation in the same run)")))
   implicit class PR(p: PhaseResult) { def unintendedCount: Int = p.unintended }
 
   // ---- JSON (no library)
@@ -302,7 +319,7 @@ object DatapathBench {
       r.stopPump = true
       dut.clockDomain.waitSampling(Period * 2)
     }
-    val early = if (a.earlyFires > 0) Some(runEarly(a.earlyFires, 12, a.seed, log)) else None
+    val early = if (a.earlyFires > 0) Some(runEarly(a.earlyFires, 12, a.seed, log, liteEthRow = true)) else None
     Result(cells.toSeq, line.toSeq, (System.nanoTime() - wall0) / 1e9, compileSeconds, early)
   }
 

@@ -1,5 +1,5 @@
 // Early fires through the whole datapath (DatapathTop built with them: OffloadRx, OrderEngine, the arbiter and the
-// LiteEth GMII MAC with its poison input), driven and timed on the GMII pins as DatapathBenchSpec is (docs/DESIGN.md
+// LiteEth GMII MAC with its poison input and raw stream, the parser on the lean tap EthRxLeanTap), driven and timed on the GMII pins as DatapathBenchSpec is (docs/DESIGN.md
 // "Early trigger"); the same runs as `make bench`'s (DatapathBench part 3), fewer fires:
 //  - layouts: the paper's (the trade entry last in its message, one message per segment), the trade entry first in a
 //    256-byte message, and coalesced segments (whole messages up to the MSS); each with EARLY_CTRL on, then off
@@ -36,10 +36,11 @@ class DatapathEarlySpec extends AnyFunSuite {
     assert(res.rows(2).p.hwFires.count(_.early) >= res.rows(2).p.hwFires.length / 2, "coalesced: most fires early")
     // Pinned, measured: trigger (the SOH ending the crossing 270 on the RX pins) to TX_EN of an early order, cycles,
     // the same in every layout; a change in the datapath's latency must be a deliberate edit here.
-    // 18: 6 from the pins through LiteEth's receive path (its FCS check holds 4 bytes back), 5 in the parser (the
-    // registered byte, the scanner, the table's lookup and the crossing at lag 3, the fire in that cycle), 7 from the
-    // fire to TX_EN (the engine's crossing and start, the arbiter, the MAC's transmit path). 19 with a fire register.
-    val ExpectedEarlyT2T = 18
+    // 13: 1 from the pins to the MAC's raw stream (its PHY register; the lean tap, EthRxLeanTap, passes the byte on in
+    // that cycle: 18 when the parser read LiteEth's own stream, whose FCS check holds 4 bytes back behind a buffer), 5
+    // in the parser (the registered byte, the scanner, the table's lookup and the crossing at lag 3, the fire in that
+    // cycle), 7 from the fire to TX_EN (the engine's crossing and start, the arbiter, the MAC's transmit path).
+    val ExpectedEarlyT2T = 13
     for (w <- res.rows if w.early) {
       val t = w.p.lats.filter(_.early).map(_.t2t)
       assert(t.nonEmpty && t.forall(_ == ExpectedEarlyT2T), s"${w.layout}: early T2T ${w.t2tEarly}")

@@ -15,14 +15,16 @@ import spinal.core._
 import spinal.core.sim._
 import spinal.lib._
 import spinal.lib.bus.simple.PipelinedMemoryBus
-import triggerfish.eth.LiteEthMac
+import triggerfish.eth.{EthRxLeanTap, LiteEthMac}
 import triggerfish.soc.{SimBusMaster, TfSim}
 import scala.collection.mutable
 import scala.collection.mutable.ArrayBuffer
 import scala.util.Random
 
-/** early: early fires (OffloadRx and OrderEngine built with them, the MAC with its poison input, DatapathSim.macName). */
-class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entries = 64), early: Boolean = false) extends Component {
+/** early: early fires (OffloadRx and OrderEngine built with them, the MAC with its poison input and raw stream,
+  * DatapathSim.macName), the parser on the lean tap (EthRxLeanTap) unless `lean` is false. */
+class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entries = 64), early: Boolean = false,
+                  lean: Boolean = true) extends Component {
   import DatapathSim.{PlayWords, TxBytes, CaptureSlots}
   val io = new Bundle {
     val rxBus = slave(PipelinedMemoryBus(OffloadRx.busConfig))    // OFFLOAD_RX registers
@@ -46,7 +48,9 @@ class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entri
   val engine = OrderEngine(OrderEngineConfig(early = early), rxCd, txCd)
   offRx.io.bus <> io.rxBus
   engine.io.bus <> io.txBus
-  offRx.io.rx << mac.rxFlow()                      // the rxTap of Soc.scala's EthArea
+  // the rxTap of Soc.scala's EthArea; with early fires, as there, the lean tap on the MAC's raw stream (unless `lean` is
+  // false: the bench's row of early fires on LiteEth's own stream, for the difference)
+  offRx.io.rx << (if (early && lean) EthRxLeanTap.on(mac, mac.rxFlow(), rxCd) else mac.rxFlow())
   engine.io.fire << offRx.io.fire
   if (early) { engine.io.fireEarly := offRx.io.fireEarly; engine.io.verdict << offRx.io.verdict }
   val txArea = new ClockingArea(txCd) {
@@ -100,17 +104,20 @@ class DatapathTop(macDir: String, rxCfg: OffloadRxConfig = OffloadRxConfig(entri
 
 object DatapathSim {
   val macDir = "build/liteeth"
-  /** The simulation's MAC (Makefile), with its poison input for early fires. */
-  def macName(early: Boolean): String = if (early) "liteeth_mac_gmii_poison" else "liteeth_mac_gmii"
-  private def compile(early: Boolean): SimCompiled[DatapathTop] = {
+  /** The simulation's MAC (Makefile), with its poison input and raw stream for early fires. */
+  def macName(early: Boolean): String = if (early) "liteeth_mac_gmii_early" else "liteeth_mac_gmii"
+  private def compile(early: Boolean, lean: Boolean = true): SimCompiled[DatapathTop] = {
     val mac = macName(early)
     val rc = scala.sys.process.Process(Seq("make", "-s", s"$macDir/$mac.v")).!
     require(rc == 0, s"could not generate $macDir/$mac.v (make deps?)")
     TfSim.config.normalOptimisation.addSimulatorFlag("-Wno-fatal -Wno-lint -Wno-style -Wno-UNOPTFLAT -Wno-COMBDLY")
-      .compile(new DatapathTop(TfSim.rtlPath(macDir), early = early).setDefinitionName(if (early) "DatapathTopEarly" else "DatapathTop"))
+      .compile(new DatapathTop(TfSim.rtlPath(macDir), early = early, lean = lean)
+        .setDefinitionName(if (!early) "DatapathTop" else if (lean) "DatapathTopEarly" else "DatapathTopEarlyLiteEth"))
   }
   lazy val compiled: SimCompiled[DatapathTop] = compile(early = false)
   lazy val compiledEarly: SimCompiled[DatapathTop] = compile(early = true)
+  /** Early fires with the parser on LiteEth's own stream, as before the lean tap: the bench's row for the difference. */
+  lazy val compiledEarlyLiteEth: SimCompiled[DatapathTop] = compile(early = true, lean = false)
   val Period = 800          // 8 ns in 10 ps units: 125 MHz, one GMII byte per cycle = 1 Gb/s
   val ClockMhz = 125.0
   val Preamble = 8          // 7 x 0x55 + SFD
