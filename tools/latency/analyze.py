@@ -784,7 +784,8 @@ FIRE_LINE = re.compile(r"stop (\d+): fired by (hardware|firmware) on trade (\S+?
 # The order engine's fire log: cycles = tx stamp - rx stamp (fw/app/offload.c handle()). The rx stamp is the
 # eth_rx cycle the price's SOH was on the parser, 6 cycles after it was on the RX pins (OFFLOAD_RX_STAMP_TO_PINS,
 # hw/src/triggerfish/offload/README.md); TX_EN rises 3 cycles after the tx stamp (README-tx.md "Fire log"; 4 while the
-# MAC had a buffer in front of its TX CRC inserter). So T2T on the pins = cycles + 6 + 3.
+# MAC had a buffer in front of its TX CRC inserter). So T2T on the pins = cycles + 6 + 3. A build with early fires reads
+# the lean receive tap (EthRxLeanTap), 1 cycle after the pins: cycles + 1 + 3; --soc-header reads the build's constant.
 HW_FIRE_LOG_TO_T2T = 9
 HW_TX_STAMP_TO_PINS = 3   # TX_EN after the tx stamp; the rx side is the build's OFFLOAD_RX_STAMP_TO_PINS (--soc-header)
 
