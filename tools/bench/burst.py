@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -630,6 +631,8 @@ class BurstRun(demo.Demo):
                       fatal=False)
         self.pump(1.0)
         self.stop_all()
+        # the SoC's C header as built: the fire log's offset for the analysis (a --refigure reads this copy)
+        shutil.copyfile(os.path.join(ROOT, "build/hw/sim/soc.h"), os.path.join(self.out, "soc.h"))
         with open(os.path.join(self.out, "run.json"), "w") as f:   # what figures() needs besides the files
             json.dump({"before": self.before, "after": self.after, "events": self.events, "exch_cut": self.exch_cut,
                        "wall_s": self.wall_s}, f, indent=1)
@@ -653,8 +656,12 @@ class BurstRun(demo.Demo):
             json.dump([{"symbol": "MSFT", "side": s, "stop": p} for s, p, _ in STOPS], f)
         try:
             console = analyze.load_console(self.log_path)
+            # the fire log's offset from the run's copy of the SoC's C header (analyze.py --soc-header; a run saved
+            # before the copy was kept read LiteEth's stream: the default offset)
+            hdr = os.path.join(self.out, "soc.h")
+            offset = analyze.hw_offset_from_header(hdr) if os.path.exists(hdr) else analyze.HW_FIRE_LOG_TO_T2T
             records, cap, _ = analyze.analyze(frames, analyze.load_stops(stops), None, None, analyze.Warnings(),
-                                              125.0, console)
+                                              125.0, console, offset)
         except analyze.InputError as e:
             raise SystemExit(f"burst: analyze: {e}")
         with open(os.path.join(self.out, "latency.json"), "w") as f:

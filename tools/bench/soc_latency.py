@@ -19,13 +19,14 @@ sent, and why the others were not sent) give the fires of the hardware phase tha
 Usage: tools/bench/soc_latency.py [--fires 1000] [--step-ms 100] [--out build/bench/soc] [--clock-mhz F]
        tools/bench/soc_latency.py --analyze-only [--out DIR]   # the analysis again on a run's saved files
 Writes OUT/latency.json (analyze.py's JSON), OUT/console.json (the console tally: fires per label, the engine's
-fires not sent), OUT/latency.png, OUT/fires.csv, the pcap, frame log, console (soc.log) and exchange logs, and prints the
-summary table. Needs the build (`make bench` builds it).
+fires not sent), OUT/latency.png, OUT/fires.csv, the pcap, frame log, console (soc.log) and exchange logs, the SoC's C
+header as built (OUT/soc.h: the fire log's offset, which --analyze-only reads again), and prints the summary table. Needs the build (`make bench` builds it).
 """
 import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -322,7 +323,13 @@ class SocBench(demo.Demo):
         self.pump(1.0)
         self.stop_all()
 
-    def analyze(self):
+    def analyze(self, live=True):
+        """analyze.py on the run's capture. The fire log's offset comes from the SoC's C header as the run had it
+        (OUT/soc.h, copied from the build by a live run; a run's output without one is of a build before the header
+        was kept, which read LiteEth's stream: analyze.py's default offset)."""
+        hdr = os.path.join(self.out, "soc.h")
+        if live:
+            shutil.copyfile(os.path.join(ROOT, "build/hw/sim/soc.h"), hdr)
         fires = os.path.join(self.out, "fires.csv")
         with open(fires, "w") as f:
             f.write("clordid,path\n")
@@ -334,7 +341,7 @@ class SocBench(demo.Demo):
         j = os.path.join(self.out, "latency.json")
         cmd = [sys.executable, os.path.join(ROOT, "tools/latency/analyze.py"), "--pcap", self.pcap, "--frames", self.frames,
                "--stops", stops, "--fires", fires, "--console", self.log_path, "--json", j,
-               "--clock-mhz", str(self.args.clock_mhz), "--quiet", "--soc-header", os.path.join(ROOT, "build/hw/sim/soc.h")]
+               "--clock-mhz", str(self.args.clock_mhz), "--quiet"] + (["--soc-header", hdr] if os.path.exists(hdr) else [])
         r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
         sys.stdout.write(r.stdout)
         sys.stderr.write(r.stderr)
@@ -415,7 +422,7 @@ def analyze_only(args):
         b.tally = tally_log(b.log_path)
     except ConsoleError as e:
         raise SystemExit(f"bench: {e}")
-    res = b.analyze()
+    res = b.analyze(live=False)
     print(f"bench: analysed again; results in {os.path.relpath(b.out, ROOT)}/latency.json")
     return res
 

@@ -666,7 +666,8 @@ class AnalyzeOnly(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def test_the_run_analysed_again(self):
+    def write_files(self, fire_log_cycles):
+        """The run's files: the capture, and the console with both fires' fire log at `fire_log_cycles`."""
         c = test_analyze.Capture()
         for n, (sof, px, order) in enumerate(((1000, "100.15", None), (40_000, "99.85", ("S1", 2)),
                                               (80_000, "100.15", ("B1", 1)))):
@@ -679,8 +680,11 @@ class AnalyzeOnly(unittest.TestCase):
         os.rename(frames, os.path.join(self.dir, "frames.csv"))
         with open(os.path.join(self.dir, "soc.log"), "w") as f:
             f.write("\n".join(["new stops go to the hardware", armed(0, True), armed(1, True, "sell"),
-                               hw_fire(1, 0, "S1", "99.85").replace("32 cycles", "22 cycles"),
-                               hw_fire(0, 1, "B1").replace("32 cycles", "22 cycles")]) + "\n")
+                               hw_fire(1, 0, "S1", "99.85").replace("32 cycles", f"{fire_log_cycles} cycles"),
+                               hw_fire(0, 1, "B1").replace("32 cycles", f"{fire_log_cycles} cycles")]) + "\n")
+
+    def test_the_run_analysed_again(self):
+        self.write_files(22)
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             res = soc_latency.main(["--analyze-only", "--out", self.dir, "--paths", "hw"])
@@ -692,6 +696,23 @@ class AnalyzeOnly(unittest.TestCase):
         self.assertEqual((doc["meta"]["armed_from_fire_log"], doc["meta"]["disagreeing_orders"]), (["B1"], []))
         self.assertTrue(os.path.exists(os.path.join(self.dir, "console.json")))
         self.assertIn("analysed again", out.getvalue())
+
+    def test_the_fire_log_offset_of_the_runs_own_header(self):
+        # a run of a build whose parser reads the lean tap (OFFLOAD_RX_STAMP_TO_PINS 1): the same orders' fire log says
+        # 27 cycles, and agrees with the capture only with the header the run kept
+        self.write_files(27)
+        with open(os.path.join(self.dir, "soc.h"), "w") as f:
+            f.write("#define OFFLOAD_RX_STAMP_TO_PINS         1U             /* lean tap */\n")
+        with contextlib.redirect_stdout(io.StringIO()):
+            soc_latency.main(["--analyze-only", "--out", self.dir, "--paths", "hw"])
+        with open(os.path.join(self.dir, "latency.json")) as f:
+            doc = json.load(f)
+        self.assertEqual((doc["meta"]["hw_offset"], doc["meta"]["disagreeing_orders"]), (4, []))
+        os.remove(os.path.join(self.dir, "soc.h"))   # without it: the default offset, 9, and both disagree
+        with contextlib.redirect_stdout(io.StringIO()), self.assertRaises(SystemExit):
+            soc_latency.main(["--analyze-only", "--out", self.dir, "--paths", "hw"])
+        with open(os.path.join(self.dir, "latency.json")) as f:
+            self.assertEqual(sorted(json.load(f)["meta"]["disagreeing_orders"]), ["B1", "S1"])
 
     def test_without_a_run(self):
         with self.assertRaises(SystemExit) as e:
