@@ -25,7 +25,10 @@
 # the MMCM's settings give the sys clock driven, boot from the firmware written into its block RAMs, the self-test, `info`
 # answered, the boot's gratuitous ARP out of the RMII pins with a good FCS, an ARP request on the RMII receive pins
 # answered, and the same FIX session and hardware stop as the i5's (the same exchange, its frames put on the RMII
-# pins and taken off them by the harness), with the same checks; then its kill button (BTN1, the risk gate's kill
+# pins and taken off them by the harness), with the same checks, but fired early (the board is built with early fires,
+# board.mk EARLY; `offload early on` typed before `fix start`): the console says early fires were applied, and the
+# 35=D's first preamble byte is on the transmit pins before the crossing 35=W's last byte is on the receive pins, its
+# FCS good (the i5's run keeps the safe fire, which starts after that last byte); then its kill button (BTN1, the risk gate's kill
 # pin) pressed by the harness: the gate latched it, firmware said so and sent an Order Cancel Request for the fired
 # order, which the exchange received (the i5's top has no risk gate, so no kill pin).
 set -u
@@ -47,6 +50,7 @@ sys_mhz=$(setting SYS_MHZ)
 sys_hz=$(awk -v m="$sys_mhz" 'BEGIN { printf "%d", m * 1e6 + 0.5 }')
 mac=$(setting NET_MAC); ip=$(setting NET_IP)
 fix_host=$(setting FIX_HOST); fix_port=$(setting FIX_PORT)
+early=$(setting EARLY)
 machex=$(echo "$mac" | tr -d ':' | tr 'A-F' 'a-f')
 iphex=$(echo "$ip" | awk -F. '{ printf "%02x%02x%02x%02x", $1, $2, $3, $4 }')
 # the injected request's sender: the exchange (the board's FIX_HOST, on its subnet), with a MAC of our choosing
@@ -71,7 +75,9 @@ trades=100.05,100.15
 # $GATE_UART_DIVISOR sys cycles a bit (tools/board.sh firmware into build/gate/<board>/fw) instead of 115200 baud: at
 # 115200 the console's text took most of the simulated cycles (the i5's run 6.4 M of 7.9 M, the PYNQ-Z1's 10.8 M of
 # 11.4 M), and the UART is the same logic at any divisor.
-# Typed at the first prompt: `info`, the stop, `fix start` (the stop goes to the hardware once the session is up).
+# Typed at the first prompt: `info`, the stop, `fix start` (the stop goes to the hardware once the session is up); on a
+# board built with early fires (board.mk EARLY, the PYNQ-Z1), `offload early on` before `fix start`: the connection's
+# start applies it, and the stop fires early (the i5's run keeps the safe fire).
 # The exchange sends its 35=W trades once the console has shown the stop's stop.loaded event; the run ends at the
 # stop.fired event's line, the ARP reply seen and the exchange's 35=D checked. On a board with a kill pin (the
 # PYNQ-Z1's BTN1, the risk gate's), the button is pressed once the stop.fired line has ended, and the run ends at the
@@ -81,7 +87,7 @@ local t=$SECONDS until='"ev":"stop.fired"' kill=()
 [ "${2:-}" = kill ] && { until='"ev":"risk.kill"'; kill=(+kill-after='"ev":"stop.fired"'); }
 tools/gate-sim.sh run "$BOARD" +ram-firmware="$(gate_fw "$BOARD")/firmware.hex" +uart-divisor="$GATE_UART_DIVISOR" \
   +sys-hz="$sys_hz" +timeout="$1" +eth-idle-div=8 \
-  +uart-in="info\\rstop $stop_side $stop_sym $stop_qty $stop_px $stop_limit\\rfix start\\r" +uart-in-after='tf> ' \
+  +uart-in="info\\rstop $stop_side $stop_sym $stop_qty $stop_px $stop_limit\\r$([ "$early" = yes ] && echo 'offload early on\r')fix start\\r" +uart-in-after='tf> ' \
   +until="$until" "${kill[@]}" +eth-in="$arp_req" +eth-in-after='uptime ' +until-tx="$arp_reply" \
   +fix-exchange=1 +fix-mac="$peer_mac" +fix-ip="$fix_host" +fix-port="$fix_port" +fix-comp-id=EXCH +fix-soc-comp-id=TFISH1 \
   +fix-symbol="$stop_sym" +fix-trades="$trades" +fix-w-after='"ev":"stop.loaded"' \
@@ -152,7 +158,21 @@ if [ -n "$fired_px" ] && awk -v a="$fired_px" -v b="${trades##*,}" 'BEGIN { exit
    && grep -qE '"ev":"stop.fired".*"stop":0,"by_hw":true' "$log" && ! grep -q 'fired by firmware' "$log"; then
   ok "${p}console: $(grep -m1 "^stop 0: fired by hardware" "$log" | tr -d '\r'); stop.fired by_hw true"
 else bad "${p}the console does not say the hardware fired stop 0 on the trade at ${trades##*,} ($log)"; fi
-echo "   $(grep -m1 '^gate: exchange: from the last byte' "$log" | sed 's/^gate: exchange: //')"
+[ "$early" = yes ] || echo "   $(grep -m1 '^gate: exchange: from the last byte' "$log" | sed 's/^gate: exchange: //')"
+}
+
+# Early fires (a board built with EARLY := yes): `offload early on` applied at the connection's start, and the order
+# on the transmit pins before the crossing 35=W had ended on the receive pins (the exchange's measure at the pins; a
+# safe fire waits for the frame's end, so this is what tells the two apart), with a good FCS (fix_checks' frame check).
+early_checks() {  # <prefix of each line>
+local p=$1 l
+if grep -q '^offload: early fires on' "$log" && grep -qE '"ev":"offload.early".*"on":true' "$log"; then
+  ok "${p}console: \`offload early on\` applied at the connection's start (offload: early fires on; offload.early on true)"
+else bad "${p}the console does not say early fires were applied ($log)"; fi
+l=$(grep -m1 "^gate: exchange: the first preamble byte of the 35=D on the transmit pins came [0-9]* Ethernet cycles .* BEFORE" "$log")
+if [ -n "$l" ] && ! grep -q '^gate: exchange: from the last byte' "$log"; then
+  ok "${p}an early fire: ${l#gate: exchange: }"
+else bad "${p}the 35=D did not start before the crossing 35=W ended: $(grep -m1 -E '^gate: exchange: (from the last byte|the first preamble byte)' "$log")"; fi
 }
 
 # --- the runs: both netlists side by side, then their checks in order ----------------------------------------------
@@ -211,6 +231,8 @@ if [ "${clk0:-0}" = "$sys_hz" ]; then ok "$BOARD: MMCME2_BASE settings give CLKO
 else bad "$BOARD: MMCME2_BASE settings give CLKOUT0 ${clk0:-?} Hz; the harness drives $sys_hz Hz"; fi
 boot_checks "$BOARD: " "firmware, written in where the placeholder was" RMII
 fix_checks "$BOARD: " RMII
+if [ "$early" = yes ]; then early_checks "$BOARD: "
+else echo "[skip] $BOARD: early fires (board.mk has no EARLY := yes)"; skip=$((skip + 1)); fi
 kill_checks "$BOARD: "
 }
 

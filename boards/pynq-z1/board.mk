@@ -24,6 +24,11 @@ RAM_KIB     := 128
 # runs at 50 MHz (RMII); the gate reaches 92.89 MHz on ECP5 alone, not the 125 MHz the other boards' Ethernet needs.
 # Its limits at boot: fw/Makefile's RISK_DEFAULTS; off after boot until `risk on` (README.md "Risk gate").
 RISK        := yes
+# Early fires (issue 16; hw/src/triggerfish/offload/README.md "Early trigger"): the order starts at the SOH after a
+# crossing price and the segment's verdict ends or poisons it (a bad FCS). The MAC is the variant with the poison
+# input and the raw receive stream the lean tap reads (gen_mac.py --tx-poison --rx-raw); firmware's `offload early on`
+# turns them on (off at boot). Needs DIGEST (the parser's switch). The xc7z020 has the room the Colorlights lack.
+EARLY       := yes
 CLOCKS      := sys=clk_sys eth=rmii_ref_clk
 SEEDS       := 1
 NET_MAC     := 02:54:46:00:00:21

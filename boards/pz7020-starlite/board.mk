@@ -20,6 +20,11 @@ OFFLOAD     := yes
 DIGEST      := yes
 ETH_RX_SLOTS := 16
 RAM_KIB     := 128
+# Early fires (issue 16; hw/src/triggerfish/offload/README.md "Early trigger"): the order starts at the SOH after a
+# crossing price and the segment's verdict ends or poisons it (a bad FCS). The MAC is the variant with the poison
+# input and the raw receive stream the lean tap reads (gen_mac.py --tx-poison --rx-raw); firmware's `offload early on`
+# turns them on (off at boot). Needs DIGEST (the parser's switch). The xc7z020 has the room the Colorlights lack.
+EARLY       := yes
 CLOCKS      := sys=clk_sys eth_tx=clk_eth_tx eth_rx=rgmii_rx_clk
 SEEDS       := 1
 NET_MAC     := 02:54:46:00:00:27

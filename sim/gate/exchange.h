@@ -488,9 +488,13 @@ private:
               "35=D side 54=%s (want %s), 55=%s (want %s), 38=%s (want %s), 40=%s (want 2, limit), 44=%s (want %s), 11=%s",
               m.str(54).c_str(), exp_side_.c_str(), m.str(55).c_str(), exp_symbol_.c_str(), m.str(38).c_str(),
               exp_qty_.c_str(), m.str(40).c_str(), m.str(44).c_str(), exp_px_text_.c_str(), m.str(11).c_str());
+        // (an early fire's order starts while the crossing 35=W is still arriving: then its first byte comes first)
         if (last_w_eof_eth_ && sof_eth > last_w_eof_eth_)
             say("from the last byte of the crossing 35=W's frame on the receive pins to the first preamble byte of the "
                 "35=D on the transmit pins: %llu Ethernet cycles (%s)", (unsigned long long)(sof_eth - last_w_eof_eth_), eth_clock_);
+        else if (last_w_eof_eth_)
+            say("the first preamble byte of the 35=D on the transmit pins came %llu Ethernet cycles (%s) BEFORE the last byte "
+                "of the crossing 35=W's frame on the receive pins", (unsigned long long)(last_w_eof_eth_ - sof_eth), eth_clock_);
     }
 };
 

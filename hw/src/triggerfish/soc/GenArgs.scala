@@ -23,7 +23,7 @@ class GenArgs(tool: String, args: Array[String]) {
     * `--risk` puts the risk gate in the order engine: the simulation's SoC and the PYNQ-Z1, whose Ethernet runs at
     * 50 MHz; not the 125 MHz boards while the gate does not meet 125 MHz on ECP5). `--early yes` builds early fires
     * (the parser's, the engine's, the MAC's poison input: its Verilog is the variant gen_mac.py makes with --tx-poison;
-    * firmware's `offload early on` turns them on): the simulation's SoC.
+    * firmware's `offload early on` turns them on): the simulation's SoC and the Zynq boards (board.mk EARLY).
     * `--digest yes` brings the hardware top of book with it unless `--book no` says otherwise: firmware needs one
     * wherever the hardware digests (board.mk has no setting of its own for it). */
   def socOptions: SocOptions = SocOptions(yesNo("offload"), count("offload-entries"), count("eth-rx-slots"),
