@@ -28,7 +28,8 @@
 # pins and taken off them by the harness), with the same checks, but fired early (the board is built with early fires,
 # board.mk EARLY; `offload early on` typed before `fix start`): the console says early fires were applied, and the
 # 35=D's first preamble byte is on the transmit pins before the crossing 35=W's last byte is on the receive pins, its
-# FCS good (the i5's run keeps the safe fire, which starts after that last byte); then its kill button (BTN1, the risk gate's kill
+# FCS good (the i5's run keeps the safe fire, which starts after that last byte); both boards' T2T and EOF2SOF at the
+# pins exact (latency_checks); then its kill button (BTN1, the risk gate's kill
 # pin) pressed by the harness: the gate latched it, firmware said so and sent an Order Cancel Request for the fired
 # order, which the exchange received (the i5's top has no risk gate, so no kill pin).
 set -u
@@ -161,6 +162,22 @@ else bad "${p}the console does not say the hardware fired stop 0 on the trade at
 [ "$early" = yes ] || echo "   $(grep -m1 '^gate: exchange: from the last byte' "$log" | sed 's/^gate: exchange: //')"
 }
 
+# The fire's latency at the pins, the exchange's measures (docs/DESIGN.md's definitions, in the board's Ethernet
+# cycles; a byte is on the pins in the cycle its last nibble or dibit is): T2T, from the crossing price's SOH on the
+# receive pins to the 35=D's first preamble byte on the transmit pins, and EOF2SOF, from the 35=W frame's last byte
+# (negative: the order started first). Pinned, so that a change is a deliberate edit here: the i5's safe fire is the
+# simulation's GMII figures (T2T 31, EOF2SOF 12) and 2 cycles of the RGMII DDR cells; the PYNQ-Z1's early fire at RMII
+# (a byte every 4 cycles) was measured on 2026-12-05. T2T - EOF2SOF is the wire time of the 19 bytes after the SOH
+# (271=100, 10=nnn and the FCS): 19 and 76 cycles.
+latency_checks() {  # <prefix of each line> <T2T> <EOF2SOF>
+local p=$1 t2t eof
+t2t=$(sed -n "s/^gate: exchange: T2T: from the crossing price's SOH .* on the transmit pins: \([0-9]*\) Ethernet cycles .*/\1/p" "$log" | head -1)
+eof=$(sed -n "s/^gate: exchange: from the last byte of the crossing 35=W's frame .*: \([0-9]*\) Ethernet cycles .*/\1/p" "$log" | head -1)
+[ -n "$eof" ] || eof=$(sed -n "s/^gate: exchange: the first preamble byte of the 35=D .* came \([0-9]*\) Ethernet cycles .* BEFORE .*/-\1/p" "$log" | head -1)
+if [ "$t2t" = "$2" ] && [ "$eof" = "$3" ]; then ok "${p}latency at the pins: T2T $t2t, EOF2SOF $eof Ethernet cycles, as pinned"
+else bad "${p}latency at the pins: T2T ${t2t:-none}, EOF2SOF ${eof:-none} Ethernet cycles; pinned: T2T $2, EOF2SOF $3"; fi
+}
+
 # Early fires (a board built with EARLY := yes): `offload early on` applied at the connection's start, and the order
 # on the transmit pins before the crossing 35=W had ended on the receive pins (the exchange's measure at the pins; a
 # safe fire waits for the frame's end, so this is what tells the two apart), with a good FCS (fix_checks' frame check).
@@ -231,6 +248,7 @@ if [ "${clk0:-0}" = "$sys_hz" ]; then ok "$BOARD: MMCME2_BASE settings give CLKO
 else bad "$BOARD: MMCME2_BASE settings give CLKOUT0 ${clk0:-?} Hz; the harness drives $sys_hz Hz"; fi
 boot_checks "$BOARD: " "firmware, written in where the placeholder was" RMII
 fix_checks "$BOARD: " RMII
+latency_checks "$BOARD: " 18 -58
 if [ "$early" = yes ]; then early_checks "$BOARD: "
 else echo "[skip] $BOARD: early fires (board.mk has no EARLY := yes)"; skip=$((skip + 1)); fi
 kill_checks "$BOARD: "
@@ -285,6 +303,7 @@ else bad "EHXPLLL settings give CLKOP ${op:-?} Hz and CLKOS ${os:-?} Hz; the har
 
 boot_checks "" "firmware, written in where the placeholder was" RGMII
 fix_checks "" RGMII
+latency_checks "" 33 14
 }
 
 # the runs' firmware: the board's, its console at GATE_UART_DIVISOR sys cycles a bit (session_run)

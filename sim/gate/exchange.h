@@ -194,7 +194,7 @@ public:
         if (!md_req_id_.empty()) body += "262=" + md_req_id_ + "\x01";
         body += "268=1\x01" "269=2\x01" "270=" + px + "\x01" "271=100\x01";
         if (w_sent_ == 1) first_w_cycle_ = cycle;
-        if (last) { last_w_seq_ = snd_nxt_; last_w_sent_ = true; last_w_cycle_ = cycle; }
+        if (last) { last_w_seq_ = snd_nxt_; last_w_sent_ = true; last_w_cycle_ = cycle; t2t_mark_ = "270=" + px + "\x01"; }
         say("35=W %s trade %s (MsgSeqNum %u, TCP seq %u)%s", symbol_.c_str(), px.c_str(), out_seq_, snd_nxt_,
             last ? ", the last" : "");
         send_fix("W", body, last ? 2 : 1);
@@ -205,6 +205,11 @@ public:
     void on_sent(int tag, uint64_t eth) {
         if (tag == 2) last_w_eof_eth_ = eth;
     }
+
+    // T2T's start (docs/DESIGN.md): the bytes of the last 35=W's frame that end with the crossing price's SOH
+    // ("270=<price>" SOH); the harness tells the Ethernet cycle that SOH has gone onto the receive pins
+    const std::string &t2t_mark() const { return t2t_mark_; }
+    void on_mark(uint64_t eth) { t2t_mark_eth_ = eth; }
 
     // the summary at the end of the run
     void finish() {
@@ -242,7 +247,8 @@ private:
     uint64_t w_next_ = 0;
     unsigned w_sent_ = 0;
     uint32_t last_w_seq_ = 0;
-    uint64_t last_w_eof_eth_ = 0, first_w_cycle_ = 0, last_w_cycle_ = 0;
+    uint64_t last_w_eof_eth_ = 0, first_w_cycle_ = 0, last_w_cycle_ = 0, t2t_mark_eth_ = 0;
+    std::string t2t_mark_;
     int segments_ = 0, bad_csum_ = 0, bad_seq_ = 0;
 
     void say(const char *fmt, ...) __attribute__((format(printf, 2, 3))) {
@@ -495,6 +501,12 @@ private:
         else if (last_w_eof_eth_)
             say("the first preamble byte of the 35=D on the transmit pins came %llu Ethernet cycles (%s) BEFORE the last byte "
                 "of the crossing 35=W's frame on the receive pins", (unsigned long long)(last_w_eof_eth_ - sof_eth), eth_clock_);
+        if (t2t_mark_eth_ && sof_eth > t2t_mark_eth_)
+            say("T2T: from the crossing price's SOH (after %s) on the receive pins to the first preamble byte of the 35=D on "
+                "the transmit pins: %llu Ethernet cycles (%s)", t2t_mark_.substr(0, t2t_mark_.size() - 1).c_str(),
+                (unsigned long long)(sof_eth - t2t_mark_eth_), eth_clock_);
+        else
+            say("T2T: no measure (the crossing price's SOH %s)", t2t_mark_eth_ ? "came after the 35=D's first byte" : "was not seen on the pins");
     }
 };
 

@@ -41,6 +41,7 @@
 //             both happened; +timeout=<sys cycles>: stop with status 124. The last line is "gate: done|done
 //             (exchange checks failed)|TIMEOUT after <cycles> sys cycles in <s> s (<cycles/s>), <n> frames sent
 //             by the SoC, <e> Ethernet cycles (<f> at 125 MHz)".
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -168,6 +169,7 @@ int main(int argc, char **argv) {
     std::deque<std::pair<std::vector<uint8_t>, int>> rxq;
     std::vector<uint8_t> eth_frame;
     int eth_tag = 0;
+    size_t eth_mark_end = 0;  // with the last 35=W's frame: the position after its crossing price's SOH (T2T's start)
     int ifg = 0;  // receive clock cycles still to wait before the next frame
 
     // clocks, in femtoseconds: half periods and next edge times
@@ -217,7 +219,8 @@ int main(int argc, char **argv) {
                 top->rmii_rx_data = (eth_frame[eth_pos] >> (2 * rx_dibit)) & 3;
                 if (++rx_dibit == 4) {
                     rx_dibit = 0;
-                    if (++eth_pos == eth_frame.size()) {
+                    if (++eth_pos == eth_mark_end && ex.enabled) ex.on_mark(eth_cycles);
+                    if (eth_pos == eth_frame.size()) {
                         sending = false; eth_pos = 0; guard = eth_guard; ifg = ETH_IFG + 1;
                         if (ex.enabled) ex.on_sent(eth_tag, eth_cycles);
                     }
@@ -232,7 +235,8 @@ int main(int argc, char **argv) {
                 uint8_t b = eth_frame[eth_pos];
                 top->rgmii_rx_ctl = 1;
                 top->rgmii_rx_data = top->rgmii_rx_clk ? (b & 0xF) : (b >> 4);
-                if (!top->rgmii_rx_clk && ++eth_pos == eth_frame.size()) {
+                if (!top->rgmii_rx_clk && ++eth_pos == eth_mark_end && ex.enabled) ex.on_mark(eth_cycles);
+                if (!top->rgmii_rx_clk && eth_pos == eth_frame.size()) {
                     sending = false; eth_pos = 0; guard = eth_guard; ifg = ETH_IFG;
                     if (ex.enabled) ex.on_sent(eth_tag, eth_cycles);
                 }
@@ -345,6 +349,12 @@ int main(int argc, char **argv) {
         }
         if (!sending && ifg == 0 && !rxq.empty()) {
             eth_frame = std::move(rxq.front().first); eth_tag = rxq.front().second; rxq.pop_front();
+            eth_mark_end = 0;
+            if (eth_tag == 2 && ex.enabled && !ex.t2t_mark().empty()) {
+                const std::string &m = ex.t2t_mark();
+                auto at = std::search(eth_frame.begin(), eth_frame.end(), m.begin(), m.end());
+                if (at != eth_frame.end()) eth_mark_end = (size_t)(at - eth_frame.begin()) + m.size();
+            }
             sending = true; guard = eth_guard; eth_pos = 0;
 #ifdef GATE_XC7
             rx_dibit = 0;
