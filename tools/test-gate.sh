@@ -159,7 +159,6 @@ if [ -n "$fired_px" ] && awk -v a="$fired_px" -v b="${trades##*,}" 'BEGIN { exit
    && grep -qE '"ev":"stop.fired".*"stop":0,"by_hw":true' "$log" && ! grep -q 'fired by firmware' "$log"; then
   ok "${p}console: $(grep -m1 "^stop 0: fired by hardware" "$log" | tr -d '\r'); stop.fired by_hw true"
 else bad "${p}the console does not say the hardware fired stop 0 on the trade at ${trades##*,} ($log)"; fi
-[ "$early" = yes ] || echo "   $(grep -m1 '^gate: exchange: from the last byte' "$log" | sed 's/^gate: exchange: //')"
 }
 
 # The fire's latency at the pins, the exchange's measures (docs/DESIGN.md's definitions, in the board's Ethernet
@@ -169,11 +168,18 @@ else bad "${p}the console does not say the hardware fired stop 0 on the trade at
 # simulation's GMII figures (T2T 31, EOF2SOF 12) and 2 cycles of the RGMII DDR cells; the PYNQ-Z1's early fire at RMII
 # (a byte every 4 cycles) was measured on 2026-12-05. T2T - EOF2SOF is the wire time of the 19 bytes after the SOH
 # (271=100, 10=nnn and the FCS): 19 and 76 cycles.
+# EOF2SOF from the exchange's line in $log, signed (it says "from the last byte ..." or "... BEFORE the last byte"); empty
+# when it made neither
+eof2sof() {
+  local e
+  e=$(sed -n "s/^gate: exchange: from the last byte of the crossing 35=W's frame .*: \([0-9]*\) Ethernet cycles .*/\1/p" "$log" | head -1)
+  [ -n "$e" ] || e=$(sed -n "s/^gate: exchange: the first preamble byte of the 35=D .* came \([0-9]*\) Ethernet cycles .* BEFORE .*/-\1/p" "$log" | head -1)
+  echo "$e"
+}
 latency_checks() {  # <prefix of each line> <T2T> <EOF2SOF>
 local p=$1 t2t eof
 t2t=$(sed -n "s/^gate: exchange: T2T: from the crossing price's SOH .* on the transmit pins: \([0-9]*\) Ethernet cycles .*/\1/p" "$log" | head -1)
-eof=$(sed -n "s/^gate: exchange: from the last byte of the crossing 35=W's frame .*: \([0-9]*\) Ethernet cycles .*/\1/p" "$log" | head -1)
-[ -n "$eof" ] || eof=$(sed -n "s/^gate: exchange: the first preamble byte of the 35=D .* came \([0-9]*\) Ethernet cycles .* BEFORE .*/-\1/p" "$log" | head -1)
+eof=$(eof2sof)
 if [ "$t2t" = "$2" ] && [ "$eof" = "$3" ]; then ok "${p}latency at the pins: T2T $t2t, EOF2SOF $eof Ethernet cycles, as pinned"
 else bad "${p}latency at the pins: T2T ${t2t:-none}, EOF2SOF ${eof:-none} Ethernet cycles; pinned: T2T $2, EOF2SOF $3"; fi
 }
@@ -182,14 +188,14 @@ else bad "${p}latency at the pins: T2T ${t2t:-none}, EOF2SOF ${eof:-none} Ethern
 # on the transmit pins before the crossing 35=W had ended on the receive pins (the exchange's measure at the pins; a
 # safe fire waits for the frame's end, so this is what tells the two apart), with a good FCS (fix_checks' frame check).
 early_checks() {  # <prefix of each line>
-local p=$1 l
+local p=$1 eof
 if grep -q '^offload: early fires on' "$log" && grep -qE '"ev":"offload.early".*"on":true' "$log"; then
   ok "${p}console: \`offload early on\` applied at the connection's start (offload: early fires on; offload.early on true)"
 else bad "${p}the console does not say early fires were applied ($log)"; fi
-l=$(grep -m1 "^gate: exchange: the first preamble byte of the 35=D on the transmit pins came [0-9]* Ethernet cycles .* BEFORE" "$log")
-if [ -n "$l" ] && ! grep -q '^gate: exchange: from the last byte' "$log"; then
-  ok "${p}an early fire: ${l#gate: exchange: }"
-else bad "${p}the 35=D did not start before the crossing 35=W ended: $(grep -m1 -E '^gate: exchange: (from the last byte|the first preamble byte)' "$log")"; fi
+eof=$(eof2sof)
+if [ -n "$eof" ] && [ "$eof" -lt 0 ]; then
+  ok "${p}an early fire: the 35=D's first preamble byte on the transmit pins ${eof#-} Ethernet cycles before the crossing 35=W's last byte on the receive pins"
+else bad "${p}the 35=D did not start before the crossing 35=W ended (EOF2SOF ${eof:-not measured})"; fi
 }
 
 # --- the runs: both netlists side by side, then their checks in order ----------------------------------------------
